@@ -1,0 +1,11 @@
+// ESM project: jest runs under --experimental-vm-modules (see package.json) and
+// swc strips types; type errors are caught by `tsc --noEmit`, not here.
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' }, module: { type: 'es6' } }],
+  },
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  testTimeout: 30000,
+};
