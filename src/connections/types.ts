@@ -1,0 +1,66 @@
+/** Relay connection arguments as a client sends them. */
+export interface ConnectionArgs {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}
+
+export interface PagingOptions {
+  /** The endpoint's index of its first page: 0 for most lists, 1 for LinX batch search. */
+  pageBase: 0 | 1;
+  /** Page size when the client gives neither first nor last. */
+  defaultSize: number;
+  /** Largest first/last a client may ask for. */
+  maxSize: number;
+  /** Largest `size` the gateway sends upstream. */
+  upstreamMaxPageSize: number;
+  /** Canonical text of the connection's filter and order; cursors only work with the binding they were made for. */
+  binding: string;
+  /**
+   * Whether every response of the endpoint carries totalElements. 'always' (page envelope endpoints)
+   * lets windows be fetched without look-ahead. 'sometimes' (the default, safe for endpoints that may
+   * answer a bare array) fetches one row past each window so hasNextPage is exact in the same call.
+   * pageInfo is exact either way; this only decides how many rows and calls that takes.
+   */
+  totals?: 'always' | 'sometimes';
+  /**
+   * How far `last` without `before` may walk a list that reports no total before giving up with
+   * BAD_USER_INPUT (default 10000 records).
+   */
+  maxWalkRecords?: number;
+}
+
+/** One upstream page request; `page` is in the endpoint's own base. */
+export interface PageRequest {
+  page: number;
+  size: number;
+}
+
+/** What the platform answered: total is totalElements, null when it gave a bare array. */
+export interface PageResult<T> {
+  items: T[];
+  total: number | null;
+}
+
+export type FetchPage<T> = (request: PageRequest) => Promise<PageResult<T>>;
+
+export interface Edge<T> {
+  cursor: string;
+  node: T;
+}
+
+export interface PageInfo {
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  startCursor: string | null;
+  endCursor: string | null;
+}
+
+export interface Connection<T> {
+  edges: Edge<T>[];
+  nodes: T[];
+  pageInfo: PageInfo;
+  /** totalElements as the platform reported it; null when the endpoint answered without totals. */
+  totalCount: number | null;
+}
