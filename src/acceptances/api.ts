@@ -1,0 +1,17 @@
+import type { PageRequest, PageResult } from '../connections/index.ts';
+import type { DocumentAcceptanceOrder } from '../generated/graphql.ts';
+import type { PlatformClient, Query } from '../platform/client.ts';
+import { readPage } from '../platform/pages.ts';
+import { sortParams } from '../platform/values.ts';
+import type { AcceptanceRecord } from './records.ts';
+
+/** Account and order → the query of `GET /v1/acceptances` (without page and size). */
+export function acceptancesQuery(financialAccountId: string, orderBy: readonly DocumentAcceptanceOrder[] | null | undefined): Query {
+  return { financialAccountId, sort: sortParams(orderBy) };
+}
+
+/** One page of `GET /v1/acceptances` (zero-based pages, always an envelope). */
+export async function fetchAcceptances(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<AcceptanceRecord>> {
+  const body = await client.get('acceptances.list', '/v1/acceptances', { ...query, page: page.page, size: page.size });
+  return readPage<AcceptanceRecord>(body, client.requestId, { bareArrayAllowed: false });
+}

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+
+// Every setting comes from the environment, is validated once at start-up and is
+// then immutable. A bad value stops start-up with a message naming the variable.
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: int(0, 65535).default(4000),
+  UPSTREAM_URL: z.url({ protocol: /^https?$/ }).optional(),
+  UPSTREAM_CONNECT_TIMEOUT_MS: int(1, 60_000).default(1_000),
+  UPSTREAM_RESPONSE_TIMEOUT_MS: int(1, 120_000).default(5_000),
+  UPSTREAM_REQUEST_TIMEOUT_MS: int(1, 300_000).default(10_000),
+  UPSTREAM_MAX_SOCKETS: int(1, 10_000).default(64),
+  UPSTREAM_RETRY_LIMIT: int(0, 5).default(2),
+  UPSTREAM_RETRY_BASE_MS: int(1, 10_000).default(100),
+  UPSTREAM_RETRY_AFTER_CAP_MS: int(0, 60_000).default(2_000),
+  UPSTREAM_BREAKER_THRESHOLD: int(1, 1_000).default(5),
+  UPSTREAM_BREAKER_COOLDOWN_MS: int(100, 600_000).default(10_000),
+  UPSTREAM_MAX_PAGE_SIZE: int(1, 1_000).default(100),
+  DOCUMENT_LOADER_CONCURRENCY: int(1, 100).default(8),
+  PAGE_SIZE_DEFAULT: int(1, 1_000).default(20),
+  PAGE_SIZE_MAX: int(1, 1_000).default(100),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  PLAYGROUND: bool.optional(),
+  INTROSPECTION: bool.optional(),
+  SHUTDOWN_TIMEOUT_MS: int(0, 120_000).default(10_000),
+});
+
+export type Env = z.input<typeof schema>;
+
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  /** Platform base URL; absent means "serve over the embedded sandbox". */
+  upstreamUrl: string | undefined;
+  upstream: {
+    connectTimeoutMs: number;
+    responseTimeoutMs: number;
+    requestTimeoutMs: number;
+    maxSockets: number;
+    retryLimit: number;
+    retryBaseMs: number;
+    retryAfterCapMs: number;
+    breakerThreshold: number;
+    breakerCooldownMs: number;
+    maxPageSize: number;
+  };
+  documentLoaderConcurrency: number;
+  paging: { defaultSize: number; maxSize: number };
+  logLevel: string;
+  playground: boolean;
+  introspection: boolean;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads and validates the configuration; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const relevant = Object.fromEntries(
+    Object.keys(schema.shape).map((key) => [key, env[key] === '' ? undefined : env[key]]),
+  );
+  const parsed = schema.safeParse(relevant);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  if (e.PAGE_SIZE_DEFAULT > e.PAGE_SIZE_MAX) {
+    throw new ConfigError(`Invalid configuration:\n  PAGE_SIZE_DEFAULT: must not exceed PAGE_SIZE_MAX (${e.PAGE_SIZE_MAX})`);
+  }
+  const production = e.NODE_ENV === 'production';
+  return {
+    env: e.NODE_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    upstreamUrl: e.UPSTREAM_URL?.replace(/\/+$/, ''),
+    upstream: {
+      connectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
+      responseTimeoutMs: e.UPSTREAM_RESPONSE_TIMEOUT_MS,
+      requestTimeoutMs: e.UPSTREAM_REQUEST_TIMEOUT_MS,
+      maxSockets: e.UPSTREAM_MAX_SOCKETS,
+      retryLimit: e.UPSTREAM_RETRY_LIMIT,
+      retryBaseMs: e.UPSTREAM_RETRY_BASE_MS,
+      retryAfterCapMs: e.UPSTREAM_RETRY_AFTER_CAP_MS,
+      breakerThreshold: e.UPSTREAM_BREAKER_THRESHOLD,
+      breakerCooldownMs: e.UPSTREAM_BREAKER_COOLDOWN_MS,
+      maxPageSize: e.UPSTREAM_MAX_PAGE_SIZE,
+    },
+    documentLoaderConcurrency: e.DOCUMENT_LOADER_CONCURRENCY,
+    paging: { defaultSize: e.PAGE_SIZE_DEFAULT, maxSize: e.PAGE_SIZE_MAX },
+    logLevel: e.LOG_LEVEL,
+    playground: e.PLAYGROUND ?? !production,
+    introspection: e.INTROSPECTION ?? !production,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+  };
+}
+
+/** A configuration for in-process use (tests, benchmark): defaults plus overrides. */
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PORT: '0', ...overrides });
+}

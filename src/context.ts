@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type DataLoader from 'dataloader';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { PagingOptions } from './connections/index.ts';
+import { createDocumentLoader } from './documents/loader.ts';
+import type { DocumentModel } from './documents/records.ts';
+import { PlatformClient } from './platform/client.ts';
+import type { PlatformHttp } from './platform/http.ts';
+
+/** Everything one GraphQL request may use. Built fresh per request; nothing in it outlives the request. */
+export interface GatewayContext {
+  requestId: string;
+  config: Config;
+  logger: Logger;
+  platform: PlatformClient;
+  loaders: {
+    document: DataLoader<string, DocumentModel>;
+  };
+}
+
+export interface ContextDependencies {
+  config: Config;
+  http: PlatformHttp;
+  logger: Logger;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** The caller's x-request-id when it is a sane token, else a fresh one: it is echoed into logs and errors. */
+export function requestIdFrom(headers: IncomingHttpHeaders): string {
+  const given = headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** The per-request client and its loaders, created together so they share the caller's token and lifetime. */
+export function createContext(deps: ContextDependencies, headers: IncomingHttpHeaders, requestId = requestIdFrom(headers)): GatewayContext {
+  const platform = new PlatformClient(deps.http, headers.authorization, requestId);
+  return {
+    requestId,
+    config: deps.config,
+    logger: deps.logger,
+    platform,
+    loaders: { document: createDocumentLoader(platform, deps.config.documentLoaderConcurrency) },
+  };
+}
+
+/** Paging options of one connection from the gateway's configuration. */
+export function pagingOptions(ctx: GatewayContext, pageBase: 0 | 1, binding: string, totals: PagingOptions['totals']): PagingOptions {
+  return {
+    pageBase,
+    binding,
+    totals,
+    defaultSize: ctx.config.paging.defaultSize,
+    maxSize: ctx.config.paging.maxSize,
+    upstreamMaxPageSize: ctx.config.upstream.maxPageSize,
+  };
+}

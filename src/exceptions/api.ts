@@ -1,0 +1,43 @@
+import type { PageRequest, PageResult } from '../connections/index.ts';
+import { badUserInput } from '../errors.ts';
+import type { ExceptionFilter, ExceptionOrder } from '../generated/graphql.ts';
+import type { PlatformClient, Query } from '../platform/client.ts';
+import { readPage } from '../platform/pages.ts';
+import { sortParams } from '../platform/values.ts';
+import type { ExceptionRecord } from './records.ts';
+import { isAcceptedTimeZone } from './time-zone.ts';
+
+/** The literal the platform reads as "no assignee" in `assignedTo`. */
+const UNASSIGNED = 'UNASSIGNED';
+
+/** Filter and order → the query of `GET /exceptions` (without page and size). */
+export function exceptionsQuery(filter: ExceptionFilter | null | undefined, orderBy: readonly ExceptionOrder[] | null | undefined): Query {
+  const f = filter ?? {};
+  if (f.timeZone != null && !isAcceptedTimeZone(f.timeZone)) {
+    throw badUserInput(
+      `timeZone "${f.timeZone}" is not accepted: use Z, UTC, GMT, an offset such as +05:30, UTC+2 / GMT-3, or an IANA region id such as Europe/Paris`,
+      { field: ['filter', 'timeZone'] },
+    );
+  }
+  for (const key of ['category', 'type'] as const) {
+    if (f[key] === 'UNKNOWN') throw badUserInput(`${key} UNKNOWN cannot be used as a filter`, { field: ['filter', key] });
+  }
+  if (f.status?.includes('UNKNOWN')) throw badUserInput('status UNKNOWN cannot be used as a filter', { field: ['filter', 'status'] });
+  const assignedTo = [...(f.assignedTo ?? []), ...(f.unassigned ? [UNASSIGNED] : [])];
+  return {
+    createdDateFrom: f.createdFrom,
+    createdDateTo: f.createdTo,
+    timeZone: f.timeZone,
+    assignedTo: assignedTo.length > 0 ? assignedTo : undefined,
+    category: f.category,
+    type: f.type,
+    status: f.status && f.status.length > 0 ? f.status : undefined,
+    sort: sortParams(orderBy),
+  };
+}
+
+/** One page of `GET /exceptions` (zero-based pages, always an envelope). */
+export async function fetchExceptions(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<ExceptionRecord>> {
+  const body = await client.get('exceptions.list', '/exceptions', { ...query, page: page.page, size: page.size });
+  return readPage<ExceptionRecord>(body, client.requestId, { bareArrayAllowed: false });
+}

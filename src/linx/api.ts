@@ -1,0 +1,33 @@
+import type { PageRequest, PageResult } from '../connections/index.ts';
+import { badUserInput } from '../errors.ts';
+import type { LinxBatchFilter, LinxBatchOrder } from '../generated/graphql.ts';
+import type { PlatformClient, Query } from '../platform/client.ts';
+import { readPage } from '../platform/pages.ts';
+import { sortParams } from '../platform/values.ts';
+import type { LinxBatchRecord } from './records.ts';
+
+/** Statuses the platform accepts as a filter; ACTIVE only ever appears in answers. */
+const FILTERABLE = new Set(['NEW', 'QUEUED', 'COMPLETED', 'INVALID', 'CANCELLING', 'FAILED']);
+
+/** Filter and order → the query of `GET /v2/linx/workflow-batches` (without page and size). */
+export function linxQuery(filter: LinxBatchFilter, orderBy: readonly LinxBatchOrder[] | null | undefined): Query {
+  if (filter.status != null && !FILTERABLE.has(filter.status)) {
+    throw badUserInput(`status ${filter.status} cannot be used as a filter; use one of ${[...FILTERABLE].join(', ')}`, {
+      field: ['filter', 'status'],
+    });
+  }
+  const search = filter.search?.trim();
+  return {
+    templateId: filter.templateId,
+    templateVersionId: filter.templateVersionId,
+    search: search ? search : undefined,
+    status: filter.status ?? undefined,
+    sort: sortParams(orderBy),
+  };
+}
+
+/** One page of LinX batch search: one-based pages; the answer may be a bare array without totals. */
+export async function fetchLinxBatches(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<LinxBatchRecord>> {
+  const body = await client.get('linx.batches', '/v2/linx/workflow-batches', { ...query, page: page.page, size: page.size });
+  return readPage<LinxBatchRecord>(body, client.requestId, { bareArrayAllowed: true });
+}

@@ -1,0 +1,47 @@
+import { ConfigError, loadConfig } from './config.ts';
+import { createLogger } from './logger.ts';
+import { startGateway } from './server.ts';
+
+// Starts the gateway. Without UPSTREAM_URL it first starts the embedded platform
+// sandbox and serves over it, so a fresh clone has something to query.
+async function main() {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel, { pretty: process.stdout.isTTY && config.env === 'development' });
+  let upstreamUrl = config.upstreamUrl;
+  let sandbox: { close(): Promise<void>; tokens: { token: string; businessAccountName: string }[]; url: string } | undefined;
+  if (!upstreamUrl) {
+    const { startSandbox } = await import('./sandbox/index.ts');
+    sandbox = await startSandbox({ port: Number(process.env.SANDBOX_PORT ?? 0) });
+    upstreamUrl = sandbox.url;
+  }
+  const gateway = await startGateway(config, upstreamUrl, { logger });
+  const lines = [`GraphQL endpoint: ${gateway.url}/graphql`, `Platform: ${upstreamUrl}${sandbox ? ' (embedded sandbox)' : ''}`];
+  if (sandbox) {
+    lines.push('Demo tokens (send as "Authorization: Bearer <token>"):');
+    for (const t of sandbox.tokens) lines.push(`  ${t.token}  ${t.businessAccountName}`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const deadline = setTimeout(() => process.exit(1), config.shutdownTimeoutMs).unref();
+    await gateway.close();
+    await sandbox?.close();
+    clearTimeout(deadline);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+  process.stderr.write(`Start-up failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

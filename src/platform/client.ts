@@ -1,0 +1,109 @@
+import DataLoader from 'dataloader';
+import { ErrorCode } from '../errors.ts';
+import { PlatformError, transportError } from './errors.ts';
+import type { PlatformHttp } from './http.ts';
+
+/** Query parameters in send order; arrays become repeated keys (`sort=a&sort=b`). */
+export type Query = Record<string, string | number | boolean | readonly string[] | null | undefined>;
+
+/** Encodes a value as exactly one path segment, so an id can never reach another route. */
+export function pathSegment(value: string, requestId: string): string {
+  // WHATWG URL parsing collapses `.`/`..` even when percent-encoded, so no encoding makes them safe.
+  if (value === '' || value === '.' || value === '..') {
+    throw new PlatformError(ErrorCode.BAD_USER_INPUT, `"${value}" is not a valid id`, { requestId });
+  }
+  return encodeURIComponent(value);
+}
+
+/**
+ * Canonical query string: keys sorted, repeated values kept in their order (sort
+ * keys are significant), so equal requests get equal cache keys.
+ */
+export function queryString(query: Query): string {
+  const params = new URLSearchParams();
+  for (const key of Object.keys(query).sort()) {
+    const value = query[key];
+    if (value === undefined || value === null) continue;
+    if (Array.isArray(value)) for (const item of value) params.append(key, item);
+    else params.append(key, String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+function parseJson(body: string, requestId: string): unknown {
+  if (body.trim() === '') throw transportError('body', requestId, 'empty body');
+  try {
+    return JSON.parse(body);
+  } catch {
+    throw transportError('body', requestId, 'malformed JSON');
+  }
+}
+
+/**
+ * The platform as seen by one GraphQL request: it carries the caller's
+ * Authorization header and request id, and makes each distinct GET once per
+ * request. Never shared between requests, so nothing one caller fetched can
+ * reach another.
+ */
+export class PlatformClient {
+  readonly requestId: string;
+  private readonly authorization: string | undefined;
+  private readonly http: PlatformHttp;
+  private readonly gets: DataLoader<string, unknown, string>;
+  private readonly routes = new Map<string, string>();
+  /** Upstream calls this request made (for logs and the benchmark). */
+  calls = 0;
+
+  constructor(http: PlatformHttp, authorization: string | undefined, requestId: string) {
+    this.http = http;
+    this.authorization = authorization;
+    this.requestId = requestId;
+    this.gets = new DataLoader((keys) => Promise.all(keys.map((key) => this.fetchGet(key).catch((error: Error) => error))), {
+      // Nothing to batch upstream: the loader is here for per-request dedup of identical GETs.
+      batch: false,
+    });
+  }
+
+  /** The caller's credentials, or UNAUTHENTICATED before anything is sent. */
+  private credentials(): string {
+    if (!this.authorization || !/^Bearer\s+\S+/i.test(this.authorization)) {
+      throw new PlatformError(ErrorCode.UNAUTHENTICATED, 'Send the platform access token as "Authorization: Bearer <token>"', {
+        requestId: this.requestId,
+      });
+    }
+    return this.authorization;
+  }
+
+  /** GET a JSON resource; identical GETs within this request are made once. */
+  async get(route: string, path: string, query: Query = {}): Promise<unknown> {
+    this.credentials();
+    const key = path + queryString(query);
+    this.routes.set(key, route);
+    return this.gets.load(key);
+  }
+
+  /** PUT a JSON body. Never retried and never deduplicated: one call, one upstream PUT. */
+  async put(route: string, path: string, body: unknown): Promise<unknown> {
+    const authorization = this.credentials();
+    this.calls++;
+    const response = await this.http.send({ route, method: 'PUT', pathAndQuery: path, authorization, requestId: this.requestId, body });
+    return parseJson(response.body, this.requestId);
+  }
+
+  segment(value: string): string {
+    return pathSegment(value, this.requestId);
+  }
+
+  private async fetchGet(pathAndQuery: string): Promise<unknown> {
+    this.calls++;
+    const response = await this.http.send({
+      route: this.routes.get(pathAndQuery) ?? 'unknown',
+      method: 'GET',
+      pathAndQuery,
+      authorization: this.credentials(),
+      requestId: this.requestId,
+    });
+    return parseJson(response.body, this.requestId);
+  }
+}

@@ -1,0 +1,43 @@
+import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
+import { GraphQLJSONObject, GraphQLLocalDate } from 'graphql-scalars';
+
+// The platform writes instants as yyyy-MM-dd'T'HH:mm:ss.SSSZ, where Java's `Z` is an
+// RFC 822 offset (`+0000`, no colon) — not RFC 3339. Outputs are normalised to UTC ISO 8601.
+// Inputs may omit the offset: a filter's `timeZone` then says how the platform reads them.
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+function toIsoInstant(value: string): string | null {
+  const match = INSTANT.exec(value);
+  if (!match) return null;
+  const [, y, mo, d, h, mi, s = '00', frac = '', zone] = match;
+  const offset = !zone || zone.toUpperCase() === 'Z' ? 'Z' : zone.length === 3 ? `${zone}:00` : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+  const millis = `${frac}000`.slice(0, 3);
+  const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}.${millis}${offset}`);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+function checkInput(value: unknown): string {
+  if (typeof value !== 'string' || !INSTANT.test(value) || toIsoInstant(value) === null) {
+    throw new GraphQLError(`DateTime must be an ISO 8601 date-time such as "2026-03-04T10:15:30.000Z" or "2026-03-04T10:15:30" (got ${JSON.stringify(value)})`);
+  }
+  return value;
+}
+
+export const DateTime = new GraphQLScalarType({
+  name: 'DateTime',
+  serialize(value) {
+    if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toISOString();
+    const iso = typeof value === 'string' ? toIsoInstant(value) : null;
+    if (iso === null) throw new GraphQLError(`The platform sent an unreadable date-time: ${JSON.stringify(value)}`);
+    return iso;
+  },
+  parseValue: checkInput,
+  parseLiteral(ast) {
+    if (ast.kind !== Kind.STRING) throw new GraphQLError('DateTime must be a string', { nodes: ast });
+    return checkInput(ast.value);
+  },
+});
+
+export const DateScalar = new GraphQLScalarType({ ...GraphQLLocalDate.toConfig(), name: 'Date' });
+
+export const JSONObject = GraphQLJSONObject;

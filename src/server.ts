@@ -1,0 +1,105 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { expressMiddleware } from '@as-integrations/express5';
+import express from 'express';
+import type { GraphQLFormattedError } from 'graphql';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { createContext, type GatewayContext } from './context.ts';
+import { ErrorCode } from './errors.ts';
+import { createLogger } from './logger.ts';
+import { PlatformHttp } from './platform/http.ts';
+import { buildSchema } from './schema.ts';
+
+export interface Gateway {
+  app: express.Express;
+  server: Server;
+  apollo: ApolloServer<GatewayContext>;
+  http: PlatformHttp;
+  logger: Logger;
+  /** Base URL once listening, e.g. http://127.0.0.1:4000 */
+  url: string;
+  close(): Promise<void>;
+}
+
+const PUBLIC_CODES = new Set<string>([...Object.values(ErrorCode), ...['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE']]);
+
+/**
+ * In production an unexpected error's message may reveal internals: keep the
+ * code (and request id, added by the plugin below), hide the text.
+ */
+export function formatError(production: boolean) {
+  return (formatted: GraphQLFormattedError): GraphQLFormattedError => {
+    const code = String(formatted.extensions?.code ?? ErrorCode.INTERNAL_SERVER_ERROR);
+    if (production && !PUBLIC_CODES.has(code)) {
+      return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };
+    }
+    if (production && code === ErrorCode.INTERNAL_SERVER_ERROR) {
+      return { ...formatted, message: 'Internal server error', extensions: { code } };
+    }
+    return formatted.extensions?.code ? formatted : { ...formatted, extensions: { ...formatted.extensions, code } };
+  };
+}
+
+/** Every error carries the request id, so a client report can be matched with the logs. */
+const requestIdPlugin: ApolloServerPlugin<GatewayContext> = {
+  async requestDidStart() {
+    return {
+      async willSendResponse({ response, contextValue }) {
+        if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
+        response.body.singleResult.errors = response.body.singleResult.errors.map((error) => ({
+          ...error,
+          extensions: { ...error.extensions, requestId: contextValue.requestId },
+        }));
+      },
+    };
+  },
+};
+
+/** Builds the gateway over the platform at `upstreamUrl` and starts listening. */
+export async function startGateway(config: Config, upstreamUrl: string, options: { logger?: Logger } = {}): Promise<Gateway> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const production = config.env === 'production';
+  const http = new PlatformHttp(upstreamUrl, config.upstream);
+  const app = express();
+  app.disable('x-powered-by');
+  const server = createServer(app);
+
+  const apollo = new ApolloServer<GatewayContext>({
+    schema: buildSchema(),
+    introspection: config.introspection,
+    includeStacktraceInErrorResponses: !production,
+    allowBatchedHttpRequests: false,
+    formatError: formatError(production),
+    plugins: [ApolloServerPluginDrainHttpServer({ httpServer: server }), ApolloServerPluginLandingPageDisabled(), requestIdPlugin],
+  });
+  await apollo.start();
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.use(
+    '/graphql',
+    express.json({ limit: '100kb' }),
+    expressMiddleware(apollo, { context: async ({ req }) => createContext({ config, http, logger }, req.headers) }),
+  );
+
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  return {
+    app,
+    server,
+    apollo,
+    http,
+    logger,
+    url,
+    async close() {
+      await apollo.stop();
+      http.close();
+    },
+  };
+}
