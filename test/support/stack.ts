@@ -1,0 +1,49 @@
+import type { Logger } from 'pino';
+import { testConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.ts';
+import { startGateway, type Gateway } from '../../src/server.ts';
+
+export interface GraphQLResponse<T = Record<string, unknown>> {
+  status: number;
+  body: { data?: T | null; errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[] };
+}
+
+export interface Stack {
+  sandbox: Sandbox;
+  gateway: Gateway;
+  acme: string;
+  globex: string;
+  /** POSTs an operation to /graphql; `token: null` sends no Authorization header. */
+  gql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, options?: { token?: string | null; headers?: Record<string, string> }): Promise<GraphQLResponse<T>>;
+  /** Platform requests (api host) recorded since the last reset. */
+  platformCalls(): Sandbox['requests'];
+  close(): Promise<void>;
+}
+
+/** The gateway over a fresh in-process sandbox, both on ephemeral loopback ports. */
+export async function startStack(env: Record<string, string> = {}, sandboxOptions: SandboxOptions = {}, logger?: Logger): Promise<Stack> {
+  const sandbox = await startSandbox({ scanDelayMs: 50, ...sandboxOptions });
+  const config = testConfig(env);
+  const gateway = await startGateway(config, sandbox.url, { logger: logger ?? createLogger('silent') });
+  const token = (name: string) => sandbox.tokens.find((t) => t.businessAccountName.toLowerCase().includes(name))!.token;
+  return {
+    sandbox,
+    gateway,
+    acme: token('acme'),
+    globex: token('globex'),
+    async gql(query, variables, options = {}) {
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
+      const t = options.token === undefined ? token('acme') : options.token;
+      if (t !== null) headers.authorization = `Bearer ${t}`;
+      const response = await fetch(`${gateway.url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+      return { status: response.status, body: (await response.json()) as GraphQLResponse['body'] } as never;
+    },
+    platformCalls: () => sandbox.requests.filter((r) => r.host === 'api'),
+    async close() {
+      await gateway.close();
+      await new Promise<void>((resolve) => gateway.server.close(() => resolve()));
+      await sandbox.close();
+    },
+  };
+}
