@@ -105,6 +105,8 @@ export function retryAfterSeconds(header: string | string[] | undefined, now = D
   const value = Array.isArray(header) ? header[0] : header;
   if (!value) return undefined;
   if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  // An HTTP date starts with a day name; V8's lenient Date.parse would read '1.5' or '-5' as a date in 2001.
+  if (!/^[A-Za-z]{3,9},? /.test(value.trim())) return undefined;
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }
