@@ -1,0 +1,202 @@
+// Network errors (resets, refusals) are covered against a real socket in transport.test.ts:
+// nock's simulated errors do not reach got the way a real socket's do.
+import { afterEach, describe, expect, it } from '@jest/globals';
+import nock from 'nock';
+import { PlatformClient } from '../../src/platform/client.ts';
+import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
+import { useNock } from './nock-guard.ts';
+import { PLATFORM_URL, TOKEN, eventsOf, failure, json, upstreamSettings } from './support.ts';
+
+useNock();
+
+const REQUEST_ID = 'req-retry-1';
+const PAGE = { totalElements: 1, totalPages: 1, number: 0, numberOfElements: 1, hasNext: false, content: [{ id: 'e1' }] };
+
+let http: PlatformHttp | undefined;
+let events: UpstreamCallEvent[] = [];
+
+/** A client over a fresh PlatformHttp (retry limit 2, 5 ms backoff unless overridden). */
+function setup(overrides: Record<string, string> = {}): PlatformClient {
+  http = new PlatformHttp(PLATFORM_URL, upstreamSettings(overrides));
+  events = [];
+  http.observe((event) => events.push(event));
+  return new PlatformClient(http, TOKEN, REQUEST_ID);
+}
+
+afterEach(() => {
+  http?.close();
+  http = undefined;
+});
+
+/** A nock answer that also records when the request arrived. */
+function stamped(times: number[], status: number, body = '', headers: Record<string, string> = {}) {
+  return (): [number, string, Record<string, string>] => {
+    times.push(performance.now());
+    return [status, body, headers];
+  };
+}
+
+describe('GET retries', () => {
+  it('retries a 503 and succeeds: exactly two requests', async () => {
+    const client = setup();
+    const scope = nock(PLATFORM_URL).get('/exceptions').reply(503, 'busy').get('/exceptions').reply(200, json(PAGE));
+
+    await expect(client.get('exceptions.list', '/exceptions')).resolves.toEqual(PAGE);
+
+    scope.done();
+    expect(eventsOf(events)).toEqual([{ route: 'exceptions.list', method: 'GET', status: 200, retries: 1, requestId: REQUEST_ID }]);
+  });
+
+  for (const status of [429, 502, 504]) {
+    it(`retries a ${status} too`, async () => {
+      const client = setup();
+      const scope = nock(PLATFORM_URL).get('/exceptions').reply(status, '').get('/exceptions').reply(200, json(PAGE));
+      await expect(client.get('exceptions.list', '/exceptions')).resolves.toEqual(PAGE);
+      scope.done();
+      expect(eventsOf(events)).toEqual([{ route: 'exceptions.list', method: 'GET', status: 200, retries: 1, requestId: REQUEST_ID }]);
+    });
+  }
+
+  it('does not retry a 500 (a failing handler, not an overloaded one)', async () => {
+    const client = setup();
+    const scope = nock(PLATFORM_URL).get('/exceptions').reply(500, '');
+
+    const error = await failure(client.get('exceptions.list', '/exceptions'));
+
+    scope.done();
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID, upstream: { status: 500 } });
+    expect(eventsOf(events)).toEqual([
+      { route: 'exceptions.list', method: 'GET', status: 500, retries: 0, requestId: REQUEST_ID, errorCode: 'UPSTREAM_ERROR' },
+    ]);
+  });
+
+  it('does not retry a 4xx', async () => {
+    const client = setup();
+    const scope = nock(PLATFORM_URL).get('/v1/documents/d1').reply(404, '');
+    const error = await failure(client.get('documents.get', '/v1/documents/d1'));
+    scope.done();
+    expect(error.extensions.code).toBe('NOT_FOUND');
+  });
+
+  it('stops after the limit: limit 2 means exactly three requests, then the last answer maps', async () => {
+    const client = setup({ UPSTREAM_RETRY_LIMIT: '2' });
+    const scope = nock(PLATFORM_URL).get('/exceptions').times(3).reply(503, json({ traceId: 't-503', message: 'down' }));
+
+    const error = await failure(client.get('exceptions.list', '/exceptions'));
+
+    scope.done();
+    expect(error.message).toBe('The platform failed to answer (HTTP 503)');
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID, upstream: { status: 503, traceId: 't-503' } });
+    expect(eventsOf(events)).toEqual([
+      { route: 'exceptions.list', method: 'GET', status: 503, retries: 2, requestId: REQUEST_ID, errorCode: 'UPSTREAM_ERROR' },
+    ]);
+  });
+
+  it('limit 0 means exactly one request', async () => {
+    const client = setup({ UPSTREAM_RETRY_LIMIT: '0' });
+    const scope = nock(PLATFORM_URL).get('/exceptions').reply(503, '');
+    const error = await failure(client.get('exceptions.list', '/exceptions'));
+    scope.done();
+    expect(error.extensions.code).toBe('UPSTREAM_ERROR');
+  });
+
+  it('backs off with jitter between half and all of base × 2^(attempt-1)', async () => {
+    const client = setup({ UPSTREAM_RETRY_BASE_MS: '200' });
+    const times: number[] = [];
+    const scope = nock(PLATFORM_URL)
+      .get('/exceptions')
+      .times(2)
+      .reply(stamped(times, 503))
+      .get('/exceptions')
+      .reply(stamped(times, 200, json(PAGE)));
+
+    await expect(client.get('exceptions.list', '/exceptions')).resolves.toEqual(PAGE);
+
+    scope.done();
+    const [first, second, third] = times as [number, number, number];
+    // Lower bounds allow for timer rounding; upper bounds for a busy machine.
+    expect(second - first).toBeGreaterThanOrEqual(95);
+    expect(second - first).toBeLessThan(200 + 250);
+    expect(third - second).toBeGreaterThanOrEqual(195);
+    expect(third - second).toBeLessThan(400 + 250);
+  });
+});
+
+describe('Retry-After', () => {
+  it('waits at least as long as the platform asks before retrying', async () => {
+    const client = setup();
+    const times: number[] = [];
+    const scope = nock(PLATFORM_URL)
+      .get('/exceptions')
+      .reply(stamped(times, 429, '', { 'retry-after': '1' }))
+      .get('/exceptions')
+      .reply(stamped(times, 200, json(PAGE)));
+
+    await expect(client.get('exceptions.list', '/exceptions')).resolves.toEqual(PAGE);
+
+    scope.done();
+    expect(times).toHaveLength(2);
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(995);
+    expect(eventsOf(events)).toEqual([{ route: 'exceptions.list', method: 'GET', status: 200, retries: 1, requestId: REQUEST_ID }]);
+  });
+
+  it('does not retry when Retry-After exceeds the cap, and reports RATE_LIMITED with the wait', async () => {
+    const client = setup({ UPSTREAM_RETRY_AFTER_CAP_MS: '2000' });
+    const scope = nock(PLATFORM_URL).get('/exceptions').reply(429, json({ traceId: 't-429', message: 'quota' }), { 'retry-after': '30' });
+
+    const started = performance.now();
+    const error = await failure(client.get('exceptions.list', '/exceptions'));
+
+    scope.done();
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(error.message).toBe('The platform is rate limiting this caller (HTTP 429): quota');
+    expect(error.extensions).toEqual({ code: 'RATE_LIMITED', requestId: REQUEST_ID, upstream: { status: 429, traceId: 't-429' }, retryAfter: 30 });
+    expect(eventsOf(events)).toEqual([
+      { route: 'exceptions.list', method: 'GET', status: 429, retries: 0, requestId: REQUEST_ID, errorCode: 'RATE_LIMITED' },
+    ]);
+  });
+
+  it('does not retry when an HTTP-date Retry-After is beyond the cap', async () => {
+    const client = setup({ UPSTREAM_RETRY_AFTER_CAP_MS: '2000' });
+    const scope = nock(PLATFORM_URL).get('/exceptions').reply(429, '', { 'retry-after': new Date(Date.now() + 120_000).toUTCString() });
+    const error = await failure(client.get('exceptions.list', '/exceptions'));
+    scope.done();
+    expect(error.extensions.code).toBe('RATE_LIMITED');
+    expect(error.extensions.retryAfter).toBeGreaterThanOrEqual(119);
+    expect(error.extensions.retryAfter).toBeLessThanOrEqual(120);
+  });
+
+  it('does not retry a 503 whose Retry-After exceeds the cap', async () => {
+    const client = setup({ UPSTREAM_RETRY_AFTER_CAP_MS: '2000' });
+    const scope = nock(PLATFORM_URL).get('/exceptions').reply(503, '', { 'retry-after': '3' });
+    const error = await failure(client.get('exceptions.list', '/exceptions'));
+    scope.done();
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID, upstream: { status: 503 } });
+  });
+});
+
+describe('PUT is sent exactly once', () => {
+  const body = { documentType: 'passport', name: 'Passport' };
+
+  it('on 503: one request, UPSTREAM_ERROR', async () => {
+    const client = setup();
+    const scope = nock(PLATFORM_URL).put('/v1/documents/passport', body).reply(503, '');
+
+    const error = await failure(client.put('documents.update', '/v1/documents/passport', body));
+
+    scope.done();
+    expect(error.message).toBe('The platform failed to answer (HTTP 503)');
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID, upstream: { status: 503 } });
+    expect(eventsOf(events)).toEqual([
+      { route: 'documents.update', method: 'PUT', status: 503, retries: 0, requestId: REQUEST_ID, errorCode: 'UPSTREAM_ERROR' },
+    ]);
+  });
+
+  it('on 429 with a short Retry-After: one request, RATE_LIMITED', async () => {
+    const client = setup();
+    const scope = nock(PLATFORM_URL).put('/v1/documents/passport', body).reply(429, '', { 'retry-after': '1' });
+    const error = await failure(client.put('documents.update', '/v1/documents/passport', body));
+    scope.done();
+    expect(error.extensions).toEqual({ code: 'RATE_LIMITED', requestId: REQUEST_ID, upstream: { status: 429 }, retryAfter: 1 });
+  });
+});

@@ -1,0 +1,248 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { PlatformClient } from '../../src/platform/client.ts';
+import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
+import { TOKEN, closedPort, eventsOf, eventually, failure, json, startServer, upstreamSettings, type Handler, type TestServer } from './support.ts';
+
+// Real loopback sockets: hangs, trickled bodies, resets and refusals behave here
+// exactly as they do on the wire, and the server can count its connections.
+
+const REQUEST_ID = 'req-wire-1';
+const PAGE = { totalElements: 1, totalPages: 1, number: 0, numberOfElements: 1, hasNext: false, content: [{ id: 'e1' }] };
+
+let server: TestServer | undefined;
+let http: PlatformHttp | undefined;
+let events: UpstreamCallEvent[] = [];
+
+async function setup(handler: Handler, overrides: Record<string, string> = {}): Promise<{ client: PlatformClient; http: PlatformHttp; server: TestServer }> {
+  server = await startServer(handler);
+  http = new PlatformHttp(server.url, upstreamSettings(overrides));
+  events = [];
+  http.observe((event) => events.push(event));
+  return { client: new PlatformClient(http, TOKEN, REQUEST_ID), http, server };
+}
+
+afterEach(async () => {
+  http?.close();
+  await server?.close();
+  http = undefined;
+  server = undefined;
+});
+
+const hang: Handler = () => {};
+const ok: Handler = (_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(json(PAGE));
+const reset: Handler = (request) => request.socket.destroy();
+
+/** Both ends agree the connection is gone and nothing is pooled. */
+async function expectNoSocketsLeft(platform: PlatformHttp, testServer: TestServer) {
+  await eventually(() => platform.socketCounts().active === 0 && platform.socketCounts().idle === 0);
+  await eventually(() => testServer.openSockets() === 0);
+  expect(platform.socketCounts()).toEqual({ active: 0, idle: 0 });
+  expect(testServer.openSockets()).toBe(0);
+}
+
+describe('timeouts', () => {
+  it('a platform that never answers → UPSTREAM_TIMEOUT after the response timeout, socket closed', async () => {
+    const wire = await setup(hang, { UPSTREAM_RESPONSE_TIMEOUT_MS: '200', UPSTREAM_RETRY_LIMIT: '0' });
+
+    const started = performance.now();
+    const error = await failure(wire.client.get('exceptions.list', '/exceptions'));
+    const elapsed = performance.now() - started;
+
+    expect(error.message).toBe('The platform did not answer in time (response timeout)');
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_TIMEOUT', requestId: REQUEST_ID });
+    expect(elapsed).toBeGreaterThanOrEqual(195);
+    expect(elapsed).toBeLessThan(1_000);
+    expect(wire.server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /exceptions']);
+    expect(eventsOf(events)).toEqual([
+      { route: 'exceptions.list', method: 'GET', status: 0, retries: 0, requestId: REQUEST_ID, errorCode: 'UPSTREAM_TIMEOUT' },
+    ]);
+    await expectNoSocketsLeft(wire.http, wire.server);
+  });
+
+  it('a timed-out GET is retried up to the limit, each attempt on a fresh connection', async () => {
+    const wire = await setup(hang, { UPSTREAM_RESPONSE_TIMEOUT_MS: '150', UPSTREAM_RETRY_LIMIT: '2' });
+
+    const error = await failure(wire.client.get('exceptions.list', '/exceptions'));
+
+    expect(error.extensions.code).toBe('UPSTREAM_TIMEOUT');
+    expect(wire.server.requests).toHaveLength(3);
+    expect(wire.server.connections()).toBe(3);
+    expect(eventsOf(events)).toEqual([
+      { route: 'exceptions.list', method: 'GET', status: 0, retries: 2, requestId: REQUEST_ID, errorCode: 'UPSTREAM_TIMEOUT' },
+    ]);
+    await expectNoSocketsLeft(wire.http, wire.server);
+  });
+
+  it('a timed-out PUT is not retried', async () => {
+    const wire = await setup(hang, { UPSTREAM_RESPONSE_TIMEOUT_MS: '150', UPSTREAM_RETRY_LIMIT: '2' });
+
+    const error = await failure(wire.client.put('documents.update', '/v1/documents/tax', { name: 'Tax' }));
+
+    expect(error.message).toBe('The platform did not answer in time (response timeout)');
+    expect(wire.server.requests.map((r) => [r.method, r.url, r.body])).toEqual([['PUT', '/v1/documents/tax', '{"name":"Tax"}']]);
+    await expectNoSocketsLeft(wire.http, wire.server);
+  });
+
+  it('a body trickled past the request timeout → UPSTREAM_TIMEOUT, socket closed', async () => {
+    const trickle: Handler = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"totalElements":1,"content":[');
+      // Each byte beats the response timeout; only the whole-request timeout can stop this.
+      const timer = setInterval(() => response.write(' '), 40);
+      response.on('close', () => clearInterval(timer));
+    };
+    const wire = await setup(trickle, { UPSTREAM_RESPONSE_TIMEOUT_MS: '200', UPSTREAM_REQUEST_TIMEOUT_MS: '500', UPSTREAM_RETRY_LIMIT: '0' });
+
+    const started = performance.now();
+    const error = await failure(wire.client.get('exceptions.list', '/exceptions'));
+    const elapsed = performance.now() - started;
+
+    expect(error.message).toBe('The platform did not answer in time (request timeout)');
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_TIMEOUT', requestId: REQUEST_ID });
+    expect(elapsed).toBeGreaterThanOrEqual(495);
+    expect(elapsed).toBeLessThan(1_500);
+    expect(wire.server.requests).toHaveLength(1);
+    await expectNoSocketsLeft(wire.http, wire.server);
+  });
+});
+
+describe('network errors', () => {
+  it('connection refused → UPSTREAM_ERROR after the GET retries', async () => {
+    const port = await closedPort();
+    http = new PlatformHttp(`http://127.0.0.1:${port}`, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '2' }));
+    events = [];
+    http.observe((event) => events.push(event));
+
+    const error = await failure(new PlatformClient(http, TOKEN, REQUEST_ID).get('exceptions.list', '/exceptions'));
+
+    expect(error.message).toBe('The platform could not be reached (ECONNREFUSED)');
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID });
+    expect(eventsOf(events)).toEqual([
+      { route: 'exceptions.list', method: 'GET', status: 0, retries: 2, requestId: REQUEST_ID, errorCode: 'UPSTREAM_ERROR' },
+    ]);
+    const platform = http;
+    await eventually(() => platform.socketCounts().active === 0);
+    expect(platform.socketCounts()).toEqual({ active: 0, idle: 0 });
+  });
+
+  it('connection reset → GET retried up to the limit (three requests), then UPSTREAM_ERROR', async () => {
+    const wire = await setup(reset, { UPSTREAM_RETRY_LIMIT: '2' });
+
+    const error = await failure(wire.client.get('exceptions.list', '/exceptions'));
+
+    expect(error.message).toBe('The platform could not be reached (ECONNRESET)');
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID });
+    expect(wire.server.requests).toHaveLength(3);
+    expect(eventsOf(events)).toEqual([
+      { route: 'exceptions.list', method: 'GET', status: 0, retries: 2, requestId: REQUEST_ID, errorCode: 'UPSTREAM_ERROR' },
+    ]);
+    await expectNoSocketsLeft(wire.http, wire.server);
+  });
+
+  it('a reset followed by an answer: the GET succeeds on its retry', async () => {
+    let calls = 0;
+    const wire = await setup((request, response, seen) => (++calls === 1 ? reset(request, response, seen) : ok(request, response, seen)));
+
+    await expect(wire.client.get('exceptions.list', '/exceptions')).resolves.toEqual(PAGE);
+
+    expect(wire.server.requests).toHaveLength(2);
+    expect(eventsOf(events)).toEqual([{ route: 'exceptions.list', method: 'GET', status: 200, retries: 1, requestId: REQUEST_ID }]);
+  });
+
+  it('connection reset on a PUT → exactly one request, UPSTREAM_ERROR', async () => {
+    const wire = await setup(reset, { UPSTREAM_RETRY_LIMIT: '2' });
+
+    const error = await failure(wire.client.put('documents.update', '/v1/documents/tax', { name: 'Tax' }));
+
+    expect(error.message).toBe('The platform could not be reached (ECONNRESET)');
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID });
+    expect(wire.server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['PUT /v1/documents/tax']);
+    expect(eventsOf(events)).toEqual([
+      { route: 'documents.update', method: 'PUT', status: 0, retries: 0, requestId: REQUEST_ID, errorCode: 'UPSTREAM_ERROR' },
+    ]);
+  });
+});
+
+describe('connection pool', () => {
+  it('keeps one idle keep-alive connection between calls and closes it on close()', async () => {
+    const wire = await setup(ok);
+
+    await wire.client.get('exceptions.list', '/exceptions');
+    await new PlatformClient(wire.http, TOKEN, 'req-wire-2').get('exceptions.list', '/exceptions');
+
+    expect(wire.server.requests).toHaveLength(2);
+    expect(wire.server.connections()).toBe(1);
+    await eventually(() => wire.http.socketCounts().idle === 1);
+    expect(wire.http.socketCounts()).toEqual({ active: 0, idle: 1 });
+
+    wire.http.close();
+    await expectNoSocketsLeft(wire.http, wire.server);
+  });
+
+  it('counts a call in flight as active', async () => {
+    let release: () => void = () => {};
+    const wire = await setup((request, response, seen) => {
+      release = () => ok(request, response, seen);
+    });
+
+    const call = wire.client.get('exceptions.list', '/exceptions');
+    await eventually(() => wire.server.requests.length === 1);
+    expect(wire.http.socketCounts()).toEqual({ active: 1, idle: 0 });
+    release();
+    await expect(call).resolves.toEqual(PAGE);
+    await eventually(() => wire.http.socketCounts().active === 0);
+    expect(wire.http.socketCounts()).toEqual({ active: 0, idle: 1 });
+  });
+});
+
+describe('what the platform sees', () => {
+  it('the caller’s Authorization, the request id, and JSON accept headers, exactly', async () => {
+    const wire = await setup(ok);
+    const authorization = 'bearer   abc.DEF-123_x';
+
+    await new PlatformClient(wire.http, authorization, 'req-headers-7').get('exceptions.list', '/exceptions');
+
+    const [seen] = wire.server.requests;
+    expect(seen?.headers.authorization).toBe(authorization);
+    expect(seen?.headers['x-request-id']).toBe('req-headers-7');
+    expect(seen?.headers.accept).toBe('application/json');
+  });
+
+  it('a PUT body as JSON with its content type', async () => {
+    const wire = await setup((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(json({ id: 'd1' })));
+
+    await expect(wire.client.put('documents.update', '/v1/documents/tax', { name: 'Tax', metadata: { k: 'v' } })).resolves.toEqual({ id: 'd1' });
+
+    const [seen] = wire.server.requests;
+    expect(seen?.method).toBe('PUT');
+    expect(seen?.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(seen?.body ?? '')).toEqual({ name: 'Tax', metadata: { k: 'v' } });
+  });
+
+  it('an id with slashes stays one path segment', async () => {
+    const wire = await setup((_request, response) => response.writeHead(404).end());
+    const client = wire.client;
+
+    const error = await failure(client.get('documents.get', `/v1/documents/${client.segment('../exceptions')}`));
+
+    expect(error.extensions.code).toBe('NOT_FOUND');
+    expect(wire.server.requests.map((r) => r.url)).toEqual(['/v1/documents/..%2Fexceptions']);
+  });
+
+  it('a canonical query: sorted keys, repeated array values in order, empty values dropped', async () => {
+    const wire = await setup(ok);
+
+    await wire.client.get('exceptions.list', '/exceptions', {
+      status: ['NEW', 'REOPENED'],
+      sort: ['createdAt,DESC', 'id,ASC'],
+      page: 0,
+      assignedTo: undefined,
+      category: null,
+      timeZone: 'Europe/Berlin',
+    });
+
+    expect(wire.server.requests.map((r) => r.url)).toEqual([
+      '/exceptions?page=0&sort=createdAt%2CDESC&sort=id%2CASC&status=NEW&status=REOPENED&timeZone=Europe%2FBerlin',
+    ]);
+  });
+});
