@@ -1,0 +1,103 @@
+/**
+ * Test and benchmark controls under /__sandbox/ on the API listener. Served
+ * only on a loopback bind, need no token, and are not recorded as platform
+ * requests.
+ */
+import type { IncomingMessage } from 'node:http';
+import { ROUTE_NAMES, validateFault } from './faults.ts';
+import type { FaultRegistry, RouteName } from './faults.ts';
+import { errorA, json, readBody } from './http.ts';
+import type { Reply } from './http.ts';
+import type { RequestLog } from './request-log.ts';
+import type { PlatformStore } from './store.ts';
+
+export const ADMIN_PREFIX = '/__sandbox/';
+
+export interface AdminEnv {
+  readonly faults: FaultRegistry;
+  readonly log: RequestLog;
+  readonly store: PlatformStore;
+  setLinxEnvelope(on: boolean): void;
+  /** Re-seeds the data, clears the faults and restores the configured LinX answer shape; the request log stays. */
+  reset(): void;
+  now(): number;
+}
+
+const ok = (body: unknown = { ok: true }): Reply => json(200, JSON.stringify(body));
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const raw = await readBody(req, 65_536);
+  if (raw === undefined) throw new TypeError('body too large');
+  try {
+    return raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new TypeError('body is not valid JSON');
+  }
+}
+
+function isRoute(value: unknown): value is RouteName | '*' {
+  return value === '*' || (ROUTE_NAMES as readonly unknown[]).includes(value);
+}
+
+/** What a benchmark or a manual tester needs to address the seeded data. */
+function fixtures(store: PlatformStore): unknown {
+  return {
+    businessAccounts: store.profiles().map((profile) => {
+      const ba = profile.businessAccountId;
+      return {
+        token: profile.token,
+        businessAccountId: ba,
+        businessAccountName: profile.businessAccountName,
+        financialAccounts: store.financialAccounts(ba),
+        linxTemplates: store.linxTemplates(ba),
+        assignees: store.assignees(ba),
+        documents: store.documents(ba).map(({ id, documentType, holderType, status, extension }) => ({ id, documentType, holderType, status, extension })),
+      };
+    }),
+  };
+}
+
+export async function handleAdmin(env: AdminEnv, req: IncomingMessage, path: string, params: URLSearchParams): Promise<Reply> {
+  const action = `${req.method ?? ''} ${path.slice(ADMIN_PREFIX.length)}`;
+  try {
+    switch (action) {
+      case 'POST faults': {
+        const body = (await readJson(req)) as { route?: unknown; fault?: unknown };
+        if (!isRoute(body.route)) throw new TypeError(`route must be one of *, ${ROUTE_NAMES.join(', ')}`);
+        env.faults.set(body.route, validateFault(body.fault));
+        return ok();
+      }
+      case 'DELETE faults': {
+        const route = params.get('route') ?? undefined;
+        if (route !== undefined && !isRoute(route)) throw new TypeError(`route must be one of *, ${ROUTE_NAMES.join(', ')}`);
+        env.faults.clear(route);
+        return ok();
+      }
+      case 'GET requests': {
+        const summary = env.log.summary();
+        return ok(params.get('detail') === '1' ? { ...summary, requests: env.log.requests } : summary);
+      }
+      case 'DELETE requests':
+        env.log.reset();
+        return ok();
+      case 'POST reset':
+        req.resume();
+        env.reset();
+        return ok();
+      case 'POST linx-envelope': {
+        const body = (await readJson(req)) as { on?: unknown };
+        if (typeof body.on !== 'boolean') throw new TypeError('on must be a boolean');
+        env.setLinxEnvelope(body.on);
+        return ok({ on: body.on });
+      }
+      case 'GET fixtures':
+        return ok(fixtures(env.store));
+      default:
+        req.resume();
+        return errorA(404, `No sandbox control ${action}`, env.now());
+    }
+  } catch (error) {
+    if (error instanceof TypeError) return errorA(400, error.message, env.now());
+    throw error;
+  }
+}

@@ -1,0 +1,75 @@
+/** The platform API listener ({base_url}): routing, authentication and the endpoints. */
+import type { IncomingMessage } from 'node:http';
+import type { RouteName } from './faults.ts';
+import { errorA, safeDecode } from './http.ts';
+import type { Reply } from './http.ts';
+import { getDocument, putDocument } from './document-routes.ts';
+import type { DocumentEnv } from './document-routes.ts';
+import { listAcceptances, listExceptions, listLinxBatches } from './list-routes.ts';
+import type { AccountData } from './store.ts';
+
+export interface ApiEnv extends DocumentEnv {
+  now(): number;
+  linxEnvelope(): boolean;
+}
+
+type ApiRoute = Exclude<RouteName, 'content'>;
+
+export type ApiMatch =
+  | { readonly route: ApiRoute; readonly documentId?: string }
+  | { readonly route: 'unknown'; readonly status: 404 | 405; readonly allow?: string };
+
+const DOCUMENT_ROUTE = /^\/v1\/documents\/([^/]+)$/;
+
+
+/** Resolves method + path to a route, or to the 404/405 it deserves. */
+export function matchApi(method: string, path: string): ApiMatch {
+  let route: ApiRoute | undefined;
+  let allow = 'GET';
+  if (path === '/v1/acceptances') route = method === 'GET' ? 'acceptances' : undefined;
+  else if (path === '/exceptions') route = method === 'GET' ? 'exceptions' : undefined;
+  else if (path === '/v2/linx/workflow-batches') route = method === 'GET' ? 'linx' : undefined;
+  else {
+    const m = DOCUMENT_ROUTE.exec(path);
+    if (!m) return { route: 'unknown', status: 404 };
+    allow = 'GET, PUT';
+    const documentId = safeDecode(m[1] as string);
+    if (documentId === undefined) return { route: 'unknown', status: 404 };
+    if (method === 'GET') return { route: 'document.get', documentId };
+    if (method === 'PUT') return { route: 'document.put', documentId };
+  }
+  return route === undefined ? { route: 'unknown', status: 405, allow } : { route };
+}
+
+const BEARER = /^Bearer +(\S+)$/i;
+
+function authenticate(env: ApiEnv, req: IncomingMessage): AccountData | undefined {
+  const header = req.headers.authorization;
+  const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
+  return token === undefined ? undefined : env.store.accountForToken(token);
+}
+
+/** The answer to one platform request (after faults have had their say). */
+export function handleApi(env: ApiEnv, match: ApiMatch, req: IncomingMessage, params: URLSearchParams): Reply | Promise<Reply> {
+  const nowMs = env.now();
+  if (match.route === 'unknown') {
+    req.resume();
+    return match.status === 404
+      ? errorA(404, `No endpoint ${req.method ?? ''} ${req.url ?? ''}`, nowMs)
+      : errorA(405, `Method ${req.method ?? ''} is not allowed here`, nowMs, { allow: match.allow ?? 'GET' });
+  }
+  const account = authenticate(env, req);
+  if (!account) {
+    req.resume();
+    const message = req.headers.authorization === undefined ? 'Missing Authorization header' : 'Invalid or unknown access token';
+    return errorA(401, message, nowMs, { 'www-authenticate': 'Bearer' });
+  }
+  const list = { account, params, nowMs };
+  switch (match.route) {
+    case 'exceptions': return listExceptions(list);
+    case 'acceptances': return listAcceptances(list);
+    case 'linx': return listLinxBatches(list, env.linxEnvelope());
+    case 'document.get': return getDocument(env, account, match.documentId ?? '', nowMs);
+    case 'document.put': return putDocument(env, account, match.documentId ?? '', req, nowMs);
+  }
+}

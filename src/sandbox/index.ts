@@ -1,0 +1,205 @@
+/**
+ * The embedded sandbox of the financial platform: a stateful, seeded
+ * implementation of the platform contract on two loopback listeners, the
+ * API ({base_url}) and the content host ({documents_url}), with switchable
+ * faults for resilience tests.
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { ADMIN_PREFIX, handleAdmin } from './admin.ts';
+import { handleApi, matchApi } from './api-host.ts';
+import { CORS_HEADERS, legalDocumentPath, matchContent, serveContent } from './content-host.ts';
+import type { ContentEnv } from './content-host.ts';
+import { dispatch } from './dispatch.ts';
+import type { DispatchEnv } from './dispatch.ts';
+import { FaultRegistry } from './faults.ts';
+import type { Fault, RouteName } from './faults.ts';
+import { MAX_CONTENT_LENGTH } from './file-samples.ts';
+import { errorA, send, TimerSet } from './http.ts';
+import { RequestLog } from './request-log.ts';
+import type { RecordedRequest } from './request-log.ts';
+import { ACCOUNT_PROFILES } from './seed.ts';
+import type { DemoToken } from './seed.ts';
+import { UrlSigner } from './signed-urls.ts';
+import { PlatformStore } from './store.ts';
+import type { SandboxStore } from './store.ts';
+
+export type { Fault, RouteName } from './faults.ts';
+export type { RecordedRequest, RequestSummary } from './request-log.ts';
+export type { DemoToken } from './seed.ts';
+export type { SandboxStore } from './store.ts';
+export type * from './records.ts';
+
+export interface SandboxOptions {
+  /** API port; 0 (default) picks an ephemeral one. */
+  port?: number;
+  /** Content-host port; 0 (default) picks an ephemeral one. */
+  contentPort?: number;
+  /** Bind address of both listeners; default 127.0.0.1. The admin routes exist only on loopback. */
+  host?: string;
+  /** Answer LinX searches with the page envelope instead of a bare array. */
+  linxEnvelope?: boolean;
+  /** Time from an upload to its scan result; default 300 ms. */
+  scanDelayMs?: number;
+  /** Validity of the document content URLs; default 900 s. */
+  urlTtlSeconds?: number;
+  /** Added to every request before it is answered; default 0. */
+  latencyMs?: number;
+  /** Clock for timestamps, URL expiry and date rules; default the real clock. Seed data never uses it. */
+  now?: () => Date;
+  /** How many requests `requests` keeps (the counters stay exact); default 100000. */
+  maxRecordedRequests?: number;
+}
+
+export interface Sandbox {
+  /** base_url, e.g. http://127.0.0.1:40123 (no trailing slash). */
+  url: string;
+  /** Origin of the content host: a separate listener, so a different origin. */
+  documentsUrl: string;
+  tokens: DemoToken[];
+  store: SandboxStore;
+  faults: { set(route: RouteName | '*', fault: Fault): void; clear(route?: RouteName | '*'): void };
+  /** Every request received by both hosts, in order (admin routes excluded). */
+  requests: RecordedRequest[];
+  resetRequests(): void;
+  setLinxEnvelope(on: boolean): void;
+  /** Closes both listeners and destroys hanging sockets. */
+  close(): Promise<void>;
+}
+
+export const DEMO_TOKENS: DemoToken[] = ACCOUNT_PROFILES.map(({ token, businessAccountId, businessAccountName }) => ({ token, businessAccountId, businessAccountName }));
+
+/** Legal-document links in acceptances are minted at seed time and stay valid this long. */
+const ACCEPTANCE_URL_TTL_SECONDS = 7 * 24 * 3600;
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : port);
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+function splitUrl(req: IncomingMessage): { path: string; query: string } {
+  const url = req.url ?? '/';
+  const mark = url.indexOf('?');
+  return mark === -1 ? { path: url, query: '' } : { path: url.slice(0, mark), query: url.slice(mark + 1) };
+}
+
+function tune(server: Server): void {
+  // Longer than the usual client keep-alive, so clients never reuse a socket the sandbox is closing.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const host = options.host ?? '127.0.0.1';
+  const clock = options.now;
+  const now = clock ? (): number => clock().getTime() : Date.now;
+  const timers = new TimerSet();
+  const scans = new TimerSet();
+  const faults = new FaultRegistry();
+  const log = new RequestLog(options.maxRecordedRequests ?? 100_000);
+  let linxEnvelope = options.linxEnvelope ?? false;
+  const dispatchEnv: DispatchEnv = { now, faults, log, timers, latencyMs: options.latencyMs ?? 0 };
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+
+  // The store is created right after the content listener is bound (its URLs
+  // need the content origin) and before any I/O callback can run.
+  const ready: { contentEnv?: ContentEnv } = {};
+
+  const onContent = (req: IncomingMessage, res: ServerResponse): void => {
+    const contentEnv = ready.contentEnv;
+    if (!contentEnv) return void send(res, errorA(503, 'Sandbox is starting', now()), {}, timers);
+    const { path, query } = splitUrl(req);
+    const target = matchContent(req.method ?? '', path);
+    dispatch(dispatchEnv, 'content', target === undefined ? 'unknown' : 'content', req, res, path, query, () => {
+      if (target === undefined) return errorA(404, `No content at ${path}`, now(), CORS_HEADERS);
+      if (target === 'method') return errorA(405, `Method ${req.method ?? ''} is not allowed here`, now(), CORS_HEADERS);
+      return serveContent(contentEnv, target, path, new URLSearchParams(query), req);
+    });
+  };
+  const content = createServer(onContent);
+  // Refuse an announced oversize upload before the client sends its body.
+  content.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (!(Number(req.headers['content-length']) > MAX_CONTENT_LENGTH)) res.writeContinue();
+    onContent(req, res);
+  });
+  tune(content);
+  const contentPort = await listen(content, options.contentPort ?? 0, host);
+  const documentsUrl = `http://${urlHost}:${contentPort}`;
+  const signer = new UrlSigner(documentsUrl);
+  const platformStore = new PlatformStore((documentId, version) =>
+    signer.sign('LEGAL', legalDocumentPath(documentId, version), Math.floor(now() / 1000) + ACCEPTANCE_URL_TTL_SECONDS));
+  platformStore.onReset(() => scans.clear());
+  ready.contentEnv = { store: platformStore, signer, now, scans, scanDelayMs: options.scanDelayMs ?? 300 };
+
+  const apiEnv = { store: platformStore, signer, now, urlTtlSeconds: options.urlTtlSeconds ?? 900, linxEnvelope: () => linxEnvelope };
+  const adminEnabled = isLoopback(host);
+  const adminEnv = {
+    faults, log, store: platformStore, now,
+    setLinxEnvelope: (on: boolean) => { linxEnvelope = on; },
+    reset: () => {
+      platformStore.reset();
+      faults.clear();
+      linxEnvelope = options.linxEnvelope ?? false;
+    },
+  };
+  const api = createServer((req, res) => {
+    const { path, query } = splitUrl(req);
+    const params = new URLSearchParams(query);
+    if (adminEnabled && path.startsWith(ADMIN_PREFIX)) {
+      handleAdmin(adminEnv, req, path, params)
+        .then((reply) => send(res, reply, {}, timers))
+        .catch((error: unknown) => {
+          console.error('sandbox: admin route failed', error);
+          send(res, errorA(500, 'Unexpected sandbox error', now()), {}, timers);
+        });
+      return;
+    }
+    const match = matchApi(req.method ?? '', path);
+    dispatch(dispatchEnv, 'api', match.route, req, res, path, query, () => handleApi(apiEnv, match, req, params));
+  });
+  tune(api);
+  let apiPort: number;
+  try {
+    apiPort = await listen(api, options.port ?? 0, host);
+  } catch (error) {
+    await closeServer(content);
+    throw error;
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${apiPort}`,
+    documentsUrl,
+    tokens: DEMO_TOKENS.map((token) => ({ ...token })),
+    store: platformStore,
+    faults: { set: (route, fault) => faults.set(route, fault), clear: (route) => faults.clear(route) },
+    requests: log.requests,
+    resetRequests: () => log.reset(),
+    setLinxEnvelope: (on) => { linxEnvelope = on; },
+    close: () => {
+      closing ??= (async () => {
+        timers.clear();
+        scans.clear();
+        await Promise.all([closeServer(api), closeServer(content)]);
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,117 @@
+/** GET /exceptions, GET /v1/acceptances and GET /v2/linx/workflow-batches. */
+import { json, validationError } from './http.ts';
+import type { Reply } from './http.ts';
+import { QueryReader, renderArray, renderEnvelope } from './query.ts';
+import { EXCEPTION_CATEGORIES, EXCEPTION_STATUSES, EXCEPTION_TYPES, LINX_FILTER_STATUSES } from './records.ts';
+import type { ExceptionRecord } from './records.ts';
+import { UUID_PATTERN } from './random.ts';
+import type { AccountData } from './store.ts';
+import { parseDateTimeBound, parseTimestamp, parseZone } from './time.ts';
+import type { Zone } from './time.ts';
+
+export interface ListRequest {
+  readonly account: AccountData;
+  readonly params: URLSearchParams;
+  readonly nowMs: number;
+}
+
+const UTC: Zone = { kind: 'fixed', offsetMs: 0 };
+const UNASSIGNED = 'UNASSIGNED';
+
+const createdAtMs = new WeakMap<ExceptionRecord, number>();
+
+function createdMs(record: ExceptionRecord): number {
+  let ms = createdAtMs.get(record);
+  if (ms === undefined) {
+    ms = parseTimestamp(record.createdAt);
+    createdAtMs.set(record, ms);
+  }
+  return ms;
+}
+
+export function listExceptions({ account, params, nowMs }: ListRequest): Reply {
+  const q = new QueryReader(params);
+  const zoneText = q.single('timeZone');
+  let zone = UTC;
+  if (zoneText !== undefined) {
+    const parsed = parseZone(zoneText);
+    if (parsed) zone = parsed;
+    else q.fail('timeZone', `"${zoneText}" is not a zone: use Z, UTC, GMT, an offset such as +02:00, UTC+2, GMT-05:00, or an IANA region id such as Europe/Berlin`, 'INVALID_TIME_ZONE');
+  }
+  const bound = (name: string, which: 'from' | 'to'): number | undefined => {
+    const text = q.single(name);
+    if (text === undefined) return undefined;
+    const instant = parseDateTimeBound(text, which, zone);
+    if (instant === undefined) q.fail(name, `"${text}" is not a date (yyyy-mm-dd) or a date-time (yyyy-mm-ddTHH:mm[:ss[.SSS]][offset])`, 'INVALID_FORMAT');
+    return instant;
+  };
+  const from = bound('createdDateFrom', 'from');
+  const to = bound('createdDateTo', 'to');
+
+  const assigneeIds = new Set<string>();
+  let unassigned = false;
+  const assignedTo = q.list('assignedTo');
+  for (const value of assignedTo) {
+    if (value === UNASSIGNED) unassigned = true;
+    else if (UUID_PATTERN.test(value)) assigneeIds.add(value.toLowerCase());
+    else q.fail('assignedTo', `"${value}" must be a user id (UUID) or ${UNASSIGNED}`, 'INVALID_FORMAT');
+  }
+  const category = q.enumValue('category', EXCEPTION_CATEGORIES);
+  const type = q.enumValue('type', EXCEPTION_TYPES);
+  const statuses = new Set<string>(q.enumList('status', EXCEPTION_STATUSES));
+  const paging = q.paging(0);
+  const sort = q.sort(account.exceptions.fields);
+  if (q.errors.length > 0) return validationError(q.errors, nowMs);
+
+  const filterAssignee = assignedTo.length > 0;
+  const matched = account.exceptions.sorted(sort).filter((record) => {
+    if (category !== undefined && record.category !== category) return false;
+    if (type !== undefined && record.type !== type) return false;
+    if (statuses.size > 0 && !statuses.has(record.status)) return false;
+    if (filterAssignee) {
+      const assignee = record.assignedTo;
+      if (assignee === undefined ? !unassigned : !assigneeIds.has(assignee.id)) return false;
+    }
+    if (from !== undefined || to !== undefined) {
+      const created = createdMs(record);
+      if (from !== undefined && created < from) return false;
+      if (to !== undefined && created > to) return false;
+    }
+    return true;
+  });
+  return json(200, renderEnvelope(matched, paging, (record) => account.exceptions.json(record)));
+}
+
+export function listAcceptances({ account, params, nowMs }: ListRequest): Reply {
+  const q = new QueryReader(params);
+  const financialAccountId = q.uuid('financialAccountId', true);
+  const paging = q.paging(0);
+  const sort = q.sort(account.acceptances.fields);
+  if (q.errors.length > 0 || financialAccountId === undefined) return validationError(q.errors, nowMs);
+  const matched = account.acceptances.sorted(sort).filter((record) => record.scopes.FINANCIAL_ACCOUNT_ID === financialAccountId);
+  return json(200, renderEnvelope(matched, paging, (record) => account.acceptances.json(record)));
+}
+
+export function listLinxBatches({ account, params, nowMs }: ListRequest, envelope: boolean): Reply {
+  const q = new QueryReader(params);
+  const templateId = q.uuid('templateId', true);
+  const templateVersionId = q.uuid('templateVersionId', true);
+  const status = q.enumValue('status', LINX_FILTER_STATUSES);
+  const terms = (q.single('search') ?? '').toLowerCase().split(/\s+/).filter((term) => term !== '');
+  const paging = q.paging(1);
+  const sort = q.sort(account.linxBatches.fields);
+  if (q.errors.length > 0) return validationError(q.errors, nowMs);
+
+  const matched = account.linxBatches.sorted(sort).filter((record) => {
+    if (record.templateId !== templateId || record.templateVersionId !== templateVersionId) return false;
+    if (status !== undefined && record.status !== status) return false;
+    if (terms.length > 0) {
+      const [batchName, templateName] = account.linxSearchText.get(record.id) ?? ['', ''];
+      // Each term must occur in one of the two display names.
+      if (!terms.every((term) => batchName.includes(term) || templateName.includes(term))) return false;
+    }
+    return true;
+  });
+  const render = envelope ? renderEnvelope : renderArray;
+  return json(200, render(matched, paging, (record) => account.linxBatches.json(record)));
+}

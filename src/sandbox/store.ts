@@ -1,0 +1,151 @@
+import { Collection } from './collection.ts';
+import { ACCOUNT_PROFILES, seedAccount } from './seed.ts';
+import type { AccountProfile, LegalUrlFactory, SeededAccount } from './seed.ts';
+import type { AcceptanceRecord, Assignee, DocumentRecord, ExceptionRecord, LinxBatchRecord, LinxTemplate } from './records.ts';
+
+/**
+ * Read access to the sandbox's records, per Business Account, in the
+ * platform's JSON shape. Lists are in the platform's default order
+ * (createdAt DESC, then id ASC).
+ */
+export interface SandboxStore {
+  businessAccountIds(): string[];
+  exceptions(businessAccountId: string): readonly ExceptionRecord[];
+  acceptances(businessAccountId: string): readonly AcceptanceRecord[];
+  /** Ids of the Financial Accounts that have acceptances. */
+  financialAccounts(businessAccountId: string): readonly string[];
+  /** The users exceptions get assigned to. */
+  assignees(businessAccountId: string): readonly Assignee[];
+  linxBatches(businessAccountId: string): readonly LinxBatchRecord[];
+  linxTemplates(businessAccountId: string): readonly LinxTemplate[];
+  /** The batch's internal display name, which LinX search matches on. */
+  linxBatchName(batchId: string): string | undefined;
+  /** Stored documents; content URLs are minted per response and are not part of these records. */
+  documents(businessAccountId: string): readonly DocumentRecord[];
+  document(documentId: string): DocumentRecord | undefined;
+  /** Re-seeds every record (documents lose their updates and uploads). */
+  reset(): void;
+}
+
+/** One Business Account's data as the routes use it. */
+export interface AccountData {
+  readonly profile: AccountProfile;
+  readonly seeded: SeededAccount;
+  readonly exceptions: Collection<ExceptionRecord>;
+  readonly acceptances: Collection<AcceptanceRecord>;
+  readonly linxBatches: Collection<LinxBatchRecord>;
+  /** Lower-cased batch and template display names per batch id, for search. */
+  readonly linxSearchText: ReadonlyMap<string, readonly [string, string]>;
+}
+
+export class PlatformStore implements SandboxStore {
+  readonly #legalUrl: LegalUrlFactory;
+  readonly #profiles: readonly AccountProfile[];
+  #accounts = new Map<string, AccountData>();
+  #byToken = new Map<string, AccountData>();
+  #batchNames = new Map<string, string>();
+  #documents = new Map<string, DocumentRecord>();
+  /** Bytes of real uploads; seeded documents have none until one happens. */
+  #content = new Map<string, Buffer>();
+  readonly #resetListeners: (() => void)[] = [];
+
+  constructor(legalUrl: LegalUrlFactory, profiles: readonly AccountProfile[] = ACCOUNT_PROFILES) {
+    this.#legalUrl = legalUrl;
+    this.#profiles = profiles;
+    this.reset();
+  }
+
+  reset(): void {
+    this.#accounts = new Map();
+    this.#byToken = new Map();
+    this.#batchNames = new Map();
+    this.#documents = new Map();
+    this.#content = new Map();
+    for (const profile of this.#profiles) {
+      const seeded = seedAccount(profile, this.#legalUrl);
+      const linxSearchText = new Map<string, readonly [string, string]>();
+      for (const batch of seeded.linxBatches) {
+        const name = seeded.linxBatchNames.get(batch.id) ?? '';
+        this.#batchNames.set(batch.id, name);
+        linxSearchText.set(batch.id, [name.toLowerCase(), batch.templateDisplayName.toLowerCase()]);
+      }
+      const account: AccountData = {
+        profile,
+        seeded,
+        exceptions: new Collection(seeded.exceptions),
+        acceptances: new Collection(seeded.acceptances),
+        linxBatches: new Collection(seeded.linxBatches),
+        linxSearchText,
+      };
+      this.#accounts.set(profile.businessAccountId, account);
+      this.#byToken.set(profile.token, account);
+      for (const document of seeded.documents) this.#documents.set(document.id, document);
+    }
+    for (const listener of this.#resetListeners) listener();
+  }
+
+  onReset(listener: () => void): void {
+    this.#resetListeners.push(listener);
+  }
+
+  profiles(): readonly AccountProfile[] {
+    return this.#profiles;
+  }
+
+  accountForToken(token: string): AccountData | undefined {
+    return this.#byToken.get(token);
+  }
+
+  businessAccountIds(): string[] {
+    return [...this.#accounts.keys()];
+  }
+
+  exceptions(businessAccountId: string): readonly ExceptionRecord[] {
+    return this.#accounts.get(businessAccountId)?.exceptions.records ?? [];
+  }
+
+  acceptances(businessAccountId: string): readonly AcceptanceRecord[] {
+    return this.#accounts.get(businessAccountId)?.acceptances.records ?? [];
+  }
+
+  financialAccounts(businessAccountId: string): readonly string[] {
+    return this.#accounts.get(businessAccountId)?.seeded.financialAccounts ?? [];
+  }
+
+  assignees(businessAccountId: string): readonly Assignee[] {
+    return this.#accounts.get(businessAccountId)?.seeded.assignees ?? [];
+  }
+
+  linxBatches(businessAccountId: string): readonly LinxBatchRecord[] {
+    return this.#accounts.get(businessAccountId)?.linxBatches.records ?? [];
+  }
+
+  linxTemplates(businessAccountId: string): readonly LinxTemplate[] {
+    return this.#accounts.get(businessAccountId)?.seeded.templates ?? [];
+  }
+
+  linxBatchName(batchId: string): string | undefined {
+    return this.#batchNames.get(batchId);
+  }
+
+  documents(businessAccountId: string): readonly DocumentRecord[] {
+    return [...this.#documents.values()].filter((document) => document.businessAccountId === businessAccountId);
+  }
+
+  document(documentId: string): DocumentRecord | undefined {
+    return this.#documents.get(documentId);
+  }
+
+  /** Replaces a document record (records are never mutated in place). */
+  saveDocument(document: DocumentRecord): void {
+    this.#documents.set(document.id, document);
+  }
+
+  content(documentId: string): Buffer | undefined {
+    return this.#content.get(documentId);
+  }
+
+  saveContent(documentId: string, bytes: Buffer): void {
+    this.#content.set(documentId, bytes);
+  }
+}
