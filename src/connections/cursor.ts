@@ -73,7 +73,7 @@ export function decodeCursor(cursor: string, binding: string, argumentName = 'cu
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw malformed();
   const { v, p, b } = payload as Partial<Record<keyof CursorPayload, unknown>>;
   if (typeof v === 'number' && v !== CURSOR_VERSION) {
-    throw badUserInput(`${argumentName} cursor comes from an older version of this API; restart paging without it`, {
+    throw badUserInput(`${argumentName} cursor comes from another version of this API; restart paging without it`, {
       argumentName,
     });
   }

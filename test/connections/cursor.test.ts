@@ -1,0 +1,92 @@
+import { describe, expect, it } from '@jest/globals';
+import { GraphQLError } from 'graphql';
+import { MAX_CURSOR_POSITION, decodeCursor, encodeCursor } from '../../src/connections/index.ts';
+
+const BINDING = 'exceptions?status=NEW&sort=createdAt,DESC';
+
+function encodeRaw(text: string): string {
+  return Buffer.from(text, 'utf8').toString('base64url');
+}
+
+/** The payload of a real cursor, to forge variants of it. */
+function payloadOf(cursor: string): { v: number; p: number; b: string } {
+  return JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+}
+
+function rejection(run: () => unknown): GraphQLError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(GraphQLError);
+    return error as GraphQLError;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('cursors', () => {
+  it('round-trips positions as opaque base64url text', () => {
+    for (const position of [0, 1, 19, 250, 123_456, MAX_CURSOR_POSITION]) {
+      const cursor = encodeCursor(position, BINDING);
+      expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(decodeCursor(cursor, BINDING)).toBe(position);
+    }
+    expect(encodeCursor(7, BINDING)).toBe(encodeCursor(7, BINDING));
+    expect(encodeCursor(7, BINDING)).not.toBe(encodeCursor(8, BINDING));
+  });
+
+  it('carries a format version and a short hash of the binding, never the binding itself', () => {
+    const payload = payloadOf(encodeCursor(3, BINDING));
+    expect(payload).toEqual({ v: 1, p: 3, b: expect.stringMatching(/^[A-Za-z0-9_-]{11}$/) });
+    expect(payloadOf(encodeCursor(3, 'exceptions?status=RESOLVED&sort=createdAt,DESC')).b).not.toBe(payload.b);
+  });
+
+  it('rejects a cursor made for another filter or order, telling the client to restart', () => {
+    const cursor = encodeCursor(3, 'exceptions?status=RESOLVED&sort=createdAt,DESC');
+    const error = rejection(() => decodeCursor(cursor, BINDING, 'after'));
+    expect(error.message).toBe('after cursor does not belong to this filter/order; restart paging without it');
+    expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', argumentName: 'after' });
+  });
+
+  it('rejects a cursor of another format version', () => {
+    const forged = encodeRaw(JSON.stringify({ ...payloadOf(encodeCursor(3, BINDING)), v: 2 }));
+    const error = rejection(() => decodeCursor(forged, BINDING, 'before'));
+    expect(error.message).toBe('before cursor comes from another version of this API; restart paging without it');
+    expect(error.extensions.code).toBe('BAD_USER_INPUT');
+  });
+
+  const real = payloadOf(encodeCursor(3, BINDING));
+  const garbage: Array<[string, string]> = [
+    ['empty text', ''],
+    ['characters outside base64url', 'abc+/def'],
+    ['padding', `${encodeCursor(3, BINDING)}=`],
+    ['text that is not JSON', encodeRaw('position 3')],
+    ['truncated JSON', encodeCursor(3, BINDING).slice(0, -4)],
+    ['JSON null', encodeRaw('null')],
+    ['a JSON array', encodeRaw('[1,3,"x"]')],
+    ['a JSON number', encodeRaw('3')],
+    ['no version', encodeRaw(JSON.stringify({ p: 3, b: real.b }))],
+    ['a textual version', encodeRaw(JSON.stringify({ ...real, v: '1' }))],
+    ['a negative position', encodeRaw(JSON.stringify({ ...real, p: -1 }))],
+    ['a fractional position', encodeRaw(JSON.stringify({ ...real, p: 2.5 }))],
+    ['a textual position', encodeRaw(JSON.stringify({ ...real, p: '3' }))],
+    ['a position past the int32 page range', encodeRaw(JSON.stringify({ ...real, p: MAX_CURSOR_POSITION + 1 }))],
+    ['no binding hash', encodeRaw(JSON.stringify({ v: 1, p: 3 }))],
+    ['extra fields', encodeRaw(JSON.stringify({ ...real, admin: true }))],
+    ['reordered fields', encodeRaw(JSON.stringify({ p: 3, v: 1, b: real.b }))],
+    ['an oversized payload', encodeRaw(JSON.stringify({ ...real, pad: 'x'.repeat(500) }))],
+  ];
+
+  it.each(garbage)('rejects %s as BAD_USER_INPUT without crashing', (_, cursor) => {
+    const error = rejection(() => decodeCursor(cursor, BINDING, 'after'));
+    expect(error.message).toBe(
+      'after is not a cursor of this connection; pass a startCursor, endCursor or edge cursor from a previous page, or restart paging without it',
+    );
+    expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', argumentName: 'after' });
+  });
+
+  it('refuses to encode positions no list can have', () => {
+    expect(() => encodeCursor(-1, BINDING)).toThrow(RangeError);
+    expect(() => encodeCursor(1.5, BINDING)).toThrow(RangeError);
+    expect(() => encodeCursor(MAX_CURSOR_POSITION + 1, BINDING)).toThrow(RangeError);
+  });
+});
