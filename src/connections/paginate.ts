@@ -14,7 +14,7 @@ interface Window {
   end: number;
 }
 
-interface Request {
+interface WindowArgs {
   start: number;
   before: number | null;
   first: number | null;
@@ -49,7 +49,7 @@ function readSize(name: 'first' | 'last', value: number | null | undefined, maxS
   return value;
 }
 
-function readArgs(args: ConnectionArgs, settings: Settings): Request {
+function readArgs(args: ConnectionArgs, settings: Settings): WindowArgs {
   if (args.first != null && args.last != null) {
     throw badUserInput('first and last cannot be used together; pass first to page forwards or last to page backwards');
   }
@@ -61,7 +61,7 @@ function readArgs(args: ConnectionArgs, settings: Settings): Request {
 }
 
 /** The window of a request whose end does not depend on the list's length. */
-function boundedWindow({ start, before, first, last }: Request, settings: Settings): Window {
+function boundedWindow({ start, before, first, last }: WindowArgs, settings: Settings): Window {
   // A before at or ahead of after leaves nothing between them: an empty window at start.
   const limit = before === null ? Infinity : Math.max(start, before);
   if (last !== null) return { start: Math.max(start, limit - last), end: limit };
@@ -89,7 +89,7 @@ async function walkToEnd<T>(list: ListKnowledge<T>, start: number, keep: number,
 }
 
 /** The window of `last` without `before`, which ends where the list ends: learns that end first. */
-async function tailWindow<T>(list: ListKnowledge<T>, { start, last }: Request, settings: Settings): Promise<Window> {
+async function tailWindow<T>(list: ListKnowledge<T>, { start, last }: WindowArgs, settings: Settings): Promise<Window> {
   const count = last ?? 0;
   // The cheapest way to learn totalElements: a one-row page.
   if (settings.totals === 'always') await list.fetch([{ page: 0, size: 1 }]);
