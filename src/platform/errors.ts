@@ -111,13 +111,32 @@ export function retryAfterSeconds(header: string | string[] | undefined, now = D
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
-/** Maps a non-2xx platform answer to the gateway's error. */
+/**
+ * The platform may echo the caller's token in an error body ("Invalid token …"); it must not travel on
+ * in our messages, extensions or logs. The raw body is cleaned before the message is cut to length (so no
+ * prefix of the token survives), the parsed fields again in case JSON escaping hid it from the first pass.
+ */
+function withoutToken(authorization: string | undefined): (text: string) => string {
+  const token = authorization?.replace(/^\S+\s+/, '').trim();
+  return token ? (text) => text.split(token).join('[REDACTED]') : (text) => text;
+}
+
+/** Maps a non-2xx platform answer to the gateway's error; `authorization` is what was sent, to keep it out of the result. */
 export function errorFromResponse(
   response: { status: number; body: string; contentType?: string; retryAfter?: string | string[] },
   requestId: string,
+  authorization?: string,
 ): PlatformError {
   const code = codeForStatus(response.status);
-  const parsed = parseErrorBody(response.body, response.contentType);
+  const clean = withoutToken(authorization);
+  const raw = parseErrorBody(clean(response.body), response.contentType);
+  const optional = (text: string | undefined) => (text === undefined ? undefined : clean(text));
+  const parsed: ParsedErrorBody = {
+    message: optional(raw.message),
+    traceId: optional(raw.traceId),
+    errorCode: optional(raw.errorCode),
+    errors: raw.errors.map((e) => ({ path: clean(e.path), message: clean(e.message), errorCode: clean(e.errorCode) })),
+  };
   const upstream: UpstreamDetails = { status: response.status };
   if (parsed.traceId) upstream.traceId = parsed.traceId;
   if (parsed.errorCode) upstream.errorCode = parsed.errorCode;

@@ -131,6 +131,7 @@ export class PlatformHttp {
         throw errorFromResponse(
           { status, body: response.body, contentType: response.headers['content-type'], retryAfter: response.headers['retry-after'] },
           request.requestId,
+          request.authorization,
         );
       }
       this.emit(request, status, started, retries);

@@ -202,6 +202,7 @@ describe('what the platform sees', () => {
 
     await new PlatformClient(wire.http, authorization, 'req-headers-7').get('exceptions.list', '/exceptions');
 
+    expect(wire.server.requests).toHaveLength(1);
     const [seen] = wire.server.requests;
     expect(seen?.headers.authorization).toBe(authorization);
     expect(seen?.headers['x-request-id']).toBe('req-headers-7');
@@ -213,6 +214,7 @@ describe('what the platform sees', () => {
 
     await expect(wire.client.put('documents.update', '/v1/documents/tax', { name: 'Tax', metadata: { k: 'v' } })).resolves.toEqual({ id: 'd1' });
 
+    expect(wire.server.requests).toHaveLength(1);
     const [seen] = wire.server.requests;
     expect(seen?.method).toBe('PUT');
     expect(seen?.headers['content-type']).toBe('application/json');

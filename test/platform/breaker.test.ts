@@ -1,0 +1,175 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { PlatformClient } from '../../src/platform/client.ts';
+import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
+import { TOKEN, closedPort, eventsOf, failure, json, startServer, upstreamSettings, type Handler, type TestServer } from './support.ts';
+
+const REQUEST_ID = 'req-breaker-1';
+const THRESHOLD = 3;
+const COOL_DOWN_MS = 150;
+const RECORD = { id: 'd1' };
+
+let server: TestServer | undefined;
+let http: PlatformHttp | undefined;
+let events: UpstreamCallEvent[] = [];
+let transitions: string[] = [];
+let status = 200;
+
+/** Answers `status` (a JSON record for 200); the suite flips it between calls. */
+const byStatus: Handler = (_request, response) => {
+  response.writeHead(status, { 'content-type': 'application/json' }).end(status === 200 ? json(RECORD) : '');
+};
+
+async function setup(handler: Handler = byStatus, overrides: Record<string, string> = {}) {
+  server = await startServer(handler);
+  // No retries: each call is one request, so server counts equal call counts.
+  http = new PlatformHttp(
+    server.url,
+    upstreamSettings({
+      UPSTREAM_RETRY_LIMIT: '0',
+      UPSTREAM_BREAKER_THRESHOLD: String(THRESHOLD),
+      UPSTREAM_BREAKER_COOLDOWN_MS: String(COOL_DOWN_MS),
+      UPSTREAM_RESPONSE_TIMEOUT_MS: '100',
+      ...overrides,
+    }),
+  );
+  events = [];
+  transitions = [];
+  status = 200;
+  http.observe((event) => events.push(event));
+  http.onBreakerStateChange((state) => transitions.push(state));
+  return { http, server };
+}
+
+afterEach(async () => {
+  http?.close();
+  await server?.close();
+  http = undefined;
+  server = undefined;
+});
+
+const call = (platform: PlatformHttp) => new PlatformClient(platform, TOKEN, REQUEST_ID).get('documents.get', '/v1/documents/d1');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function tripWith(platform: PlatformHttp, failingStatus: number) {
+  status = failingStatus;
+  for (let i = 0; i < THRESHOLD; i++) expect((await failure(call(platform))).extensions.code).toBe('UPSTREAM_ERROR');
+}
+
+describe('circuit breaker', () => {
+  it(`opens after ${THRESHOLD} consecutive 5xx and then fails fast without reaching the platform`, async () => {
+    const wire = await setup();
+    await tripWith(wire.http, 500);
+    expect(wire.http.breakerState).toBe('open');
+    expect(transitions).toEqual(['open']);
+
+    status = 200;
+    const error = await failure(call(wire.http));
+
+    expect(error.message).toBe('The platform is failing; calls are paused for a short cool-down');
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID });
+    expect(wire.server.requests).toHaveLength(THRESHOLD);
+    expect(eventsOf(events).at(-1)).toEqual({
+      route: 'documents.get',
+      method: 'GET',
+      status: 0,
+      retries: 0,
+      requestId: REQUEST_ID,
+      errorCode: 'UPSTREAM_ERROR',
+    });
+    // PUTs share the breaker: a failing platform is not sent mutations either.
+    const put = await failure(new PlatformClient(wire.http, TOKEN, REQUEST_ID).put('documents.update', '/v1/documents/d1', { name: 'x' }));
+    expect(put.message).toBe('The platform is failing; calls are paused for a short cool-down');
+    expect(wire.server.requests).toHaveLength(THRESHOLD);
+  });
+
+  it('stays closed one failure short of the threshold', async () => {
+    const wire = await setup();
+    status = 503;
+    for (let i = 0; i < THRESHOLD - 1; i++) await failure(call(wire.http));
+    status = 200;
+    await expect(call(wire.http)).resolves.toEqual(RECORD);
+    expect(wire.http.breakerState).toBe('closed');
+    expect(wire.server.requests).toHaveLength(THRESHOLD);
+  });
+
+  it('after the cool-down lets one probe through (half-open) and closes when it succeeds', async () => {
+    const wire = await setup();
+    await tripWith(wire.http, 502);
+    await sleep(COOL_DOWN_MS + 30);
+    expect(wire.http.breakerState).toBe('open');
+
+    status = 200;
+    await expect(call(wire.http)).resolves.toEqual(RECORD);
+
+    expect(transitions).toEqual(['open', 'half-open', 'closed']);
+    expect(wire.http.breakerState).toBe('closed');
+    expect(wire.server.requests).toHaveLength(THRESHOLD + 1);
+    await expect(call(wire.http)).resolves.toEqual(RECORD);
+    expect(wire.server.requests).toHaveLength(THRESHOLD + 2);
+  });
+
+  it('a failed probe opens it again for another cool-down', async () => {
+    const wire = await setup();
+    await tripWith(wire.http, 504);
+    await sleep(COOL_DOWN_MS + 30);
+
+    const probe = await failure(call(wire.http));
+    expect(probe.message).toBe('The platform failed to answer (HTTP 504)');
+    expect(transitions).toEqual(['open', 'half-open', 'open']);
+    expect(wire.server.requests).toHaveLength(THRESHOLD + 1);
+
+    const fast = await failure(call(wire.http));
+    expect(fast.message).toBe('The platform is failing; calls are paused for a short cool-down');
+    expect(wire.server.requests).toHaveLength(THRESHOLD + 1);
+  });
+
+  it('timeouts trip it', async () => {
+    const wire = await setup(() => {});
+    for (let i = 0; i < THRESHOLD; i++) expect((await failure(call(wire.http))).extensions.code).toBe('UPSTREAM_TIMEOUT');
+    expect(wire.http.breakerState).toBe('open');
+
+    const error = await failure(call(wire.http));
+    expect(error.extensions.code).toBe('UPSTREAM_ERROR');
+    expect(wire.server.requests).toHaveLength(THRESHOLD);
+  });
+
+  it('refused connections trip it', async () => {
+    http = new PlatformHttp(`http://127.0.0.1:${await closedPort()}`, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0', UPSTREAM_BREAKER_THRESHOLD: String(THRESHOLD) }));
+    for (let i = 0; i < THRESHOLD; i++) expect((await failure(call(http))).message).toBe('The platform could not be reached (ECONNREFUSED)');
+    expect(http.breakerState).toBe('open');
+    expect((await failure(call(http))).message).toBe('The platform is failing; calls are paused for a short cool-down');
+  });
+
+  it('a GET with retries counts as one failure, however many attempts it made', async () => {
+    const wire = await setup(byStatus, { UPSTREAM_RETRY_LIMIT: '2' });
+    status = 503;
+    for (let i = 0; i < THRESHOLD - 1; i++) await failure(call(wire.http));
+    expect(wire.server.requests).toHaveLength((THRESHOLD - 1) * 3);
+    expect(wire.http.breakerState).toBe('closed');
+  });
+
+  it('4xx answers never trip it, and reset the count of consecutive failures', async () => {
+    const wire = await setup();
+    for (const clientError of [400, 401, 403, 404, 409, 422, 429, 400, 404]) {
+      status = clientError;
+      await failure(call(wire.http));
+    }
+    expect(wire.http.breakerState).toBe('closed');
+
+    status = 500;
+    for (let i = 0; i < THRESHOLD - 1; i++) await failure(call(wire.http));
+    status = 404;
+    await failure(call(wire.http));
+    status = 500;
+    for (let i = 0; i < THRESHOLD - 1; i++) await failure(call(wire.http));
+    expect(wire.http.breakerState).toBe('closed');
+    expect(transitions).toEqual([]);
+    expect(wire.server.requests).toHaveLength(9 + 2 * (THRESHOLD - 1) + 1);
+  });
+
+  it('an unusable 200 body does not trip it (the platform answered)', async () => {
+    const wire = await setup((_request, response) => response.writeHead(200).end('not json'));
+    for (let i = 0; i < THRESHOLD + 1; i++) expect((await failure(call(wire.http))).message).toBe('The platform answered with an unusable body (malformed JSON)');
+    expect(wire.http.breakerState).toBe('closed');
+  });
+});
