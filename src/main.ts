@@ -1,6 +1,8 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startGateway } from './server.ts';
+import { sandboxExampleValues } from './playground/index.ts';
+import type { Sandbox } from './sandbox/index.ts';
 
 // Starts the gateway. Without UPSTREAM_URL it first starts the embedded platform
 // sandbox and serves over it, so a fresh clone has something to query.
@@ -8,14 +10,21 @@ async function main() {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, { pretty: process.stdout.isTTY && config.env === 'development' });
   let upstreamUrl = config.upstreamUrl;
-  let sandbox: { close(): Promise<void>; tokens: { token: string; businessAccountName: string }[]; url: string } | undefined;
+  let sandbox: Sandbox | undefined;
   if (!upstreamUrl) {
     const { startSandbox } = await import('./sandbox/index.ts');
     sandbox = await startSandbox({ port: Number(process.env.SANDBOX_PORT ?? 0) });
     upstreamUrl = sandbox.url;
   }
-  const gateway = await startGateway(config, upstreamUrl, { logger });
+  // The playground opens with the first demo account's token and ids from its records.
+  const demo = sandbox?.tokens[0];
+  const gateway = await startGateway(config, upstreamUrl, {
+    logger,
+    demoToken: demo?.token,
+    exampleValues: sandbox && demo ? sandboxExampleValues(sandbox.store, demo.businessAccountId) : undefined,
+  });
   const lines = [`GraphQL endpoint: ${gateway.url}/graphql`, `Platform: ${upstreamUrl}${sandbox ? ' (embedded sandbox)' : ''}`];
+  if (config.playground) lines.push(`Playground: open ${gateway.url}/graphql in a browser`);
   if (sandbox) {
     lines.push('Demo tokens (send as "Authorization: Bearer <token>"):');
     for (const t of sandbox.tokens) lines.push(`  ${t.token}  ${t.businessAccountName}`);

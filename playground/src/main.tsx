@@ -1,0 +1,57 @@
+import { GraphiQL } from 'graphiql';
+import 'graphiql/style.css';
+import { GraphQLError } from 'graphql';
+import type { ComponentProps } from 'react';
+import { createRoot } from 'react-dom/client';
+import type { PlaygroundPageConfig } from '../../src/playground/page-config.ts';
+import { useLocalMonacoWorkers } from './monaco-workers.ts';
+import './playground.css';
+
+type Fetcher = ComponentProps<typeof GraphiQL>['fetcher'];
+
+function readConfig(): PlaygroundPageConfig {
+  const element = document.getElementById('playground-config');
+  if (!element?.textContent) throw new Error('The page carries no playground configuration');
+  return JSON.parse(element.textContent) as PlaygroundPageConfig;
+}
+
+/**
+ * A plain JSON POST per operation: the gateway serves neither subscriptions nor
+ * incremental delivery, and a POST with a JSON body passes its CSRF prevention.
+ */
+function createFetcher(endpoint: string): Fetcher {
+  const url = new URL(endpoint, window.location.href).toString();
+  return async (params, options) => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { accept: 'application/graphql-response+json, application/json', ...options?.headers, 'content-type': 'application/json' },
+      body: JSON.stringify(params),
+    });
+    const text = await response.text();
+    try {
+      return JSON.parse(text) as Awaited<ReturnType<Fetcher>>;
+    } catch {
+      // A proxy or the platform's HTML error page: show what arrived instead of a parse failure.
+      return { errors: [new GraphQLError(`HTTP ${response.status}: ${text.slice(0, 500)}`)] };
+    }
+  };
+}
+
+const config = readConfig();
+useLocalMonacoWorkers(config.assetsPath);
+
+// GraphiQL 5 opens the first default tab with its query but without its
+// variables; hand them over explicitly, but only on a first visit: once tabs are
+// stored, GraphiQL restores them (variables included) by itself.
+const firstVisit = window.localStorage.getItem('graphiql:tabState') === null;
+
+createRoot(document.getElementById('playground')!).render(
+  <GraphiQL
+    fetcher={createFetcher(config.endpoint)}
+    defaultTabs={config.tabs}
+    initialVariables={firstVisit ? config.tabs[0]?.variables : undefined}
+    defaultHeaders={config.defaultHeaders}
+    shouldPersistHeaders={config.persistHeaders}
+    defaultEditorToolsVisibility={true}
+  />,
+);
