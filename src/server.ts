@@ -12,6 +12,7 @@ import { createContext, type GatewayContext } from './context.ts';
 import { ErrorCode } from './errors.ts';
 import { createLogger } from './logger.ts';
 import { PlatformHttp } from './platform/http.ts';
+import { playgroundRouter, type ExampleValues } from './playground/index.ts';
 import { buildSchema } from './schema.ts';
 
 export interface Gateway {
@@ -59,8 +60,16 @@ const requestIdPlugin: ApolloServerPlugin<GatewayContext> = {
   },
 };
 
+export interface GatewayOptions {
+  logger?: Logger;
+  /** Token the playground pre-fills (the embedded sandbox's demo token). */
+  demoToken?: string;
+  /** Ids the playground's example operations use (from the embedded sandbox). */
+  exampleValues?: ExampleValues;
+}
+
 /** Builds the gateway over the platform at `upstreamUrl` and starts listening. */
-export async function startGateway(config: Config, upstreamUrl: string, options: { logger?: Logger } = {}): Promise<Gateway> {
+export async function startGateway(config: Config, upstreamUrl: string, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const production = config.env === 'production';
   const http = new PlatformHttp(upstreamUrl, config.upstream);
@@ -81,6 +90,9 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  if (config.playground) {
+    app.use(playgroundRouter({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues }));
+  }
   app.use(
     '/graphql',
     express.json({ limit: '100kb' }),
