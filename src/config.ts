@@ -28,6 +28,14 @@ const schema = z.object({
   PLAYGROUND: bool.optional(),
   INTROSPECTION: bool.optional(),
   SHUTDOWN_TIMEOUT_MS: int(0, 120_000).default(10_000),
+  METRICS: bool.optional(),
+  READY_PROBE_TIMEOUT_MS: int(1, 30_000).default(500),
+  READY_CACHE_MS: int(0, 60_000).default(2_000),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none']).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default('platform-gateway'),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
 });
 
 export type Env = z.input<typeof schema>;
@@ -56,6 +64,13 @@ export interface Config {
   playground: boolean;
   introspection: boolean;
   shutdownTimeoutMs: number;
+  /** Serve GET /metrics. */
+  metrics: boolean;
+  readiness: { probeTimeoutMs: number; cacheMs: number };
+  /** `none`: no tracing code is loaded at all. */
+  tracing: { exporter: 'otlp' | 'console' | 'none'; endpoint: string | undefined; serviceName: string };
+  /** Shared store of persisted queries; absent means an in-memory store per instance. */
+  redisUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -77,6 +92,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n  PAGE_SIZE_DEFAULT: must not exceed PAGE_SIZE_MAX (${e.PAGE_SIZE_MAX})`);
   }
   const production = e.NODE_ENV === 'production';
+  // OpenTelemetry's own conventions: a traces endpoint is used as is, a base endpoint gets /v1/traces.
+  const tracesEndpoint = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT && `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`);
+  const exporter = e.OTEL_TRACES_EXPORTER ?? (tracesEndpoint ? 'otlp' : 'none');
   return {
     env: e.NODE_ENV,
     host: e.HOST,
@@ -100,6 +118,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     playground: e.PLAYGROUND ?? !production,
     introspection: e.INTROSPECTION ?? !production,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    metrics: e.METRICS ?? true,
+    readiness: { probeTimeoutMs: e.READY_PROBE_TIMEOUT_MS, cacheMs: e.READY_CACHE_MS },
+    tracing: {
+      exporter,
+      endpoint: exporter === 'otlp' ? (tracesEndpoint ?? 'http://localhost:4318/v1/traces') : undefined,
+      serviceName: e.OTEL_SERVICE_NAME,
+    },
+    redisUrl: e.REDIS_URL,
   };
 }
 

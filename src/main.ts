@@ -4,6 +4,8 @@ import { startGateway } from './server.ts';
 import { sandboxExampleValues } from './playground/index.ts';
 import type { Sandbox } from './sandbox/index.ts';
 
+const SHUTDOWN_BACKSTOP_MS = 5_000;
+
 // Starts the gateway. Without UPSTREAM_URL it first starts the embedded platform
 // sandbox and serves over it, so a fresh clone has something to query.
 async function main() {
@@ -35,11 +37,17 @@ async function main() {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    const deadline = setTimeout(() => process.exit(1), config.shutdownTimeoutMs).unref();
+    logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down');
+    // The drain itself is bounded by SHUTDOWN_TIMEOUT_MS (connections still busy then are cut);
+    // this backstop only ends a close that hangs for another reason.
+    const deadline = setTimeout(() => {
+      logger.error('shutdown did not complete: exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs + SHUTDOWN_BACKSTOP_MS).unref();
     await gateway.close();
     await sandbox?.close();
     clearTimeout(deadline);
+    logger.info('stopped');
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

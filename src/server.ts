@@ -10,7 +10,9 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { createContext, type GatewayContext } from './context.ts';
 import { ErrorCode } from './errors.ts';
+import { Readiness } from './health.ts';
 import { createLogger } from './logger.ts';
+import { setupObservability } from './observability/index.ts';
 import { PlatformHttp } from './platform/http.ts';
 import { playgroundRouter, type ExampleValues } from './playground/index.ts';
 import { buildSchema } from './schema.ts';
@@ -76,6 +78,8 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const app = express();
   app.disable('x-powered-by');
   const server = createServer(app);
+  const observability = await setupObservability({ config, http, logger });
+  const readiness = new Readiness({ upstreamUrl, http, ...config.readiness });
 
   const apollo = new ApolloServer<GatewayContext>({
     schema: buildSchema(),
@@ -83,13 +87,21 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     includeStacktraceInErrorResponses: !production,
     allowBatchedHttpRequests: false,
     formatError: formatError(production),
-    plugins: [ApolloServerPluginDrainHttpServer({ httpServer: server }), ApolloServerPluginLandingPageDisabled(), requestIdPlugin],
+    plugins: [
+      // In-flight requests get up to SHUTDOWN_TIMEOUT_MS to finish once the listener has closed.
+      ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: config.shutdownTimeoutMs }),
+      ApolloServerPluginLandingPageDisabled(),
+      requestIdPlugin,
+      observability.plugin,
+    ],
   });
   await apollo.start();
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  app.get('/readyz', readiness.handler());
+  observability.mount(app);
   if (config.playground) {
     app.use(playgroundRouter({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues }));
   }
@@ -110,7 +122,9 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     logger,
     url,
     async close() {
+      readiness.markStopping();
       await apollo.stop();
+      await observability.close();
       http.close();
     },
   };

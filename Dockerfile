@@ -1,0 +1,36 @@
+# Gateway image; the same image also runs the platform sandbox (see docker-compose.yml).
+# Node runs the TypeScript sources directly (type stripping): there is no compile step.
+
+# Production dependencies only. The project's `node` devDependency (a pinned Node
+# binary for npm scripts) is left out: the image runs on the base image's Node 24.
+FROM node:24-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+# The offline playground bundle (served only when PLAYGROUND is on). Install scripts
+# are skipped: they would only fetch the pinned Node binary this stage does not need.
+FROM node:24-slim AS playground
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY scripts/build-playground.ts ./scripts/
+COPY playground/src ./playground/src
+COPY src/playground ./src/playground
+RUN node --disable-warning=ExperimentalWarning scripts/build-playground.ts
+
+FROM node:24-slim
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json package-lock.json ./
+COPY schema ./schema
+COPY src ./src
+COPY --from=playground /app/playground/dist ./playground/dist
+# Files stay owned by root: the service user can read them but not change them.
+USER node
+EXPOSE 4000
+# Liveness only; readiness (platform reachable, circuit closed) is /readyz, for orchestrators that route traffic.
+HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 4000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "src/main.ts"]

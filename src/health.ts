@@ -1,0 +1,95 @@
+import { connect } from 'node:net';
+import type { Request, Response } from 'express';
+import type { PlatformHttp } from './platform/http.ts';
+
+export type NotReadyReason = 'shutting down' | 'circuit open' | 'upstream unreachable';
+
+export type ReadinessReport =
+  | { status: 'ready'; breaker: string; upstream: 'reachable' }
+  | { status: 'unavailable'; reason: NotReadyReason; breaker: string; detail?: string };
+
+export interface ReadinessOptions {
+  upstreamUrl: string;
+  http: PlatformHttp;
+  /** Longest wait for the TCP handshake with the platform. */
+  probeTimeoutMs: number;
+  /** A probe result is reused this long, so frequent /readyz polls cost one connection per period. */
+  cacheMs: number;
+}
+
+interface ProbeResult {
+  ok: boolean;
+  detail?: string;
+  at: number;
+}
+
+/** Opens (and at once closes) a TCP connection to the platform's host and port. */
+function probeTcp(url: URL, timeoutMs: number): Promise<{ ok: boolean; detail?: string }> {
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: timeoutMs });
+    const finish = (result: { ok: boolean; detail?: string }) => {
+      socket.destroy();
+      resolve(result);
+    };
+    socket.once('connect', () => finish({ ok: true }));
+    socket.once('timeout', () => finish({ ok: false, detail: `no connection within ${timeoutMs} ms` }));
+    socket.once('error', (error: NodeJS.ErrnoException) => finish({ ok: false, detail: error.code ?? error.message }));
+  });
+}
+
+/**
+ * Readiness of this instance to serve GraphQL traffic. Ready means all of:
+ * 1. the gateway is not shutting down (it stops being ready the moment SIGTERM arrives);
+ * 2. the circuit breaker towards the platform is not open (half-open is ready: it is probing);
+ * 3. a TCP connection to UPSTREAM_URL's host and port succeeded within the probe
+ *    timeout, on the most recent probe (probes are cached for `cacheMs`).
+ * A TCP probe sends nothing to the platform's API, so it adds no load there and
+ * never appears in its request logs. Liveness (/healthz) depends on none of this.
+ */
+export class Readiness {
+  private readonly url: URL;
+  private readonly options: ReadinessOptions;
+  private stopping = false;
+  private last: ProbeResult | undefined;
+  private pending: Promise<ProbeResult> | undefined;
+
+  constructor(options: ReadinessOptions) {
+    this.options = options;
+    this.url = new URL(options.upstreamUrl);
+  }
+
+  markStopping(): void {
+    this.stopping = true;
+  }
+
+  async check(): Promise<ReadinessReport> {
+    const breaker = this.options.http.breakerState;
+    if (this.stopping) return { status: 'unavailable', reason: 'shutting down', breaker };
+    if (breaker === 'open' || breaker === 'isolated') return { status: 'unavailable', reason: 'circuit open', breaker };
+    const probe = await this.probe();
+    if (!probe.ok) return { status: 'unavailable', reason: 'upstream unreachable', breaker, detail: probe.detail };
+    return { status: 'ready', breaker, upstream: 'reachable' };
+  }
+
+  private probe(): Promise<ProbeResult> {
+    const now = Date.now();
+    if (this.last && now - this.last.at < this.options.cacheMs) return Promise.resolve(this.last);
+    // Concurrent polls share one probe instead of each opening a connection.
+    this.pending ??= probeTcp(this.url, this.options.probeTimeoutMs).then((result) => {
+      this.last = { ...result, at: Date.now() };
+      this.pending = undefined;
+      return this.last;
+    });
+    return this.pending;
+  }
+
+  /** Express handler for GET /readyz: 200 when ready, 503 with the reason otherwise. */
+  handler() {
+    return async (_req: Request, res: Response): Promise<void> => {
+      const report = await this.check();
+      res.status(report.status === 'ready' ? 200 : 503).set('cache-control', 'no-store').json(report);
+    };
+  }
+}

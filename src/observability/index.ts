@@ -1,0 +1,61 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import type { Express } from 'express';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { GatewayContext } from '../context.ts';
+import type { PlatformHttp, UpstreamCallEvent } from '../platform/http.ts';
+import { createMetrics, type GatewayMetrics } from './metrics.ts';
+import { requestObserverPlugin } from './request-plugin.ts';
+import { startTracing, type Tracing } from './tracing.ts';
+import { upstreamLogObserver } from './upstream-log.ts';
+
+export type { GatewayMetrics } from './metrics.ts';
+export type { RequestSummary } from './request-plugin.ts';
+export type { Tracing } from './tracing.ts';
+
+export interface Observability {
+  /** Apollo plugin: one log line, one metric sample and one span per GraphQL request. */
+  plugin: ApolloServerPlugin<GatewayContext>;
+  metrics: GatewayMetrics | undefined;
+  tracing: Tracing | undefined;
+  /** Adds GET /metrics when metrics are on. */
+  mount(app: Express): void;
+  /** Flushes pending spans; call after the HTTP server has drained. */
+  close(): Promise<void>;
+}
+
+export interface ObservabilityDependencies {
+  config: Config;
+  http: PlatformHttp;
+  logger: Logger;
+  /** Replaces the configured span exporter (tests). */
+  spanExporter?: unknown;
+}
+
+/** Logs, metrics and traces of one gateway instance, all fed from the same two sources: the request plugin and the platform seam. */
+export async function setupObservability({ config, http, logger, spanExporter }: ObservabilityDependencies): Promise<Observability> {
+  const metrics = config.metrics ? createMetrics(http) : undefined;
+  const tracing = await startTracing(config.tracing, { exporter: spanExporter });
+  const logUpstream = upstreamLogObserver(logger);
+  http.observe((event: UpstreamCallEvent) => {
+    logUpstream(event);
+    metrics?.recordUpstream(event);
+    tracing?.recordUpstream(event);
+  });
+  if (tracing) logger.info({ exporter: config.tracing.exporter, endpoint: config.tracing.endpoint }, 'tracing on');
+  return {
+    plugin: requestObserverPlugin({ logger, metrics, tracing }),
+    metrics,
+    tracing,
+    mount(app) {
+      if (!metrics) return;
+      app.get('/metrics', async (_req, res) => {
+        res.set('content-type', metrics.registry.contentType).send(await metrics.registry.metrics());
+      });
+    },
+    async close() {
+      await tracing?.shutdown();
+      metrics?.close();
+    },
+  };
+}

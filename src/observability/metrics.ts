@@ -1,0 +1,97 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { PlatformHttp, UpstreamCallEvent } from '../platform/http.ts';
+import type { RequestSummary } from './request-plugin.ts';
+
+/** Numeric value of `upstream_breaker_state`: alerting rules compare against these. */
+export const BREAKER_STATE_VALUE = { closed: 0, 'half-open': 1, open: 2, isolated: 2 } as const;
+
+/**
+ * Operation names come from clients, so the label set is capped: a client
+ * sending a fresh name per request must not grow the registry without bound.
+ */
+export const MAX_OPERATION_LABELS = 200;
+export const OVERFLOW_OPERATION_LABEL = 'other';
+
+const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export interface GatewayMetrics {
+  /** This gateway's own registry: several gateways in one process never share series. */
+  registry: Registry;
+  recordRequest(summary: RequestSummary): void;
+  recordUpstream(event: UpstreamCallEvent): void;
+  close(): void;
+}
+
+/** Metrics of one gateway instance, fed by the request plugin and the platform seam's observer. */
+export function createMetrics(http: PlatformHttp): GatewayMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({
+    name: 'graphql_requests_total',
+    help: 'GraphQL requests by operation name and outcome (ok, or the code of the first error)',
+    labelNames: ['operation', 'outcome'] as const,
+    registers: [registry],
+  });
+  const requestDuration = new Histogram({
+    name: 'graphql_request_duration_seconds',
+    help: 'Time from the start of GraphQL processing to the response, by operation name',
+    labelNames: ['operation'] as const,
+    buckets: REQUEST_BUCKETS,
+    registers: [registry],
+  });
+  const upstreamRequests = new Counter({
+    name: 'upstream_requests_total',
+    help: 'Calls to the platform (retries included in one call) by route, method and final status (0: no answer)',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [registry],
+  });
+  const upstreamDuration = new Histogram({
+    name: 'upstream_request_duration_seconds',
+    help: 'Duration of platform calls by route, retries and backoff included',
+    labelNames: ['route'] as const,
+    buckets: UPSTREAM_BUCKETS,
+    registers: [registry],
+  });
+  const upstreamRetries = new Counter({
+    name: 'upstream_retries_total',
+    help: 'Retried attempts of platform calls by route',
+    labelNames: ['route'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'upstream_breaker_state',
+    help: 'Circuit breaker towards the platform: 0 closed, 1 half-open, 2 open',
+    registers: [registry],
+    // Read at scrape time, so the value can never lag behind the breaker.
+    collect() {
+      this.set(BREAKER_STATE_VALUE[http.breakerState]);
+    },
+  });
+
+  const operations = new Set<string>();
+  const operationLabel = (name: string): string => {
+    if (operations.has(name)) return name;
+    if (operations.size >= MAX_OPERATION_LABELS) return OVERFLOW_OPERATION_LABEL;
+    operations.add(name);
+    return name;
+  };
+
+  return {
+    registry,
+    recordRequest(summary) {
+      const operation = operationLabel(summary.operationLabel);
+      requests.inc({ operation, outcome: summary.errorCodes[0] ?? 'ok' });
+      requestDuration.observe({ operation }, summary.durationMs / 1000);
+    },
+    recordUpstream(event) {
+      upstreamRequests.inc({ route: event.route, method: event.method, status: String(event.status) });
+      upstreamDuration.observe({ route: event.route }, event.durationMs / 1000);
+      if (event.retries > 0) upstreamRetries.inc({ route: event.route }, event.retries);
+    },
+    close() {
+      registry.clear();
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import type { ApolloServerPlugin, GraphQLResponse } from '@apollo/server';
+import type { Logger } from 'pino';
+import type { GatewayContext } from '../context.ts';
+import type { GatewayMetrics } from './metrics.ts';
+import type { Tracing } from './tracing.ts';
+
+/** What is known about one GraphQL request once its response is ready: one log line, one metric sample, one span. */
+export interface RequestSummary {
+  requestId: string;
+  /** The operation's name as the document declares it (or as the client sent it when the document did not resolve). */
+  operationName: string | null;
+  /** Metric label: the operation's name, `anonymous` for an unnamed operation, `unresolved` when no operation was found. */
+  operationLabel: string;
+  operationType: 'query' | 'mutation' | 'subscription' | null;
+  durationMs: number;
+  outcome: 'ok' | 'error';
+  /** Distinct `extensions.code` values of the response's errors, in order of first appearance. */
+  errorCodes: string[];
+  /** Calls this request made to the platform. */
+  upstreamCalls: number;
+  httpStatus: number;
+}
+
+export interface RequestObservers {
+  logger: Logger;
+  metrics?: GatewayMetrics;
+  tracing?: Tracing;
+}
+
+function errorCodesOf(response: GraphQLResponse): string[] {
+  const errors = response.body.kind === 'single' ? response.body.singleResult.errors : response.body.initialResult.errors;
+  if (!errors) return [];
+  const codes = new Set<string>();
+  for (const error of errors) codes.add(String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR'));
+  return [...codes];
+}
+
+/**
+ * Observes each GraphQL request as a whole: timing starts when Apollo takes
+ * the request and ends when the response is ready. Deliberately no per-field
+ * hooks, so the cost is a few calls per request whatever the query's size.
+ */
+export function requestObserverPlugin({ logger, metrics, tracing }: RequestObservers): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart({ request, contextValue }) {
+      const started = performance.now();
+      const span = tracing?.startRequest(contextValue.requestId, request.http?.headers);
+      return {
+        async didResolveOperation({ operationName, operation }) {
+          if (operation) span?.setOperation(operationName, operation.operation);
+        },
+        async willSendResponse({ response, operation, operationName }) {
+          const errorCodes = errorCodesOf(response);
+          const resolvedName = operation ? (operationName ?? null) : null;
+          const summary: RequestSummary = {
+            requestId: contextValue.requestId,
+            operationName: resolvedName ?? request.operationName ?? null,
+            operationLabel: operation ? (resolvedName ?? 'anonymous') : 'unresolved',
+            operationType: operation?.operation ?? null,
+            durationMs: Math.round((performance.now() - started) * 10) / 10,
+            outcome: errorCodes.length === 0 ? 'ok' : 'error',
+            errorCodes,
+            upstreamCalls: contextValue.platform.calls,
+            httpStatus: response.http.status ?? 200,
+          };
+          const { operationLabel: _label, ...fields } = summary;
+          logger.info(fields, 'graphql request');
+          metrics?.recordRequest(summary);
+          span?.end(summary);
+        },
+      };
+    },
+  };
+}
