@@ -64,20 +64,20 @@ function sortCacheKey(keys: readonly SortKey[]): string {
 /** Every path that reaches a scalar in at least one record: the fields one may sort by. */
 function leafPaths(records: readonly object[]): Set<string> {
   const paths = new Set<string>();
-  const walk = (value: object, prefix: string): void => {
-    for (const [key, child] of Object.entries(value)) {
-      const path = prefix + key;
-      if (child !== null && typeof child === 'object') walk(child as object, `${path}.`);
-      else paths.add(path);
+  const walk = (value: Record<string, unknown>, prefix: string): void => {
+    for (const key in value) {
+      const child = value[key];
+      if (child !== null && typeof child === 'object') walk(child as Record<string, unknown>, `${prefix}${key}.`);
+      else paths.add(prefix + key);
     }
   };
-  for (const record of records) walk(record, '');
+  for (const record of records) walk(record as Record<string, unknown>, '');
   return paths;
 }
 
-function deepFreeze<T>(value: T): T {
+export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const child of Object.values(value)) deepFreeze(child);
+    for (const key in value) deepFreeze(value[key]);
     Object.freeze(value);
   }
   return value;

@@ -1,4 +1,4 @@
-import { Collection } from './collection.ts';
+import { Collection, deepFreeze } from './collection.ts';
 import { ACCOUNT_PROFILES, seedAccount } from './seed.ts';
 import type { AccountProfile, LegalUrlFactory, SeededAccount } from './seed.ts';
 import type { AcceptanceRecord, Assignee, DocumentRecord, ExceptionRecord, LinxBatchRecord, LinxTemplate } from './records.ts';
@@ -23,7 +23,7 @@ export interface SandboxStore {
   /** Stored documents; content URLs are minted per response and are not part of these records. */
   documents(businessAccountId: string): readonly DocumentRecord[];
   document(documentId: string): DocumentRecord | undefined;
-  /** Re-seeds every record (documents lose their updates and uploads). */
+  /** Back to the seeded records: documents lose their updates and uploads. */
   reset(): void;
 }
 
@@ -39,30 +39,22 @@ export interface AccountData {
 }
 
 export class PlatformStore implements SandboxStore {
-  readonly #legalUrl: LegalUrlFactory;
   readonly #profiles: readonly AccountProfile[];
-  #accounts = new Map<string, AccountData>();
-  #byToken = new Map<string, AccountData>();
-  #batchNames = new Map<string, string>();
+  readonly #accounts = new Map<string, AccountData>();
+  readonly #byToken = new Map<string, AccountData>();
+  readonly #batchNames = new Map<string, string>();
+  /** The documents as seeded; documents are the only records the API changes. */
+  readonly #seededDocuments: readonly DocumentRecord[];
   #documents = new Map<string, DocumentRecord>();
   /** Bytes of real uploads; seeded documents have none until one happens. */
   #content = new Map<string, Buffer>();
   readonly #resetListeners: (() => void)[] = [];
 
   constructor(legalUrl: LegalUrlFactory, profiles: readonly AccountProfile[] = ACCOUNT_PROFILES) {
-    this.#legalUrl = legalUrl;
     this.#profiles = profiles;
-    this.reset();
-  }
-
-  reset(): void {
-    this.#accounts = new Map();
-    this.#byToken = new Map();
-    this.#batchNames = new Map();
-    this.#documents = new Map();
-    this.#content = new Map();
-    for (const profile of this.#profiles) {
-      const seeded = seedAccount(profile, this.#legalUrl);
+    const documents: DocumentRecord[] = [];
+    for (const profile of profiles) {
+      const seeded = seedAccount(profile, legalUrl);
       const linxSearchText = new Map<string, readonly [string, string]>();
       for (const batch of seeded.linxBatches) {
         const name = seeded.linxBatchNames.get(batch.id) ?? '';
@@ -79,8 +71,20 @@ export class PlatformStore implements SandboxStore {
       };
       this.#accounts.set(profile.businessAccountId, account);
       this.#byToken.set(profile.token, account);
-      for (const document of seeded.documents) this.#documents.set(document.id, document);
+      documents.push(...seeded.documents.map((document) => deepFreeze(document)));
     }
+    this.#seededDocuments = documents;
+    this.reset();
+  }
+
+  /**
+   * Back to the seeded state. Only documents (details, versions, uploads)
+   * ever change, and the seed is deterministic, so restoring them is the
+   * same as seeding again.
+   */
+  reset(): void {
+    this.#documents = new Map(this.#seededDocuments.map((document) => [document.id, document]));
+    this.#content = new Map();
     for (const listener of this.#resetListeners) listener();
   }
 
@@ -138,7 +142,7 @@ export class PlatformStore implements SandboxStore {
 
   /** Replaces a document record (records are never mutated in place). */
   saveDocument(document: DocumentRecord): void {
-    this.#documents.set(document.id, document);
+    this.#documents.set(document.id, deepFreeze(document));
   }
 
   content(documentId: string): Buffer | undefined {
