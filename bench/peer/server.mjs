@@ -39,6 +39,8 @@ server.listen(port, host, () => {
 
 const stop = () => {
   server.close();
+  // Idle keep-alive sockets would otherwise hold the process open.
+  server.closeAllConnections();
   void gateway.dispose().finally(() => process.exit(0));
 };
 process.on('SIGTERM', stop);

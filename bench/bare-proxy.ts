@@ -1,0 +1,115 @@
+/**
+ * The bare proxy: the least work a Node process can do between a client and
+ * the platform, used as the throughput ceiling for the gateway. It forwards the
+ * caller's Authorization (and x-request-id) with got over the same keep-alive
+ * pool settings the gateway uses and answers the upstream bytes unparsed.
+ *
+ *   GET <any platform path>            → that path upstream; status and body as received
+ *   GET /__batch?u=<path>&u=<path>...  → every path upstream in parallel; `[body1,body2,...]`
+ *
+ * The batch route is the equivalent of one GraphQL request that reads several
+ * areas: one request in, N parallel calls out, one JSON answer back.
+ *
+ * Run: UPSTREAM_URL=http://127.0.0.1:4010 PORT=4020 node bench/bare-proxy.ts
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import got from 'got';
+
+export interface BareProxyOptions {
+  upstreamUrl: string;
+  port?: number;
+  host?: string;
+}
+
+export interface BareProxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+interface Upstream {
+  status: number;
+  body: string;
+}
+
+const BATCH_PATH = '/__batch';
+const MAX_BATCH = 10;
+
+export async function startBareProxy(options: BareProxyOptions): Promise<BareProxy> {
+  const base = options.upstreamUrl.replace(/\/+$/, '');
+  const agentOptions = { keepAlive: true, maxSockets: 64, maxFreeSockets: 32, scheduling: 'lifo' as const };
+  const client = got.extend({
+    agent: { http: new http.Agent(agentOptions) },
+    throwHttpErrors: false,
+    followRedirect: false,
+    retry: { limit: 0 },
+    timeout: { request: 10_000 },
+    responseType: 'text',
+  });
+
+  const forward = async (pathAndQuery: string, headers: http.IncomingHttpHeaders): Promise<Upstream> => {
+    const outgoing: Record<string, string> = { accept: 'application/json' };
+    if (typeof headers.authorization === 'string') outgoing.authorization = headers.authorization;
+    if (typeof headers['x-request-id'] === 'string') outgoing['x-request-id'] = headers['x-request-id'];
+    const response = await client(base + pathAndQuery, { headers: outgoing });
+    return { status: response.statusCode, body: response.body };
+  };
+
+  const reply = (res: http.ServerResponse, status: number, body: string): void => {
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  };
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const url = req.url ?? '/';
+    if (req.method !== 'GET') return reply(res, 405, '{"message":"GET only"}');
+    if (url === BATCH_PATH || url.startsWith(`${BATCH_PATH}?`)) {
+      const paths = new URLSearchParams(url.slice(BATCH_PATH.length + 1)).getAll('u');
+      if (paths.length === 0 || paths.length > MAX_BATCH || paths.some((p) => !p.startsWith('/'))) {
+        return reply(res, 400, '{"message":"u must be 1 to 10 absolute paths"}');
+      }
+      const answers = await Promise.all(paths.map((path) => forward(path, req.headers)));
+      const failed = answers.find((answer) => answer.status < 200 || answer.status >= 300);
+      if (failed) return reply(res, failed.status, failed.body);
+      return reply(res, 200, `[${answers.map((answer) => answer.body).join(',')}]`);
+    }
+    const answer = await forward(url, req.headers);
+    reply(res, answer.status, answer.body);
+  };
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      if (!res.headersSent) reply(res, 502, JSON.stringify({ message }));
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+if (import.meta.main) {
+  const upstreamUrl = process.env.UPSTREAM_URL;
+  if (!upstreamUrl) {
+    process.stderr.write('UPSTREAM_URL is required\n');
+    process.exit(1);
+  }
+  const proxy = await startBareProxy({ upstreamUrl, port: Number(process.env.PORT ?? 4020), host: process.env.HOST ?? '127.0.0.1' });
+  process.stdout.write(`bare proxy listening on ${proxy.url} → ${upstreamUrl}\n`);
+  const stop = (): void => void proxy.close().then(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}

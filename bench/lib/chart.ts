@@ -1,0 +1,119 @@
+/**
+ * The results chart as a self-contained SVG: latency (p50 bars, p99
+ * whiskers) and saturation throughput, grouped by workload, one colour per
+ * target.
+ */
+import { cell } from './results.ts';
+import type { BenchReport } from './results.ts';
+import { TARGET_LABELS, TARGETS } from './workloads.ts';
+import type { TargetName } from './workloads.ts';
+
+export const TARGET_COLOURS: Record<TargetName, string> = {
+  rest: '#9a9a9a',
+  bare: '#4e79a7',
+  gateway: '#f28e2b',
+  peer: '#59a14f',
+};
+
+/** An axis top and tick step: step is 1, 2, 2.5 or 5 × 10^k and at most `maxTicks` steps reach the top. */
+export function niceScale(max: number, maxTicks = 5): { top: number; step: number } {
+  if (!(max > 0) || !Number.isFinite(max)) return { top: 1, step: 0.2 };
+  const rough = max / maxTicks;
+  const magnitude = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= rough) ?? 10 * magnitude;
+  return { top: Math.ceil(max / step - 1e-9) * step, step };
+}
+
+export function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+function formatTick(value: number): string {
+  if (value >= 1000) return `${(value / 1000).toFixed(value % 1000 === 0 ? 0 : 1)}k`;
+  return Number.isInteger(value) ? String(value) : value.toFixed(value < 1 ? 2 : 1);
+}
+
+interface Bar {
+  group: string;
+  target: TargetName;
+  value: number;
+  whisker?: number;
+}
+
+interface Panel {
+  title: string;
+  unit: string;
+  bars: Bar[];
+}
+
+const WIDTH = 960;
+const PANEL_HEIGHT = 300;
+const MARGIN = { left: 70, right: 20, top: 40, bottom: 40 };
+
+function renderPanel(panel: Panel, groups: string[], offsetY: number): string {
+  const parts: string[] = [];
+  const plotW = WIDTH - MARGIN.left - MARGIN.right;
+  const plotH = PANEL_HEIGHT - MARGIN.top - MARGIN.bottom;
+  const x0 = MARGIN.left;
+  const y0 = offsetY + MARGIN.top;
+  const max = Math.max(0, ...panel.bars.map((b) => Math.max(b.value, b.whisker ?? 0)));
+  const { top, step } = niceScale(max);
+  const y = (v: number): number => y0 + plotH - (v / top) * plotH;
+
+  parts.push(`<text x="${x0}" y="${offsetY + 24}" font-size="15" font-weight="bold">${escapeXml(panel.title)}</text>`);
+  for (let v = 0; v <= top + step / 2; v += step) {
+    parts.push(`<line x1="${x0}" x2="${x0 + plotW}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#e3e3e3"/>`);
+    parts.push(`<text x="${x0 - 8}" y="${(y(v) + 4).toFixed(1)}" font-size="11" text-anchor="end">${formatTick(v)}</text>`);
+  }
+  parts.push(`<text transform="translate(${x0 - 52},${y0 + plotH / 2}) rotate(-90)" font-size="11" text-anchor="middle">${escapeXml(panel.unit)}</text>`);
+
+  const groupW = plotW / Math.max(1, groups.length);
+  groups.forEach((group, gi) => {
+    const bars = panel.bars.filter((b) => b.group === group);
+    const barW = Math.min(34, (groupW * 0.8) / Math.max(1, TARGETS.length));
+    const start = x0 + gi * groupW + (groupW - barW * bars.length) / 2;
+    bars.forEach((bar, bi) => {
+      const bx = start + bi * barW;
+      const top = y(bar.value);
+      parts.push(`<rect x="${bx.toFixed(1)}" y="${top.toFixed(1)}" width="${(barW - 3).toFixed(1)}" height="${(y0 + plotH - top).toFixed(1)}" fill="${TARGET_COLOURS[bar.target]}"><title>${escapeXml(`${TARGET_LABELS[bar.target]} ${group}: ${bar.value.toFixed(2)} ${panel.unit}`)}</title></rect>`);
+      if (bar.whisker !== undefined) {
+        const cx = bx + (barW - 3) / 2;
+        parts.push(`<line x1="${cx.toFixed(1)}" x2="${cx.toFixed(1)}" y1="${top.toFixed(1)}" y2="${y(bar.whisker).toFixed(1)}" stroke="#333"/>`);
+        parts.push(`<line x1="${(cx - 4).toFixed(1)}" x2="${(cx + 4).toFixed(1)}" y1="${y(bar.whisker).toFixed(1)}" y2="${y(bar.whisker).toFixed(1)}" stroke="#333"/>`);
+      }
+    });
+    parts.push(`<text x="${(x0 + gi * groupW + groupW / 2).toFixed(1)}" y="${y0 + plotH + 18}" font-size="12" text-anchor="middle">${escapeXml(group)}</text>`);
+  });
+  parts.push(`<line x1="${x0}" x2="${x0 + plotW}" y1="${y0 + plotH}" y2="${y0 + plotH}" stroke="#555"/>`);
+  return parts.join('\n');
+}
+
+export function renderChartSvg(report: BenchReport): string {
+  const groups = report.workloads.map((w) => `(${w.id}) ${w.title.split(' ').slice(0, 3).join(' ')}`);
+  const latency: Bar[] = [];
+  const throughput: Bar[] = [];
+  report.workloads.forEach((w, i) => {
+    const group = groups[i] as string;
+    for (const target of TARGETS) {
+      const c = cell(w, target);
+      if (c?.latency && Number.isFinite(c.latency.p50Ms)) latency.push({ group, target, value: c.latency.p50Ms, whisker: c.latency.p99Ms });
+      if (c?.throughput && Number.isFinite(c.throughput.opsPerSecond)) throughput.push({ group, target, value: c.throughput.opsPerSecond });
+    }
+  });
+  const legendY = 2 * PANEL_HEIGHT + 20;
+  const legend = TARGETS.map((target, i) => {
+    const x = MARGIN.left + i * 210;
+    return `<rect x="${x}" y="${legendY - 11}" width="14" height="14" fill="${TARGET_COLOURS[target]}"/><text x="${x + 20}" y="${legendY}" font-size="12">${escapeXml(TARGET_LABELS[target])}</text>`;
+  }).join('\n');
+  const height = 2 * PANEL_HEIGHT + 60;
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">`,
+    `<rect width="100%" height="100%" fill="#ffffff"/>`,
+    renderPanel({ title: `Latency at ${report.settings.latencyRate} req/s (bar p50, whisker p99)`, unit: 'ms', bars: latency }, groups, 0),
+    renderPanel({ title: 'Saturation throughput', unit: 'operations/s', bars: throughput }, groups, PANEL_HEIGHT),
+    legend,
+    `<text x="${WIDTH - MARGIN.right}" y="${legendY + 24}" font-size="10" text-anchor="end" fill="#666">${escapeXml(`${report.date} · ${report.machine.cpuModel} · ${report.settings.quick ? 'quick mode' : `median of ${report.settings.runs} runs`}`)}</text>`,
+    '</svg>',
+    '',
+  ].join('\n');
+}

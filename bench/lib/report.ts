@@ -1,0 +1,162 @@
+/** Renders a benchmark report as Markdown (bench/results.md). */
+import { cell, evaluateTargets, GOALS, startupMedianMs, throughputRatio } from './results.ts';
+import type { BenchReport, CellResult, WorkloadResult } from './results.ts';
+import { TARGET_LABELS, TARGETS } from './workloads.ts';
+
+const DASH = '—';
+
+/** A Markdown table; cells are escaped for pipes and line breaks. */
+export function markdownTable(headers: string[], rows: string[][], align: Array<'l' | 'r'> = []): string {
+  const escape = (text: string): string => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  const rule = headers.map((_, i) => (align[i] === 'r' ? '---:' : '---'));
+  return [headers, rule, ...rows].map((row, index) => `| ${(index === 1 ? row : row.map(escape)).join(' | ')} |`).join('\n');
+}
+
+export function formatNumber(value: number | undefined, digits: number): string {
+  return value === undefined || !Number.isFinite(value) ? DASH : value.toFixed(digits);
+}
+
+export function formatSigned(value: number | undefined, digits: number): string {
+  if (value === undefined || !Number.isFinite(value)) return DASH;
+  return `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(digits)}`;
+}
+
+export function verdict(pass: boolean | undefined): string {
+  if (pass === undefined) return 'not measured';
+  return pass ? '**pass**' : '**FAIL**';
+}
+
+function latencyRows(w: WorkloadResult): string[][] {
+  const rest = cell(w, 'rest')?.latency;
+  return TARGETS.flatMap((target) => {
+    const c = cell(w, target);
+    if (!c?.latency) return [];
+    const l = c.latency;
+    const added = target === 'rest' || !rest ? [DASH, DASH] : [formatSigned(l.p50Ms - rest.p50Ms, 2), formatSigned(l.p99Ms - rest.p99Ms, 2)];
+    const runs = l.runs.map((r) => `${r.p50Ms.toFixed(2)}/${r.p99Ms.toFixed(2)}`).join(', ');
+    return [[`(${w.id})`, TARGET_LABELS[target], formatNumber(l.p50Ms, 2), formatNumber(l.p99Ms, 2), ...added, runs]];
+  });
+}
+
+function throughputCell(c: CellResult | undefined): string {
+  return formatNumber(c?.throughput?.opsPerSecond, 0);
+}
+
+function failureLines(report: BenchReport): string[] {
+  const lines: string[] = [];
+  for (const w of report.workloads) {
+    for (const c of w.cells) {
+      if (c.failures === 0) continue;
+      const reasons = c.failureReasons.map(([reason, count]) => `${count}× ${reason}`).join('; ');
+      lines.push(`- (${w.id}) ${TARGET_LABELS[c.target]}: ${c.failures} failed of ${c.failures + c.validResponses} — ${reasons}`);
+    }
+  }
+  const soak = report.memory.soak;
+  if (soak && soak.failures > 0) lines.push(`- Soak: ${soak.failures} failed responses`);
+  return lines;
+}
+
+export function renderReport(report: BenchReport): string {
+  const s = report.settings;
+  const m = report.machine;
+  const out: string[] = [];
+  out.push('# Gateway benchmark results', '');
+  out.push(`Command: \`${report.command}\`  `);
+  out.push(`Date: ${report.date} · revision ${report.revision} · run took ${report.elapsedS.toFixed(0)} s${s.quick ? ' · **quick mode** (1 run, short durations: indicative only)' : ''}`, '');
+  out.push('![Latency and throughput per target](results.png)', '');
+
+  out.push('## Targets', '');
+  out.push(markdownTable(['Figure', 'Target', 'Measured', 'Result'], evaluateTargets(report).map((c) => [c.name, c.goal, c.measured, verdict(c.pass)])), '');
+
+  out.push('## Machine and software', '');
+  out.push(markdownTable(['Item', 'Value'], [
+    ['CPU', `${m.cpuModel}, ${m.cores} cores`],
+    ['Memory', `${m.memoryGiB.toFixed(1)} GiB`],
+    ['OS', m.os],
+    ['Load average (1/5/15 min), start → end', `${report.loadAverage.start.map((v) => v.toFixed(2)).join(' ')} → ${report.loadAverage.end.map((v) => v.toFixed(2)).join(' ')}`],
+    ['Node', m.node],
+    ...report.versions,
+  ]), '');
+
+  out.push('## Settings', '');
+  out.push(markdownTable(['Setting', 'Value'], [
+    ['Runs per figure (median reported)', String(s.runs)],
+    ['Warm-up per target and workload', `${s.warmupS} s at saturation`],
+    ['Latency runs', `${s.latencyS} s at ${s.latencyRate} req/s over ${s.latencyConnections} connection(s)`],
+    ['Saturation runs', `${s.saturationS} s with ${s.saturationConnections} connections`],
+    ['Soak', `${s.soakS} s at saturation (the 10-minute figure needs \`--soak-seconds 600\`)`],
+    ['CPU pinning', s.pinned ? 'load generator and sandbox on CPU 0, systems under test on CPU 1 (taskset)' : 'none (taskset missing or a single CPU)'],
+  ]), '');
+  if (report.fixtures.length > 0) out.push(`Data: ${report.fixtures.join('; ')}.`, '');
+
+  out.push('## Latency at a fixed rate below saturation (ms)', '');
+  out.push('Added = target minus direct REST. For (c), direct REST is the slowest of the three calls a client would make in parallel (per percentile).', '');
+  out.push(markdownTable(['Workload', 'Target', 'p50', 'p99', 'Added p50', 'Added p99', 'Runs (p50/p99)'],
+    report.workloads.flatMap(latencyRows), ['l', 'l', 'r', 'r', 'r', 'r', 'l']), '');
+
+  out.push('## Saturation throughput (operations/s)', '');
+  out.push('For (c) one operation is the three-area read: one GraphQL request, one bare-proxy batch request, or three direct REST calls.', '');
+  out.push(markdownTable(
+    ['Workload', ...TARGETS.map((t) => TARGET_LABELS[t]), 'Gateway ÷ bare proxy', 'Gateway ÷ peer'],
+    report.workloads.map((w) => [
+      `(${w.id}) ${w.title}`,
+      ...TARGETS.map((t) => throughputCell(cell(w, t))),
+      formatNumber(throughputRatio(w, 'bare'), 2),
+      formatNumber(throughputRatio(w, 'peer'), 2),
+    ]),
+    ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
+  ), '');
+
+  out.push('## CPU per operation at saturation (µs of the process under test)', '');
+  out.push('From utime + stime in /proc/<pid>/stat before and after each run, divided by the valid responses. The share column is the fraction of one CPU the process used; well below 100 % means the load generator or the sandbox, not the target, was the bottleneck.', '');
+  out.push(markdownTable(
+    ['Workload', 'Bare proxy', 'Gateway', 'Peer', 'Gateway CPU share', 'Peer CPU share'],
+    report.workloads.map((w) => [
+      `(${w.id})`,
+      formatNumber(cell(w, 'bare')?.cpuUsPerOp, 0),
+      formatNumber(cell(w, 'gateway')?.cpuUsPerOp, 0),
+      formatNumber(cell(w, 'peer')?.cpuUsPerOp, 0),
+      cell(w, 'gateway')?.cpuShare === undefined ? DASH : `${((cell(w, 'gateway')?.cpuShare ?? 0) * 100).toFixed(0)} %`,
+      cell(w, 'peer')?.cpuShare === undefined ? DASH : `${((cell(w, 'peer')?.cpuShare ?? 0) * 100).toFixed(0)} %`,
+    ]),
+    ['l', 'r', 'r', 'r', 'r', 'r'],
+  ), '');
+
+  out.push('## Platform calls per GraphQL request', '');
+  out.push('Under load: the sandbox\'s request counters over a saturation run ÷ valid GraphQL responses. Probe: sequential requests with distinct `x-request-id`s, the sandbox\'s request log grouped by that id; a duplicate is the same method + path + query twice within one request.', '');
+  out.push(markdownTable(
+    ['Workload', 'Target', 'Under load', 'Probe: calls per request', 'Duplicates'],
+    report.workloads.flatMap((w) => w.upstream.map((u) => [
+      `(${w.id})`,
+      TARGET_LABELS[u.target],
+      formatNumber(u.callsPerOpUnderLoad, 2),
+      u.probe.grouped ? [...new Set(u.probe.callsPerRequest)].sort((a, b) => a - b).join(' or ') : `${formatNumber(u.probe.totalCalls / u.probe.requests, 2)} (ids not forwarded: average)`,
+      u.probe.grouped ? String(u.probe.duplicates) : DASH,
+    ])),
+    ['l', 'l', 'r', 'r', 'r'],
+  ), '');
+
+  out.push('## Memory and start-up', '');
+  const soak = report.memory.soak;
+  const startup = startupMedianMs(report);
+  out.push(markdownTable(['Figure', 'Value'], [
+    ['Gateway RSS, peak during saturation runs', `${formatNumber(report.memory.saturationPeakMiB, 1)} MiB (target ≤ ${GOALS.rssMiB} MiB)`],
+    ...(soak
+      ? [
+          [`Soak`, `${soak.seconds} s of workload (${soak.workload}) at saturation, ${formatNumber(soak.opsPerSecond, 0)} ops/s, ${soak.failures} failures`],
+          ['RSS at soak start → end (median of first and last fifth)', `${formatNumber(soak.startMiB, 1)} → ${formatNumber(soak.endMiB, 1)} MiB (${formatSigned(soak.growthPct, 1)} %), peak ${formatNumber(soak.peakMiB, 1)} MiB`],
+        ]
+      : []),
+    ['Gateway start-up, spawn → /healthz 200', `${formatNumber(startup, 0)} ms (median of ${report.startupMs.map((v) => v.toFixed(0)).join(', ')} ms)`],
+  ]), '');
+
+  out.push('## Failures', '');
+  const failures = failureLines(report);
+  out.push(...(failures.length === 0 ? ['None: every response was validated (status, no GraphQL `errors`, exact record count, ids) and all passed.'] : failures), '');
+
+  if (report.notes.length > 0) {
+    out.push('## Notes', '');
+    out.push(...report.notes.map((note) => `- ${note}`), '');
+  }
+  return `${out.join('\n').trimEnd()}\n`;
+}

@@ -1,0 +1,447 @@
+/**
+ * The benchmark harness (`npm run bench`): starts the sandbox, the bare
+ * proxy, the peer gateway and the gateway as child processes on fixed
+ * loopback ports, drives the workloads with autocannon from this process,
+ * validates every response, and writes bench/results.md, results.svg and
+ * results.png.
+ *
+ *   node --disable-warning=ExperimentalWarning bench/run.ts [--quick] [--soak-seconds N] [--runs N] [--rate N]
+ *
+ * --quick      one run of short durations, under a minute (indicative figures)
+ * --soak-seconds N   length of the memory soak (default 60 s; the 10-minute figure needs 600)
+ *
+ * With taskset and two CPUs, this process (the load generator) and the
+ * sandbox run on CPU 0 and the systems under test on CPU 1.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { renderChartSvg } from './lib/chart.ts';
+import { runLoad } from './lib/load.ts';
+import type { LoadResult } from './lib/load.ts';
+import { describeMachine, gitRevision, packageVersion } from './lib/machine.ts';
+import { canPin, findExecutable, pinProcess, readCpuSeconds, readRssBytes, sampleRss, spawnLogged, waitForReady } from './lib/processes.ts';
+import type { Child } from './lib/processes.ts';
+import { renderReport } from './lib/report.ts';
+import { evaluateTargets } from './lib/results.ts';
+import type { BenchReport, BenchSettings, CellResult, SoakFigure, UpstreamFigure, WorkloadResult } from './lib/results.ts';
+import { discoverFixtures, groupCalls, recordedCalls, requestTotal, resetRequestLog } from './lib/sandbox-client.ts';
+import { median, percentile, windowMedian, growthPercent } from './lib/stats.ts';
+import { buildWorkloads, TARGET_LABELS, TARGETS } from './lib/workloads.ts';
+import type { HttpCall, TargetName, TargetPlan, Workload, WorkloadId } from './lib/workloads.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BENCH = path.join(ROOT, 'bench');
+const PEER = path.join(BENCH, 'peer');
+const HOST = '127.0.0.1';
+const PORTS = { gateway: 47000, sandbox: 47010, content: 47011, bare: 47020, peer: 47030 } as const;
+const DEMO_TOKEN = 'demo-token-acme';
+const PROBE_REQUESTS = 10;
+const SOAK_WORKLOAD: WorkloadId = 'c';
+const MiB = 1024 * 1024;
+
+interface Settings extends BenchSettings {
+  startupAttempts: number;
+}
+
+function readSettings(): Settings {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      'soak-seconds': { type: 'string' },
+      runs: { type: 'string' },
+      rate: { type: 'string' },
+    },
+    strict: true,
+  });
+  const positive = (text: string | undefined, name: string): number | undefined => {
+    if (text === undefined) return undefined;
+    const value = Number(text);
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number, got "${text}"`);
+    return value;
+  };
+  const quick = values.quick;
+  return {
+    quick,
+    runs: positive(values.runs, 'runs') ?? (quick ? 1 : 3),
+    warmupS: quick ? 0.3 : 1,
+    latencyS: quick ? 0.6 : 3,
+    latencyRate: positive(values.rate, 'rate') ?? 200,
+    // One connection: the latency of a request is not inflated by queueing behind others.
+    latencyConnections: 1,
+    saturationS: quick ? 0.8 : 3,
+    saturationConnections: 32,
+    soakS: positive(values['soak-seconds'], 'soak-seconds') ?? (quick ? 3 : 60),
+    pinned: false,
+    startupAttempts: quick ? 1 : 3,
+  };
+}
+
+const log = (message: string): void => {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+};
+
+function nodeBinary(): string {
+  if (Number(process.versions.node.split('.')[0]) >= 24) return process.execPath;
+  const local = path.join(ROOT, 'node_modules', '.bin', 'node');
+  if (existsSync(local)) return local;
+  throw new Error('Node 24 is required: run with node_modules/.bin/node');
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, HOST, () => server.close(() => resolve(true)));
+  });
+}
+
+/** Composes the peer's supergraph when the OpenAPI description or the compose config is newer. */
+function composePeer(node: string): void {
+  const bin = path.join(PEER, 'node_modules', '.bin', 'mesh-compose');
+  if (!existsSync(bin)) throw new Error('the peer gateway is not installed: run `npm ci --prefix bench/peer`');
+  const output = path.join(PEER, 'supergraph.graphql');
+  const inputs = [path.join(ROOT, 'openapi', 'platform.yaml'), path.join(PEER, 'mesh.config.mjs')];
+  if (existsSync(output) && inputs.every((input) => statSync(input).mtimeMs < statSync(output).mtimeMs)) return;
+  log('composing the peer supergraph from openapi/platform.yaml');
+  execFileSync(node, [bin, '-o', 'supergraph.graphql'], { cwd: PEER, stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+interface Targets {
+  origins: Record<TargetName, string>;
+  /** The process doing the work of each target; none for direct REST (that is the sandbox itself). */
+  pids: Partial<Record<TargetName, number>>;
+}
+
+function operationsOf(result: LoadResult, plan: TargetPlan): number {
+  return plan.shape === 'parallel' ? result.valid / plan.calls.length : result.valid;
+}
+
+/** p50 and p99 of one run; for a parallel plan the slowest call's, per percentile. */
+function runLatency(result: LoadResult, plan: TargetPlan): { p50Ms: number; p99Ms: number; samples: number } {
+  const series = plan.calls.map((call) => result.latencyByLabel.get(call.label) ?? new Float64Array());
+  return {
+    p50Ms: Math.max(...series.map((s) => percentile(s, 50))),
+    p99Ms: Math.max(...series.map((s) => percentile(s, 99))),
+    samples: series.reduce((sum, s) => sum + s.length, 0),
+  };
+}
+
+/** Sends one request of each call and validates it, before any load. */
+async function probeOnce(origin: string, call: HttpCall, requestId?: string): Promise<string | undefined> {
+  const response = await fetch(origin + call.path, {
+    method: call.method,
+    headers: requestId ? { ...call.headers, 'x-request-id': requestId } : call.headers,
+    ...(call.body === undefined ? {} : { body: call.body }),
+  });
+  return call.validate(response.status, await response.text());
+}
+
+class Accumulator {
+  readonly cell: CellResult;
+  readonly latencyRuns: Array<{ p50Ms: number; p99Ms: number; samples: number }> = [];
+  readonly throughputRuns: number[] = [];
+  readonly cpuRuns: number[] = [];
+  readonly shareRuns: number[] = [];
+
+  constructor(target: TargetName) {
+    this.cell = { target, validResponses: 0, failures: 0, failureReasons: [] };
+  }
+
+  absorb(result: LoadResult): void {
+    this.cell.validResponses += result.valid;
+    this.cell.failures += result.failures;
+    for (const [reason, count] of result.failureReasons) {
+      const known = this.cell.failureReasons.find(([r]) => r === reason);
+      if (known) known[1] += count;
+      else if (this.cell.failureReasons.length < 5) this.cell.failureReasons.push([reason, count]);
+    }
+  }
+
+  finish(): CellResult {
+    if (this.latencyRuns.length > 0) {
+      this.cell.latency = {
+        p50Ms: median(this.latencyRuns.map((r) => r.p50Ms)),
+        p99Ms: median(this.latencyRuns.map((r) => r.p99Ms)),
+        runs: this.latencyRuns,
+      };
+    }
+    if (this.throughputRuns.length > 0) this.cell.throughput = { opsPerSecond: median(this.throughputRuns), runs: this.throughputRuns };
+    if (this.cpuRuns.length > 0) this.cell.cpuUsPerOp = median(this.cpuRuns);
+    if (this.shareRuns.length > 0) this.cell.cpuShare = median(this.shareRuns);
+    return this.cell;
+  }
+}
+
+async function measureWorkload(workload: Workload, targets: Targets, settings: Settings, sandboxUrl: string, memory: { peakMiB: number }): Promise<WorkloadResult> {
+  const planned = TARGETS.filter((t) => workload.plans[t] !== undefined);
+  const cells = new Map(planned.map((t) => [t, new Accumulator(t)]));
+  const usable: TargetName[] = [];
+
+  for (const target of planned) {
+    const plan = workload.plans[target] as TargetPlan;
+    const problems = (await Promise.all(plan.calls.map((call) => probeOnce(targets.origins[target], call)))).filter((p) => p !== undefined);
+    if (problems.length === 0) usable.push(target);
+    else {
+      log(`(${workload.id}) ${TARGET_LABELS[target]} answered wrongly, not measured: ${problems[0]}`);
+      const acc = cells.get(target) as Accumulator;
+      acc.cell.failures += 1;
+      acc.cell.failureReasons.push([`probe: ${problems[0] as string}`, 1]);
+    }
+  }
+
+  const upstream: UpstreamFigure[] = [];
+  for (const target of usable.filter((t): t is 'gateway' | 'peer' => t === 'gateway' || t === 'peer')) {
+    const call = (workload.plans[target] as TargetPlan).calls[0] as HttpCall;
+    await resetRequestLog(sandboxUrl);
+    const ids = Array.from({ length: PROBE_REQUESTS }, (_, i) => `bench-${workload.id}-${target}-${i}-${process.pid}`);
+    for (const id of ids) {
+      const problem = await probeOnce(targets.origins[target], call, id);
+      if (problem) throw new Error(`(${workload.id}) ${target} probe failed: ${problem}`);
+    }
+    const calls = await recordedCalls(sandboxUrl);
+    const grouping = groupCalls(calls, ids);
+    upstream.push({ target, callsPerOpUnderLoad: Number.NaN, probe: { requests: ids.length, ...grouping, totalCalls: calls.length } });
+  }
+
+  const load = (target: TargetName, connections: number, durationS: number, overallRate?: number): Promise<LoadResult> => {
+    const plan = workload.plans[target] as TargetPlan;
+    return runLoad({ origin: targets.origins[target], calls: plan.calls, connections, durationS, ...(overallRate === undefined ? {} : { overallRate: overallRate * plan.calls.length }) });
+  };
+
+  for (const target of usable) (cells.get(target) as Accumulator).absorb(await load(target, settings.saturationConnections, settings.warmupS));
+
+  // Platform calls and valid GraphQL responses over all saturation runs, per target.
+  const platformCalls = new Map<TargetName, { calls: number; ops: number }>();
+
+  for (let run = 0; run < settings.runs; run += 1) {
+    for (const target of usable) {
+      const result = await load(target, settings.latencyConnections, settings.latencyS, settings.latencyRate);
+      const acc = cells.get(target) as Accumulator;
+      acc.absorb(result);
+      acc.latencyRuns.push(runLatency(result, workload.plans[target] as TargetPlan));
+    }
+    for (const target of usable) {
+      const plan = workload.plans[target] as TargetPlan;
+      const pid = targets.pids[target];
+      const counting = target === 'gateway' || target === 'peer';
+      if (counting) await resetRequestLog(sandboxUrl);
+      const cpuBefore = pid === undefined ? 0 : readCpuSeconds(pid);
+      const rss = target === 'gateway' && pid !== undefined ? sampleRss(pid, 200) : undefined;
+      const result = await load(target, settings.saturationConnections, settings.saturationS);
+      const cpuAfter = pid === undefined ? 0 : readCpuSeconds(pid);
+      if (rss) memory.peakMiB = Math.max(memory.peakMiB, ...rss.stop().map((b) => b / MiB));
+      const acc = cells.get(target) as Accumulator;
+      acc.absorb(result);
+      const ops = operationsOf(result, plan);
+      acc.throughputRuns.push(ops / result.durationS);
+      if (pid !== undefined && ops > 0) {
+        acc.cpuRuns.push(((cpuAfter - cpuBefore) / ops) * 1e6);
+        acc.shareRuns.push((cpuAfter - cpuBefore) / result.durationS);
+      }
+      if (counting) {
+        const totals = platformCalls.get(target) ?? { calls: 0, ops: 0 };
+        totals.calls += await requestTotal(sandboxUrl);
+        totals.ops += result.valid;
+        platformCalls.set(target, totals);
+      }
+    }
+  }
+
+  for (const figure of upstream) {
+    const totals = platformCalls.get(figure.target);
+    if (totals && totals.ops > 0) figure.callsPerOpUnderLoad = totals.calls / totals.ops;
+  }
+  const result: WorkloadResult = { id: workload.id, title: workload.title, simpleConnection: workload.simpleConnection, cells: [], upstream };
+  for (const target of planned) result.cells.push((cells.get(target) as Accumulator).finish());
+  const summary = result.cells
+    .map((c) => `${c.target} ${c.latency ? `p50 ${c.latency.p50Ms.toFixed(2)} ms` : '-'} ${c.throughput ? `${c.throughput.opsPerSecond.toFixed(0)} ops/s` : ''}${c.failures ? ` ${c.failures} FAILED` : ''}`)
+    .join(' · ');
+  log(`(${workload.id}) ${summary}`);
+  return result;
+}
+
+async function soak(workload: Workload, targets: Targets, seconds: number): Promise<SoakFigure> {
+  const pid = targets.pids.gateway as number;
+  const plan = workload.plans.gateway as TargetPlan;
+  const sampler = sampleRss(pid, Math.min(1_000, Math.max(100, (seconds * 1_000) / 60)));
+  const result = await runLoad({ origin: targets.origins.gateway, calls: plan.calls, connections: 32, durationS: seconds });
+  const samples = sampler.stop().map((b) => b / MiB);
+  const startMiB = windowMedian(samples, 0, 0.2);
+  const endMiB = windowMedian(samples, 0.8, 1);
+  return {
+    seconds,
+    workload: workload.id,
+    startMiB,
+    endMiB,
+    peakMiB: Math.max(...samples),
+    growthPct: growthPercent(startMiB, endMiB),
+    opsPerSecond: result.valid / result.durationS,
+    failures: result.failures,
+  };
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const loadAtStart = os.loadavg();
+  const settings = readSettings();
+  const node = nodeBinary();
+  const logDir = mkdtempSync(path.join(os.tmpdir(), 'gateway-bench-'));
+  const children: Child[] = [];
+  const notes: string[] = [];
+  let stopping = false;
+  const stopAll = async (): Promise<void> => {
+    stopping = true;
+    await Promise.all(children.map((child) => child.stop()));
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      log(`${signal}: stopping the servers`);
+      void stopAll().finally(() => process.exit(130));
+    });
+  }
+
+  try {
+    for (const [name, port] of Object.entries(PORTS)) {
+      if (!(await portFree(port))) throw new Error(`port ${port} (${name}) is in use on ${HOST}; stop whatever listens there`);
+    }
+    for (const file of ['src/sandbox/main.ts', 'src/main.ts']) {
+      if (!existsSync(path.join(ROOT, file))) throw new Error(`${file} does not exist yet`);
+    }
+    settings.pinned = canPin();
+    if (settings.pinned) pinProcess(process.pid, 0);
+    else notes.push('Processes were not pinned to CPUs (taskset missing or fewer than two CPUs): load generator and targets compete for the same cores.');
+    const cpu = (n: number): number | undefined => (settings.pinned ? n : undefined);
+    const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR };
+    const ts = ['--disable-warning=ExperimentalWarning'];
+
+    log(`logs in ${logDir}`);
+    const sandbox = spawnLogged({
+      name: 'sandbox', command: node, args: [...ts, 'src/sandbox/main.ts'], cwd: ROOT, logDir, cpu: cpu(0),
+      env: { ...baseEnv, SANDBOX_HOST: HOST, SANDBOX_PORT: String(PORTS.sandbox), SANDBOX_CONTENT_PORT: String(PORTS.content), SANDBOX_LATENCY_MS: '0' },
+    });
+    children.push(sandbox);
+    const sandboxUrl = `http://${HOST}:${PORTS.sandbox}`;
+    await waitForReady(`${sandboxUrl}/__sandbox/requests`, sandbox, performance.now());
+    const { fixtures, description } = await discoverFixtures(sandboxUrl, DEMO_TOKEN);
+    log(`data: ${description.join('; ')}`);
+
+    composePeer(node);
+    const bare = spawnLogged({
+      name: 'bare-proxy', command: node, args: [...ts, 'bench/bare-proxy.ts'], cwd: ROOT, logDir, cpu: cpu(1),
+      env: { ...baseEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.bare) },
+    });
+    const peer = spawnLogged({
+      name: 'peer', command: node, args: ['server.mjs'], cwd: PEER, logDir, cpu: cpu(1),
+      env: { ...baseEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.peer) },
+    });
+    children.push(bare, peer);
+    const origins: Record<TargetName, string> = {
+      rest: sandboxUrl,
+      bare: `http://${HOST}:${PORTS.bare}`,
+      gateway: `http://${HOST}:${PORTS.gateway}`,
+      peer: `http://${HOST}:${PORTS.peer}`,
+    };
+    await Promise.all([
+      waitForReady(`${origins.bare}/__sandbox/requests`, bare, performance.now()),
+      waitForReady(`${origins.peer}/healthcheck`, peer, performance.now()),
+    ]);
+
+    // Start-up is measured with nothing else starting on the gateway's CPU.
+    const startupMs: number[] = [];
+    let gateway: Child | undefined;
+    for (let attempt = 0; attempt < settings.startupAttempts; attempt += 1) {
+      if (gateway) {
+        await gateway.stop();
+        children.splice(children.indexOf(gateway), 1);
+      }
+      const spawnedAt = performance.now();
+      gateway = spawnLogged({
+        name: 'gateway', command: node, args: [...ts, 'src/main.ts'], cwd: ROOT, logDir, cpu: cpu(1),
+        env: { ...baseEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.gateway) },
+      });
+      children.push(gateway);
+      startupMs.push(await waitForReady(`${origins.gateway}/healthz`, gateway, spawnedAt));
+    }
+    log(`gateway ready in ${startupMs.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+    const targets: Targets = { origins, pids: { bare: bare.pid, gateway: (gateway as Child).pid, peer: peer.pid } };
+
+    const memory = { peakMiB: 0 };
+    const workloads = buildWorkloads(fixtures);
+    const results: WorkloadResult[] = [];
+    for (const workload of workloads) {
+      if (stopping) return;
+      log(`(${workload.id}) ${workload.title}`);
+      results.push(await measureWorkload(workload, targets, settings, sandboxUrl, memory));
+    }
+    if (memory.peakMiB === 0) memory.peakMiB = readRssBytes((gateway as Child).pid) / MiB;
+
+    log(`soak: ${settings.soakS} s of (${SOAK_WORKLOAD}) against the gateway`);
+    const soakFigure = await soak(workloads.find((w) => w.id === SOAK_WORKLOAD) as Workload, targets, settings.soakS);
+    log(`soak: RSS ${soakFigure.startMiB.toFixed(1)} → ${soakFigure.endMiB.toFixed(1)} MiB (${soakFigure.growthPct.toFixed(1)} %)`);
+
+    await stopAll();
+    if (loadAtStart[0] !== undefined && loadAtStart[0] > os.cpus().length / 2) {
+      notes.push(`The machine was busy with other work when the run started (1-minute load average ${loadAtStart[0].toFixed(2)} on ${os.cpus().length} CPUs): processes outside the benchmark competed for both CPUs, so latencies and throughputs are pessimistic and noisy.`);
+    }
+    for (const child of children) {
+      const code = await child.exited;
+      if (code !== 0 && code !== null && child.name !== 'gateway') notes.push(`${child.name} exited with code ${code}; see its log`);
+    }
+
+    const rootModules = path.join(ROOT, 'node_modules');
+    const peerModules = path.join(PEER, 'node_modules');
+    const report: BenchReport = {
+      command: `npm run bench --${settings.quick ? ' --quick' : ''}${process.argv.slice(2).filter((a) => a !== '--quick').map((a) => ` ${a}`).join('')}`.replace(/ --$/, ''),
+      date: new Date().toISOString(),
+      elapsedS: (performance.now() - started) / 1000,
+      revision: gitRevision(ROOT),
+      loadAverage: { start: loadAtStart, end: os.loadavg() },
+      machine: describeMachine(execFileSync(node, ['--version'], { encoding: 'utf8' }).trim()),
+      versions: [
+        ['Gateway stack', ['@apollo/server', 'graphql', 'got', 'dataloader'].map((p) => `${p} ${packageVersion(rootModules, p)}`).join(', ')],
+        ['Peer stack', ['@graphql-hive/gateway', '@graphql-mesh/compose-cli', '@omnigraph/openapi', 'graphql'].map((p) => `${p} ${packageVersion(peerModules, p)}`).join(', ')],
+        ['Load generator', `autocannon ${packageVersion(rootModules, 'autocannon')}`],
+      ],
+      settings: { ...settings },
+      fixtures: description,
+      startupMs,
+      workloads: results,
+      memory: { saturationPeakMiB: memory.peakMiB, soak: soakFigure },
+      notes: [
+        ...notes,
+        `Server logs of this run: ${logDir}.`,
+        'Direct REST is the sandbox itself (zero added latency), on the load generator\'s CPU; the bare proxy, the gateway and the peer each run alone on the other CPU while measured.',
+        'Latency runs use one connection so a request never queues behind another; autocannon\'s rate limit releases each second\'s requests back to back, so they measure service time rather than queueing.',
+      ],
+    };
+    delete (report.settings as Partial<Settings>).startupAttempts;
+    writeOutputs(report);
+    const failed = evaluateTargets(report).filter((c) => c.pass === false).map((c) => c.name);
+    log(`done in ${report.elapsedS.toFixed(0)} s; ${failed.length === 0 ? 'all targets met' : `targets missed: ${failed.join(', ')}`}`);
+  } finally {
+    await stopAll();
+  }
+}
+
+function writeOutputs(report: BenchReport): void {
+  writeFileSync(path.join(BENCH, 'results.md'), renderReport(report));
+  const svgPath = path.join(BENCH, 'results.svg');
+  const pngPath = path.join(BENCH, 'results.png');
+  writeFileSync(svgPath, renderChartSvg(report));
+  if (findExecutable('rsvg-convert')) {
+    execFileSync('rsvg-convert', ['--format', 'png', '--output', pngPath, svgPath]);
+  } else {
+    log('rsvg-convert not found (apt-get install -y librsvg2-bin): results.png was not updated');
+  }
+  log(`wrote ${path.relative(ROOT, path.join(BENCH, 'results.md'))}, results.svg${findExecutable('rsvg-convert') ? ', results.png' : ''}`);
+}
+
+main().catch((error: unknown) => {
+  log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exitCode = 1;
+});
