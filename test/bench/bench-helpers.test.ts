@@ -1,0 +1,144 @@
+import { describe, expect, it } from '@jest/globals';
+import { niceScale } from '../../bench/lib/chart.ts';
+import { formatSigned, markdownTable, renderReport } from '../../bench/lib/report.ts';
+import { evaluateTargets } from '../../bench/lib/results.ts';
+import type { BenchReport, CellResult } from '../../bench/lib/results.ts';
+import { groupCalls } from '../../bench/lib/sandbox-client.ts';
+import { growthPercent, median, percentileOfSorted, SampleBuffer, summarize, windowMedian } from '../../bench/lib/stats.ts';
+import { documentUpdateFields, graphqlValidator, checkEdges } from '../../bench/lib/workloads.ts';
+
+describe('statistics', () => {
+  it('takes nearest-rank percentiles', () => {
+    const sorted = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+    expect([0, 50, 90, 99, 100].map((p) => percentileOfSorted(sorted, p))).toEqual([1, 5, 9, 10, 10]);
+    expect(percentileOfSorted([], 50)).toBeNaN();
+  });
+
+  it('summarizes unsorted samples', () => {
+    expect(summarize([0.4, 0.1, 0.3, 0.2])).toEqual({ count: 4, p50: 0.2, p90: 0.4, p99: 0.4, max: 0.4, mean: 0.25 });
+  });
+
+  it('takes medians of odd and even counts, ignoring missing values', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, Number.NaN, 2])).toBe(2.5);
+    expect(median([])).toBeNaN();
+  });
+
+  it('compares the start and the end of a series by window medians', () => {
+    const rss = [100, 100, 101, 102, 110, 111, 112, 120, 121, 122];
+    expect(windowMedian(rss, 0, 0.2)).toBe(100);
+    expect(windowMedian(rss, 0.8, 1)).toBe(121.5);
+    expect(growthPercent(100, 121.5)).toBe(21.5);
+  });
+
+  it('keeps every sample past its initial capacity', () => {
+    const buffer = new SampleBuffer();
+    for (let i = 0; i < 10_000; i += 1) buffer.push(i / 2);
+    expect(buffer.length).toBe(10_000);
+    expect(buffer.values()[9_999]).toBe(4_999.5);
+  });
+});
+
+describe('platform calls per GraphQL request', () => {
+  it('groups by request id and counts identical calls within one request', () => {
+    const calls = [
+      { method: 'GET', path: '/exceptions', query: 'page=0&size=20', requestId: 'r1' },
+      { method: 'GET', path: '/exceptions', query: 'page=0&size=20', requestId: 'r2' },
+      { method: 'GET', path: '/v1/acceptances', query: 'page=0&size=20', requestId: 'r2' },
+      { method: 'GET', path: '/exceptions', query: 'page=0&size=20', requestId: 'r2' },
+      { method: 'GET', path: '/exceptions', query: 'page=1&size=20', requestId: 'r2' },
+      { method: 'GET', path: '/exceptions', query: 'page=0&size=20', requestId: 'other' },
+    ];
+    expect(groupCalls(calls, ['r1', 'r2', 'r3'])).toEqual({ callsPerRequest: [1, 4, 0], duplicates: 1, grouped: true });
+    expect(groupCalls([{ method: 'GET', path: '/exceptions', query: '' }], ['r1'])).toEqual({ callsPerRequest: [0], duplicates: 0, grouped: false });
+  });
+});
+
+describe('response validation', () => {
+  const twoEdges = graphqlValidator((data) => checkEdges((data as { exceptions: unknown }).exceptions, 2, 'exceptions'));
+
+  it('accepts exactly the expected edges and rejects a 200 that carries errors', () => {
+    expect(twoEdges(200, '{"data":{"exceptions":{"edges":[{"node":{"id":"a"}},{"node":{"id":"b"}}]}}}')).toBeUndefined();
+    expect(twoEdges(200, '{"data":{"exceptions":{"edges":[{"node":{"id":"a"}}]}}}')).toBe('exceptions: 1 records, expected 2');
+    expect(twoEdges(200, '{"data":{"exceptions":null},"errors":[{"message":"Platform unavailable","extensions":{"code":"UPSTREAM_ERROR"}}]}'))
+      .toBe('HTTP 200, GraphQL error: Platform unavailable (UPSTREAM_ERROR)');
+    expect(twoEdges(502, '<html>')).toBe('HTTP 502, not JSON: <html>');
+  });
+
+  it('fills the fields each document type requires', () => {
+    expect(documentUpdateFields('driving-license')).toEqual({ name: 'Benchmark identity document', number: 'X1234567', issuingCountryCode: 'US', expiryDate: '2034-12-31', issuingStateCode: 'CA' });
+    expect(documentUpdateFields('tax')).toEqual({ name: 'Benchmark identity document', description: 'Updated by the benchmark' });
+  });
+});
+
+describe('report rendering', () => {
+  it('renders Markdown tables with escaped cells and right-aligned columns', () => {
+    expect(markdownTable(['Figure', 'Value'], [['a|b', '1.00'], ['line\nbreak', '2']], ['l', 'r'])).toBe(
+      '| Figure | Value |\n| --- | ---: |\n| a\\|b | 1.00 |\n| line break | 2 |',
+    );
+    expect(formatSigned(-0.5, 2)).toBe('−0.50');
+    expect(formatSigned(1.234, 1)).toBe('+1.2');
+  });
+
+  it('picks readable axis steps', () => {
+    expect(niceScale(7.3)).toEqual({ top: 8, step: 2 });
+    expect(niceScale(1234)).toEqual({ top: 1250, step: 250 });
+    expect(niceScale(0)).toEqual({ top: 1, step: 0.2 });
+  });
+
+  const cellOf = (target: CellResult['target'], p50Ms: number, p99Ms: number, opsPerSecond: number, cpuUsPerOp?: number): CellResult => ({
+    target,
+    latency: { p50Ms, p99Ms, runs: [{ p50Ms, p99Ms, samples: 600 }] },
+    throughput: { opsPerSecond, runs: [opsPerSecond] },
+    ...(cpuUsPerOp === undefined ? {} : { cpuUsPerOp }),
+    validResponses: 1000,
+    failures: 0,
+    failureReasons: [],
+  });
+
+  const report: BenchReport = {
+    command: 'npm run bench -- --quick',
+    date: '2026-11-20T12:00:00.000Z',
+    elapsedS: 55,
+    revision: 'abc1234',
+    machine: { cpuModel: 'Test CPU', cores: 2, memoryGiB: 4, os: 'Linux', node: 'v24.21.0' },
+    loadAverage: { start: [0.1, 0.2, 0.3], end: [1, 1, 1] },
+    versions: [['Load generator', 'autocannon 9.0.0']],
+    settings: { quick: true, runs: 1, warmupS: 0.3, latencyS: 0.6, latencyRate: 200, latencyConnections: 1, saturationS: 0.8, saturationConnections: 32, soakS: 3, pinned: true },
+    fixtures: [],
+    startupMs: [900, 1200, 800],
+    workloads: [
+      {
+        id: 'a',
+        title: 'Exceptions page',
+        simpleConnection: true,
+        cells: [cellOf('rest', 0.3, 0.9, 4000), cellOf('bare', 0.6, 1.5, 3000), cellOf('gateway', 1.1, 4.0, 1900, 350), cellOf('peer', 2.5, 9, 900)],
+        upstream: [{ target: 'gateway', callsPerOpUnderLoad: 1, probe: { requests: 10, callsPerRequest: Array(10).fill(1), duplicates: 0, grouped: true, totalCalls: 10 } }],
+      },
+    ],
+    memory: { saturationPeakMiB: 151, soak: { seconds: 3, workload: 'c', startMiB: 100, endMiB: 104, peakMiB: 110, growthPct: 4, opsPerSecond: 1500, failures: 0 } },
+    notes: [],
+  };
+
+  it('judges every target on the figures', () => {
+    expect(evaluateTargets(report).map((c) => [c.name, c.measured, c.pass])).toEqual([
+      ['(a) added latency p50', '0.80 ms', true],
+      ['(a) added latency p99', '3.10 ms', true],
+      ['(a) throughput vs bare proxy', '0.63×', true],
+      ['(a) throughput vs peer', '2.11×', true],
+      ['(a) gateway CPU per request', '350 µs', true],
+      ['Gateway RSS at saturation (peak)', '151.0 MiB', false],
+      ['Gateway RSS growth over a 3 s soak', '4.0 %', true],
+      ['Gateway start-up (spawn → /healthz 200)', '900 ms', true],
+      ['Duplicate upstream calls within a GraphQL request', '0', true],
+      ['Failed responses (errors, wrong data, non-2xx)', '0', true],
+    ]);
+  });
+
+  it('writes the verdicts and the latency rows into the report', () => {
+    const markdown = renderReport(report);
+    expect(markdown).toContain('| Gateway RSS at saturation (peak) | ≤ 150 MiB | 151.0 MiB | **FAIL** |');
+    expect(markdown).toContain('| (a) | Gateway | 1.10 | 4.00 | +0.80 | +3.10 | 1.10/4.00 |');
+    expect(markdown).toContain('| (a) Exceptions page | 4000 | 3000 | 1900 | 900 | 0.63 | 2.11 |');
+  });
+});
