@@ -30,8 +30,8 @@ describe('credentials', () => {
     it(`${JSON.stringify(authorization)} → UNAUTHENTICATED before any call`, async () => {
       const client = new PlatformClient(http, authorization, REQUEST_ID);
 
-      for (const call of [client.get('exceptions.list', '/exceptions'), client.put('documents.update', '/v1/documents/tax', { name: 'Tax' })]) {
-        const error = await failure(call);
+      for (const call of [() => client.get('exceptions.list', '/exceptions'), () => client.put('documents.update', '/v1/documents/tax', { name: 'Tax' })]) {
+        const error = await failure(call());
         expect(error.message).toBe(UNAUTHENTICATED);
         expect(error.extensions).toEqual({ code: 'UNAUTHENTICATED', requestId: REQUEST_ID });
       }

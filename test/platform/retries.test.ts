@@ -101,11 +101,11 @@ describe('GET retries', () => {
   });
 
   it('backs off with jitter between half and all of base × 2^(attempt-1)', async () => {
-    const client = setup({ UPSTREAM_RETRY_BASE_MS: '200' });
+    const client = setup({ UPSTREAM_RETRY_BASE_MS: '150', UPSTREAM_RETRY_LIMIT: '3' });
     const times: number[] = [];
     const scope = nock(PLATFORM_URL)
       .get('/exceptions')
-      .times(2)
+      .times(3)
       .reply(stamped(times, 503))
       .get('/exceptions')
       .reply(stamped(times, 200, json(PAGE)));
@@ -113,12 +113,14 @@ describe('GET retries', () => {
     await expect(client.get('exceptions.list', '/exceptions')).resolves.toEqual(PAGE);
 
     scope.done();
-    const [first, second, third] = times as [number, number, number];
-    // Lower bounds allow for timer rounding; upper bounds for a busy machine.
-    expect(second - first).toBeGreaterThanOrEqual(95);
-    expect(second - first).toBeLessThan(200 + 250);
-    expect(third - second).toBeGreaterThanOrEqual(195);
-    expect(third - second).toBeLessThan(400 + 250);
+    const gaps = times.slice(1).map((at, index) => at - times[index]!);
+    expect(gaps).toHaveLength(3);
+    // Windows [75,150], [150,300], [300,600] ms; lower bounds allow for timer rounding, upper ones for a busy machine.
+    gaps.forEach((gap, index) => {
+      const ceiling = 150 * 2 ** index;
+      expect(gap).toBeGreaterThanOrEqual(ceiling / 2 - 5);
+      expect(gap).toBeLessThan(ceiling + 250);
+    });
   });
 });
 
