@@ -1,5 +1,5 @@
 import { readFileSync, readdirSync } from 'node:fs';
-import { buildSubgraphSchema } from '@apollo/subgraph';
+import { addResolversToSchema as addSubgraphResolvers, buildSubgraphSchema, type GraphQLResolverMap } from '@apollo/subgraph';
 import { mergeResolvers } from '@graphql-tools/merge';
 import { addResolversToSchema } from '@graphql-tools/schema';
 import { parse, type GraphQLSchema } from 'graphql';
@@ -37,11 +37,24 @@ export const resolvers: Resolvers = mergeResolvers([
  * names a type or field the SDL does not have.
  */
 export function buildSchema(): GraphQLSchema {
-  const schema = buildSubgraphSchema([{ typeDefs: parse(readTypeDefs()) }]);
-  return addResolversToSchema({
-    schema,
+  const schema = addResolversToSchema({
+    schema: buildSubgraphSchema([{ typeDefs: parse(readTypeDefs()) }]),
     resolvers: resolvers as Parameters<typeof addResolversToSchema>[0]['resolvers'],
     updateResolversInPlace: true,
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
+  // `_entities` finds `__resolveReference` in the type's extensions, where only
+  // @apollo/subgraph records it; graphql-tools stores it elsewhere, and without
+  // this every entity would resolve to its bare representation.
+  addSubgraphResolvers(schema, referenceResolvers(resolvers));
+  return schema;
+}
+
+function referenceResolvers(map: Resolvers): GraphQLResolverMap<unknown> {
+  const found: GraphQLResolverMap<unknown> = {};
+  for (const [typeName, typeResolvers] of Object.entries(map)) {
+    const resolveReference = (typeResolvers as { __resolveReference?: unknown } | undefined)?.__resolveReference;
+    if (resolveReference) found[typeName] = { __resolveReference: resolveReference } as GraphQLResolverMap<unknown>[string];
+  }
+  return found;
 }
