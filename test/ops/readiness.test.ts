@@ -1,0 +1,97 @@
+import { createServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { testConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startGateway, type Gateway } from '../../src/server.ts';
+import { startStack, type Stack } from '../support/stack.ts';
+
+const INBOX = '{ exceptions(first: 1) { nodes { id } } }';
+
+async function readyz(url: string): Promise<{ status: number; body: unknown; cacheControl: string | null }> {
+  const response = await fetch(`${url}/readyz`);
+  return { status: response.status, body: await response.json(), cacheControl: response.headers.get('cache-control') };
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function stack(env: Record<string, string>): Promise<Stack> {
+  const s = await startStack(env);
+  cleanups.push(() => s.close());
+  return s;
+}
+
+describe('GET /readyz', () => {
+  it('is 200 while the sandbox runs and 503 with the reason once it has stopped; /healthz stays 200', async () => {
+    const s = await stack({ READY_CACHE_MS: '0' });
+    expect(await readyz(s.gateway.url)).toEqual({ status: 200, body: { status: 'ready', breaker: 'closed', upstream: 'reachable' }, cacheControl: 'no-store' });
+
+    await s.sandbox.close();
+    expect(await readyz(s.gateway.url)).toEqual({
+      status: 503,
+      body: { status: 'unavailable', reason: 'upstream unreachable', breaker: 'closed', detail: 'ECONNREFUSED' },
+      cacheControl: 'no-store',
+    });
+    const health = await fetch(`${s.gateway.url}/healthz`);
+    expect([health.status, await health.json()]).toEqual([200, { status: 'ok' }]);
+  });
+
+  it('is 503 while the circuit breaker is open, though the platform accepts connections', async () => {
+    const s = await stack({ READY_CACHE_MS: '0', UPSTREAM_RETRY_LIMIT: '0', UPSTREAM_BREAKER_THRESHOLD: '1', UPSTREAM_BREAKER_COOLDOWN_MS: '60000' });
+    s.sandbox.faults.set('exceptions', { status: 503 });
+    await s.gql(INBOX);
+    expect(await readyz(s.gateway.url)).toEqual({
+      status: 503,
+      body: { status: 'unavailable', reason: 'circuit open', breaker: 'open' },
+      cacheControl: 'no-store',
+    });
+  });
+
+  describe('probe', () => {
+    /** A TCP listener standing in for the platform, counting the connections it accepts. */
+    async function fakePlatform(): Promise<{ url: string; connections: () => number }> {
+      let count = 0;
+      const sockets = new Set<Socket>();
+      const server = createServer((socket) => {
+        count++;
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      cleanups.push(async () => {
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      });
+      return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connections: () => count };
+    }
+
+    async function gatewayOver(url: string, env: Record<string, string>): Promise<Gateway> {
+      const gateway = await startGateway(testConfig(env), url, { logger: createLogger('silent') });
+      cleanups.push(async () => {
+        await gateway.close();
+      });
+      return gateway;
+    }
+
+    it('reuses a result for READY_CACHE_MS and shares one probe among concurrent polls', async () => {
+      const platform = await fakePlatform();
+      const gateway = await gatewayOver(platform.url, { READY_CACHE_MS: '60000' });
+      const answers = await Promise.all([readyz(gateway.url), readyz(gateway.url), readyz(gateway.url)]);
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+      expect((await readyz(gateway.url)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(platform.connections()).toBe(1);
+    });
+
+    it('probes again on every poll with READY_CACHE_MS=0', async () => {
+      const platform = await fakePlatform();
+      const gateway = await gatewayOver(platform.url, { READY_CACHE_MS: '0' });
+      for (let i = 0; i < 3; i++) expect((await readyz(gateway.url)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(platform.connections()).toBe(3);
+    });
+  });
+});
