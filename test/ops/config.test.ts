@@ -1,0 +1,32 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, loadConfig, testConfig } from '../../src/config.ts';
+
+describe('operations settings', () => {
+  it('defaults: metrics on, readiness probe 500 ms cached 2 s, no tracing, no Redis', () => {
+    const config = loadConfig({});
+    expect([config.metrics, config.readiness, config.tracing.exporter, config.redisUrl, config.shutdownTimeoutMs]).toEqual([
+      true,
+      { probeTimeoutMs: 500, cacheMs: 2000 },
+      'none',
+      undefined,
+      10_000,
+    ]);
+  });
+
+  it('reads each variable', () => {
+    const config = testConfig({ METRICS: 'false', READY_PROBE_TIMEOUT_MS: '250', READY_CACHE_MS: '0', REDIS_URL: 'rediss://user:pw@cache.internal:6380/2' });
+    expect([config.metrics, config.readiness, config.redisUrl]).toEqual([false, { probeTimeoutMs: 250, cacheMs: 0 }, 'rediss://user:pw@cache.internal:6380/2']);
+    expect(testConfig({ REDIS_URL: '' }).redisUrl).toBeUndefined();
+  });
+
+  it.each([
+    ['METRICS', 'yes'],
+    ['READY_PROBE_TIMEOUT_MS', '0'],
+    ['READY_CACHE_MS', '-1'],
+    ['REDIS_URL', 'http://cache:6379'],
+    ['REDIS_URL', 'cache:6379'],
+  ])('stops start-up on %s=%s, naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}:`));
+  });
+});
