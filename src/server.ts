@@ -83,6 +83,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
 
   const apollo = new ApolloServer<GatewayContext>({
     schema: buildSchema(),
+    logger,
     introspection: config.introspection,
     includeStacktraceInErrorResponses: !production,
     allowBatchedHttpRequests: false,

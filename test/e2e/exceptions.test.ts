@@ -128,9 +128,10 @@ describe('exceptions connection', () => {
   });
 
   it('sends UNASSIGNED and repeated status values upstream', async () => {
-    await page({ first: 1, filter: { unassigned: true, assignedTo: ['u-1'], status: ['NEW', 'RESOLVED'] } });
+    const assignee = records.find((r) => r.assignedTo)!.assignedTo!.id!;
+    await page({ first: 1, filter: { unassigned: true, assignedTo: [assignee], status: ['NEW', 'RESOLVED'] } });
     const query = new URLSearchParams(stack.platformCalls()[0]!.query);
-    expect(query.getAll('assignedTo')).toEqual(['u-1', 'UNASSIGNED']);
+    expect(query.getAll('assignedTo')).toEqual([assignee, 'UNASSIGNED']);
     expect(query.getAll('status')).toEqual(['NEW', 'RESOLVED']);
   });
 
@@ -204,7 +205,7 @@ describe('exceptions connection', () => {
   });
 
   it('requires a bearer token and makes no call without one', async () => {
-    for (const headers of [{}, { authorization: 'Basic abc' }]) {
+    for (const headers of [{}, { authorization: 'Basic abc' }] as Record<string, string>[]) {
       const response = await stack.gql(PAGE, { first: 1 }, { token: null, headers });
       expect(response.body.data).toEqual({ exceptions: null });
       expect(response.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
