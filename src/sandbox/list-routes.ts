@@ -64,7 +64,9 @@ export function listExceptions({ account, params, nowMs }: ListRequest): Reply {
   if (q.errors.length > 0) return validationError(q.errors, nowMs);
 
   const filterAssignee = assignedTo.length > 0;
-  const matched = account.exceptions.sorted(sort).filter((record) => {
+  const sorted = account.exceptions.sorted(sort);
+  const filtering = category !== undefined || type !== undefined || statuses.size > 0 || filterAssignee || from !== undefined || to !== undefined;
+  const matched = !filtering ? sorted : sorted.filter((record) => {
     if (category !== undefined && record.category !== category) return false;
     if (type !== undefined && record.type !== type) return false;
     if (statuses.size > 0 && !statuses.has(record.status)) return false;

@@ -1,4 +1,4 @@
-import { Collection, deepFreeze } from './collection.ts';
+import { Collection } from './collection.ts';
 import { ACCOUNT_PROFILES, seedAccount } from './seed.ts';
 import type { AccountProfile, LegalUrlFactory, SeededAccount } from './seed.ts';
 import type { AcceptanceRecord, Assignee, DocumentRecord, ExceptionRecord, LinxBatchRecord, LinxTemplate } from './records.ts';
@@ -71,7 +71,7 @@ export class PlatformStore implements SandboxStore {
       };
       this.#accounts.set(profile.businessAccountId, account);
       this.#byToken.set(profile.token, account);
-      documents.push(...seeded.documents.map((document) => deepFreeze(document)));
+      documents.push(...seeded.documents);
     }
     this.#seededDocuments = documents;
     this.reset();
@@ -142,7 +142,7 @@ export class PlatformStore implements SandboxStore {
 
   /** Replaces a document record (records are never mutated in place). */
   saveDocument(document: DocumentRecord): void {
-    this.#documents.set(document.id, deepFreeze(document));
+    this.#documents.set(document.id, document);
   }
 
   content(documentId: string): Buffer | undefined {
