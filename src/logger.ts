@@ -13,6 +13,14 @@ export const REDACTED_PATHS = [
   'cookie',
   '*.authorization',
   '*.cookie',
+  '*.headers.authorization',
+  '*.headers.cookie',
+  '*.headers.Authorization',
+  '*.headers.Cookie',
+  'headers.Authorization',
+  'headers.Cookie',
+  'Authorization',
+  'Cookie',
 ];
 
 export function createLogger(level: string, options: { pretty?: boolean; destination?: NodeJS.WritableStream } = {}): Logger {
