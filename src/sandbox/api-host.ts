@@ -6,6 +6,7 @@ import type { Reply } from './http.ts';
 import { getDocument, putDocument } from './document-routes.ts';
 import type { DocumentEnv } from './document-routes.ts';
 import { listAcceptances, listExceptions, listLinxBatches } from './list-routes.ts';
+import { UUID_PATTERN } from './random.ts';
 import type { AccountData } from './store.ts';
 
 export interface ApiEnv extends DocumentEnv {
@@ -33,8 +34,10 @@ export function matchApi(method: string, path: string): ApiMatch {
     const m = DOCUMENT_ROUTE.exec(path);
     if (!m) return { route: 'unknown', status: 404 };
     allow = 'GET, PUT';
-    const documentId = safeDecode(m[1] as string);
-    if (documentId === undefined) return { route: 'unknown', status: 404 };
+    const decoded = safeDecode(m[1] as string);
+    if (decoded === undefined) return { route: 'unknown', status: 404 };
+    // Ids are UUIDs, which the platform reads case-insensitively.
+    const documentId = UUID_PATTERN.test(decoded) ? decoded.toLowerCase() : decoded;
     if (method === 'GET') return { route: 'document.get', documentId };
     if (method === 'PUT') return { route: 'document.put', documentId };
   }

@@ -39,6 +39,11 @@ describe('GET /v1/documents/{id}', () => {
     expect(thumbnailUrl!.value).toMatch(new RegExp(`^${sandbox.documentsUrl}/documents/${document.id}/thumbnail\\?expires=${expiresAt}&signature=[\\w-]{43}$`));
   });
 
+  it('reads the id case-insensitively, as a UUID', async () => {
+    const document = find((d) => d.status === 'NEW');
+    expect((await get<Answer>(sandbox, `/v1/documents/${document.id.toUpperCase()}`)).body).toEqual(document);
+  });
+
   it.each(['NEW', 'UPLOADED', 'INCOMPLETE', 'MALICIOUS'] as const)('returns a %s document without any content URL', async (status) => {
     const document = find((d) => d.status === status);
     const answer = await get<Answer>(sandbox, `/v1/documents/${document.id}`);
