@@ -3,10 +3,11 @@
 
 # Production dependencies only. The project's `node` devDependency (a pinned Node
 # binary for npm scripts) is left out: the image runs on the base image's Node 24.
+# No production dependency needs its install script to work, so none is run.
 FROM node:24-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
 # The offline playground bundle (served only when PLAYGROUND is on). Install scripts
 # are skipped: they would only fetch the pinned Node binary this stage does not need.

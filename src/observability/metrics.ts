@@ -70,6 +70,18 @@ export function createMetrics(http: PlatformHttp): GatewayMetrics {
     },
   });
 
+  new Gauge({
+    name: 'upstream_sockets',
+    help: 'Keep-alive sockets to the platform: active (carrying a request) or idle (pooled)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const { active, idle } = http.socketCounts();
+      this.set({ state: 'active' }, active);
+      this.set({ state: 'idle' }, idle);
+    },
+  });
+
   const operations = new Set<string>();
   const operationLabel = (name: string): string => {
     if (operations.has(name)) return name;

@@ -62,6 +62,8 @@ describe('GET /metrics', () => {
     expect(samples.get('upstream_retries_total{route="exceptions.list"}')).toBe(2);
     expect(samples.has('upstream_retries_total{route="documents.get"}')).toBe(false);
     expect(samples.get('upstream_breaker_state')).toBe(0);
+    // Sequential requests reuse one keep-alive socket, idle between requests.
+    expect([samples.get('upstream_sockets{state="active"}'), samples.get('upstream_sockets{state="idle"}')]).toEqual([0, 1]);
 
     // Default process metrics, from this gateway's own registry.
     expect(samples.get('process_cpu_user_seconds_total')).toBeGreaterThan(0);
