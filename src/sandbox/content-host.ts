@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { containsEicar, hasMagicOf, MAX_CONTENT_LENGTH, mediaTypeOf, synthesizeFile, THUMBNAIL_PNG } from './file-samples.ts';
-import { errorA, safeDecode } from './http.ts';
+import { errorA, mediaType, readBody, safeDecode } from './http.ts';
 import type { Reply, TimerSet } from './http.ts';
 import type { DocumentRecord } from './records.ts';
 import type { ContentOperation, UrlSigner } from './signed-urls.ts';
@@ -98,30 +98,6 @@ export function serveContent(env: ContentEnv, target: ContentTarget, path: strin
   }
 }
 
-function mediaType(req: IncomingMessage): string | undefined {
-  const value = req.headers['content-type'];
-  return value === undefined ? undefined : (value.split(';')[0] ?? '').trim().toLowerCase();
-}
-
-/** Reads the upload, counting bytes as they stream: undefined once past the limit. */
-function readUpload(req: IncomingMessage): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_CONTENT_LENGTH) {
-        // Stop buffering, but keep draining so the client can read the 413.
-        chunks.length = 0;
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(size > MAX_CONTENT_LENGTH ? undefined : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 async function upload(env: ContentEnv, document: DocumentRecord, req: IncomingMessage): Promise<Reply> {
   const nowMs = env.now();
   const declared = req.headers['content-length'];
@@ -134,7 +110,7 @@ async function upload(env: ContentEnv, document: DocumentRecord, req: IncomingMe
     req.resume();
     return errorA(415, `Content-Type ${sent} does not match the document's extension ${document.extension} (${expected})`, nowMs);
   }
-  const bytes = await readUpload(req);
+  const bytes = await readBody(req, MAX_CONTENT_LENGTH);
   if (bytes === undefined) return errorA(413, `Upload exceeds the limit of ${MAX_CONTENT_LENGTH} bytes`, env.now());
   if (!hasMagicOf(document.extension, bytes)) {
     return errorA(415, `The file is not a ${document.extension} file`, env.now());

@@ -1,7 +1,7 @@
 /** GET and PUT /v1/documents/{documentId}, and the content URLs they hand out. */
 import type { IncomingMessage } from 'node:http';
 import { validateDocumentUpdate, IMMUTABLE_ERROR_CODES } from './document-validation.ts';
-import { errorA, json, readBody, validationError } from './http.ts';
+import { errorA, json, mediaType, readBody, validationError } from './http.ts';
 import type { Reply } from './http.ts';
 import type { ContentUrl, DocumentRecord, ThumbnailUrl } from './records.ts';
 import type { UrlSigner } from './signed-urls.ts';
@@ -54,13 +54,13 @@ export function getDocument(env: DocumentEnv, account: AccountData, documentId: 
   return json(200, JSON.stringify(body));
 }
 
-function isJsonMediaType(contentType: string | undefined): boolean {
-  const mediaType = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  return mediaType === 'application/json' || /^application\/[\w.-]+\+json$/.test(mediaType);
+function isJson(req: IncomingMessage): boolean {
+  const type = mediaType(req) ?? '';
+  return type === 'application/json' || /^application\/[\w.-]+\+json$/.test(type);
 }
 
 export async function putDocument(env: DocumentEnv, account: AccountData, documentId: string, req: IncomingMessage, nowMs: number): Promise<Reply> {
-  if (!isJsonMediaType(req.headers['content-type'])) {
+  if (!isJson(req)) {
     req.resume();
     return errorA(415, `Content-Type ${req.headers['content-type'] ?? '(none)'} is not supported; send application/json`, nowMs);
   }

@@ -95,29 +95,29 @@ export class FaultRegistry {
  * The answer a fault substitutes for the normal one, or undefined when the
  * fault only delays or slows the normal answer. A body kind without a status
  * means a 200 carrying that body (a proxy's HTML page, a truncated JSON).
+ * Retry-After is added by the dispatcher, to whatever answer goes out.
  */
 export function faultReply(fault: Fault, nowMs: number): Reply | undefined {
   const kind = fault.body ?? 'json';
   if (fault.status === undefined && kind === 'json') return undefined;
   const status = fault.status ?? 200;
   const reason = reasonPhrase(status);
-  const headers: Record<string, string> = fault.retryAfter === undefined ? {} : { 'retry-after': String(fault.retryAfter) };
   switch (kind) {
     case 'json': {
       const body = status === 400 || status === 422
         ? errorBodyB(reason, 'VALIDATION_ERROR', [], nowMs)
         : errorBodyA(status, `Simulated ${status} ${reason}`, nowMs);
-      return json(status, body, headers);
+      return json(status, body);
     }
     case 'html':
-      return { status, headers: { ...headers, 'content-type': 'text/html; charset=utf-8' }, body: `<!DOCTYPE html><html><head><title>${status} ${reason}</title></head><body><h1>${status} ${reason}</h1><hr><p>nginx</p></body></html>` };
+      return { status, headers: { 'content-type': 'text/html; charset=utf-8' }, body: `<!DOCTYPE html><html><head><title>${status} ${reason}</title></head><body><h1>${status} ${reason}</h1><hr><p>nginx</p></body></html>` };
     case 'text':
-      return { status, headers: { ...headers, 'content-type': 'text/plain; charset=utf-8' }, body: `${status} ${reason}` };
+      return { status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `${status} ${reason}` };
     case 'malformed': {
       const full = errorBodyA(status, `Simulated ${status} ${reason}`, nowMs);
-      return json(status, full.slice(0, Math.floor(full.length / 2)), headers);
+      return json(status, full.slice(0, Math.floor(full.length / 2)));
     }
     case 'empty':
-      return json(status, '', headers);
+      return json(status, '');
   }
 }

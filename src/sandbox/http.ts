@@ -15,6 +15,12 @@ export function reasonPhrase(status: number): string {
   return STATUS_CODES[status] ?? 'Unknown';
 }
 
+/** The media type of the request body, lower-cased and without parameters; undefined when not sent. */
+export function mediaType(req: IncomingMessage): string | undefined {
+  const value = req.headers['content-type'];
+  return value === undefined ? undefined : (value.split(';')[0] ?? '').trim().toLowerCase();
+}
+
 /** decodeURIComponent that answers undefined instead of throwing on a malformed escape. */
 export function safeDecode(segment: string): string | undefined {
   try {
@@ -99,18 +105,20 @@ export function send(res: ServerResponse, reply: Reply, extraHeaders: Readonly<R
   timers.after(trickleMs / chunks, step);
 }
 
-/** Reads a request body up to `limit` bytes; undefined when it is larger. */
+/**
+ * Reads a request body, counting bytes as they stream: undefined once it
+ * passes `limit`. The rest is still drained, so the client can read the answer.
+ */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] | undefined = [];
     let size = 0;
-    let tooLarge = false;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) tooLarge = true;
-      if (!tooLarge) chunks.push(chunk);
+      if (size > limit) chunks = undefined;
+      chunks?.push(chunk);
     });
-    req.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks)));
+    req.on('end', () => resolve(chunks && Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
