@@ -38,14 +38,16 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BENCH = path.join(ROOT, 'bench');
 const PEER = path.join(BENCH, 'peer');
 const HOST = '127.0.0.1';
-const PORTS = { gateway: 47000, sandbox: 47010, content: 47011, bare: 47020, peer: 47030 } as const;
+// Below the ephemeral range (32768+), so that no outgoing connection or port-0 listener can hold them.
+const PORTS = { gateway: 24600, sandbox: 24610, content: 24611, bare: 24620, peer: 24630 } as const;
 const DEMO_TOKEN = 'demo-token-acme';
-const PROBE_REQUESTS = 10;
 const SOAK_WORKLOAD: WorkloadId = 'c';
 const MiB = 1024 * 1024;
 
 interface Settings extends BenchSettings {
   startupAttempts: number;
+  /** Sequential requests per GraphQL target whose platform calls are grouped by request id. */
+  probeRequests: number;
 }
 
 function readSettings(): Settings {
@@ -69,15 +71,16 @@ function readSettings(): Settings {
     quick,
     runs: positive(values.runs, 'runs') ?? (quick ? 1 : 3),
     warmupS: quick ? 0.3 : 1,
-    latencyS: quick ? 0.6 : 3,
+    latencyS: quick ? 0.5 : 3,
     latencyRate: positive(values.rate, 'rate') ?? 200,
     // One connection: the latency of a request is not inflated by queueing behind others.
     latencyConnections: 1,
-    saturationS: quick ? 0.8 : 3,
+    saturationS: quick ? 0.7 : 3,
     saturationConnections: 32,
     soakS: positive(values['soak-seconds'], 'soak-seconds') ?? (quick ? 3 : 60),
     pinned: false,
     startupAttempts: quick ? 1 : 3,
+    probeRequests: quick ? 5 : 10,
   };
 }
 
@@ -115,6 +118,17 @@ interface Targets {
   origins: Record<TargetName, string>;
   /** The process doing the work of each target; none for direct REST (that is the sandbox itself). */
   pids: Partial<Record<TargetName, number>>;
+}
+
+/** How this run was started, as a reader would retype it. */
+function invocation(): string {
+  const args = process.argv.slice(2).join(' ');
+  if (process.env.npm_lifecycle_event === 'bench') return `npm run bench${args ? ` -- ${args}` : ''}`;
+  return `node_modules/.bin/node --disable-warning=ExperimentalWarning bench/run.ts${args ? ` ${args}` : ''}`;
+}
+
+function reportedSettings({ startupAttempts: _startup, probeRequests: _probes, ...reported }: Settings): BenchSettings {
+  return reported;
 }
 
 function operationsOf(result: LoadResult, plan: TargetPlan): number {
@@ -198,7 +212,7 @@ async function measureWorkload(workload: Workload, targets: Targets, settings: S
   for (const target of usable.filter((t): t is 'gateway' | 'peer' => t === 'gateway' || t === 'peer')) {
     const call = (workload.plans[target] as TargetPlan).calls[0] as HttpCall;
     await resetRequestLog(sandboxUrl);
-    const ids = Array.from({ length: PROBE_REQUESTS }, (_, i) => `bench-${workload.id}-${target}-${i}-${process.pid}`);
+    const ids = Array.from({ length: settings.probeRequests }, (_, i) => `bench-${workload.id}-${target}-${i}-${process.pid}`);
     for (const id of ids) {
       const problem = await probeOnce(targets.origins[target], call, id);
       if (problem) throw new Error(`(${workload.id}) ${target} probe failed: ${problem}`);
@@ -215,7 +229,7 @@ async function measureWorkload(workload: Workload, targets: Targets, settings: S
 
   for (const target of usable) (cells.get(target) as Accumulator).absorb(await load(target, settings.saturationConnections, settings.warmupS));
 
-  // Platform calls and valid GraphQL responses over all saturation runs, per target.
+  // Platform calls and GraphQL requests sent over all saturation runs, per target.
   const platformCalls = new Map<TargetName, { calls: number; ops: number }>();
 
   for (let run = 0; run < settings.runs; run += 1) {
@@ -244,9 +258,12 @@ async function measureWorkload(workload: Workload, targets: Targets, settings: S
         acc.shareRuns.push((cpuAfter - cpuBefore) / result.durationS);
       }
       if (counting) {
+        // Requests still in flight when the run stopped reach the platform too: let them land, and
+        // count per request sent rather than per response received.
+        await new Promise((resolve) => setTimeout(resolve, 200));
         const totals = platformCalls.get(target) ?? { calls: 0, ops: 0 };
         totals.calls += await requestTotal(sandboxUrl);
-        totals.ops += result.valid;
+        totals.ops += result.sent;
         platformCalls.set(target, totals);
       }
     }
@@ -256,7 +273,7 @@ async function measureWorkload(workload: Workload, targets: Targets, settings: S
     const totals = platformCalls.get(figure.target);
     if (totals && totals.ops > 0) figure.callsPerOpUnderLoad = totals.calls / totals.ops;
   }
-  const result: WorkloadResult = { id: workload.id, title: workload.title, simpleConnection: workload.simpleConnection, cells: [], upstream };
+  const result: WorkloadResult = { id: workload.id, title: workload.title, short: workload.short, simpleConnection: workload.simpleConnection, cells: [], upstream };
   for (const target of planned) result.cells.push((cells.get(target) as Accumulator).finish());
   const summary = result.cells
     .map((c) => `${c.target} ${c.latency ? `p50 ${c.latency.p50Ms.toFixed(2)} ms` : '-'} ${c.throughput ? `${c.throughput.opsPerSecond.toFixed(0)} ops/s` : ''}${c.failures ? ` ${c.failures} FAILED` : ''}`)
@@ -320,17 +337,19 @@ async function main(): Promise<void> {
     const ts = ['--disable-warning=ExperimentalWarning'];
 
     log(`logs in ${logDir}`);
+    composePeer(node);
+    const sandboxUrl = `http://${HOST}:${PORTS.sandbox}`;
+    const origins: Record<TargetName, string> = {
+      rest: sandboxUrl,
+      bare: `http://${HOST}:${PORTS.bare}`,
+      gateway: `http://${HOST}:${PORTS.gateway}`,
+      peer: `http://${HOST}:${PORTS.peer}`,
+    };
+    // The proxies connect to the platform lazily, so all three can boot at once.
     const sandbox = spawnLogged({
       name: 'sandbox', command: node, args: [...ts, 'src/sandbox/main.ts'], cwd: ROOT, logDir, cpu: cpu(0),
       env: { ...baseEnv, SANDBOX_HOST: HOST, SANDBOX_PORT: String(PORTS.sandbox), SANDBOX_CONTENT_PORT: String(PORTS.content), SANDBOX_LATENCY_MS: '0' },
     });
-    children.push(sandbox);
-    const sandboxUrl = `http://${HOST}:${PORTS.sandbox}`;
-    await waitForReady(`${sandboxUrl}/__sandbox/requests`, sandbox, performance.now());
-    const { fixtures, description } = await discoverFixtures(sandboxUrl, DEMO_TOKEN);
-    log(`data: ${description.join('; ')}`);
-
-    composePeer(node);
     const bare = spawnLogged({
       name: 'bare-proxy', command: node, args: [...ts, 'bench/bare-proxy.ts'], cwd: ROOT, logDir, cpu: cpu(1),
       env: { ...baseEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.bare) },
@@ -339,17 +358,15 @@ async function main(): Promise<void> {
       name: 'peer', command: node, args: ['server.mjs'], cwd: PEER, logDir, cpu: cpu(1),
       env: { ...baseEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.peer) },
     });
-    children.push(bare, peer);
-    const origins: Record<TargetName, string> = {
-      rest: sandboxUrl,
-      bare: `http://${HOST}:${PORTS.bare}`,
-      gateway: `http://${HOST}:${PORTS.gateway}`,
-      peer: `http://${HOST}:${PORTS.peer}`,
-    };
-    await Promise.all([
-      waitForReady(`${origins.bare}/__sandbox/requests`, bare, performance.now()),
-      waitForReady(`${origins.peer}/healthcheck`, peer, performance.now()),
+    children.push(sandbox, bare, peer);
+    const booted = performance.now();
+    await waitForReady(`${sandboxUrl}/__sandbox/requests`, sandbox, booted);
+    const [{ fixtures, description }] = await Promise.all([
+      discoverFixtures(sandboxUrl, DEMO_TOKEN),
+      waitForReady(`${origins.bare}/__sandbox/requests`, bare, booted),
+      waitForReady(`${origins.peer}/healthcheck`, peer, booted),
     ]);
+    log(`data: ${description.join('; ')}`);
 
     // Start-up is measured with nothing else starting on the gateway's CPU.
     const startupMs: number[] = [];
@@ -396,7 +413,7 @@ async function main(): Promise<void> {
     const rootModules = path.join(ROOT, 'node_modules');
     const peerModules = path.join(PEER, 'node_modules');
     const report: BenchReport = {
-      command: `npm run bench --${settings.quick ? ' --quick' : ''}${process.argv.slice(2).filter((a) => a !== '--quick').map((a) => ` ${a}`).join('')}`.replace(/ --$/, ''),
+      command: invocation(),
       date: new Date().toISOString(),
       elapsedS: (performance.now() - started) / 1000,
       revision: gitRevision(ROOT),
@@ -407,7 +424,7 @@ async function main(): Promise<void> {
         ['Peer stack', ['@graphql-hive/gateway', '@graphql-mesh/compose-cli', '@omnigraph/openapi', 'graphql'].map((p) => `${p} ${packageVersion(peerModules, p)}`).join(', ')],
         ['Load generator', `autocannon ${packageVersion(rootModules, 'autocannon')}`],
       ],
-      settings: { ...settings },
+      settings: reportedSettings(settings),
       fixtures: description,
       startupMs,
       workloads: results,
@@ -419,7 +436,6 @@ async function main(): Promise<void> {
         'Latency runs use one connection so a request never queues behind another; autocannon\'s rate limit releases each second\'s requests back to back, so they measure service time rather than queueing.',
       ],
     };
-    delete (report.settings as Partial<Settings>).startupAttempts;
     writeOutputs(report);
     const failed = evaluateTargets(report).filter((c) => c.pass === false).map((c) => c.name);
     log(`done in ${report.elapsedS.toFixed(0)} s; ${failed.length === 0 ? 'all targets met' : `targets missed: ${failed.join(', ')}`}`);

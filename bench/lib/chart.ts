@@ -30,7 +30,8 @@ export function escapeXml(text: string): string {
 
 function formatTick(value: number): string {
   if (value >= 1000) return `${(value / 1000).toFixed(value % 1000 === 0 ? 0 : 1)}k`;
-  return Number.isInteger(value) ? String(value) : value.toFixed(value < 1 ? 2 : 1);
+  if (Number.isInteger(value)) return String(value);
+  return value < 1 ? String(Number(value.toPrecision(2))) : value.toFixed(1);
 }
 
 interface Bar {
@@ -44,6 +45,15 @@ interface Panel {
   title: string;
   unit: string;
   bars: Bar[];
+  /** Logarithmic axis: latencies span from tenths of a millisecond to hundreds. */
+  log: boolean;
+}
+
+/** Decade ticks covering [min, max] on a log axis: 0.1, 1, 10, ... */
+export function logTicks(min: number, max: number): number[] {
+  const low = Math.floor(Math.log10(Math.max(min, 1e-3)));
+  const high = Math.max(low + 1, Math.ceil(Math.log10(Math.max(max, 1e-3))));
+  return Array.from({ length: high - low + 1 }, (_, i) => 10 ** (low + i));
 }
 
 const WIDTH = 960;
@@ -56,12 +66,23 @@ function renderPanel(panel: Panel, groups: string[], offsetY: number): string {
   const plotH = PANEL_HEIGHT - MARGIN.top - MARGIN.bottom;
   const x0 = MARGIN.left;
   const y0 = offsetY + MARGIN.top;
-  const max = Math.max(0, ...panel.bars.map((b) => Math.max(b.value, b.whisker ?? 0)));
-  const { top, step } = niceScale(max);
-  const y = (v: number): number => y0 + plotH - (v / top) * plotH;
+  const values = panel.bars.flatMap((b) => (b.whisker === undefined ? [b.value] : [b.value, b.whisker])).filter((v) => v > 0);
+  let ticks: number[];
+  let y: (v: number) => number;
+  if (panel.log) {
+    ticks = logTicks(Math.min(...values, 1), Math.max(...values, 1));
+    const lo = Math.log10(ticks[0] as number);
+    const hi = Math.log10(ticks[ticks.length - 1] as number);
+    y = (v) => y0 + plotH - ((Math.log10(Math.max(v, 10 ** lo)) - lo) / (hi - lo)) * plotH;
+  } else {
+    const { top, step } = niceScale(Math.max(0, ...values));
+    ticks = Array.from({ length: Math.round(top / step) + 1 }, (_, i) => i * step);
+    y = (v) => y0 + plotH - (v / top) * plotH;
+  }
+  const base = y0 + plotH;
 
   parts.push(`<text x="${x0}" y="${offsetY + 24}" font-size="15" font-weight="bold">${escapeXml(panel.title)}</text>`);
-  for (let v = 0; v <= top + step / 2; v += step) {
+  for (const v of ticks) {
     parts.push(`<line x1="${x0}" x2="${x0 + plotW}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#e3e3e3"/>`);
     parts.push(`<text x="${x0 - 8}" y="${(y(v) + 4).toFixed(1)}" font-size="11" text-anchor="end">${formatTick(v)}</text>`);
   }
@@ -75,21 +96,21 @@ function renderPanel(panel: Panel, groups: string[], offsetY: number): string {
     bars.forEach((bar, bi) => {
       const bx = start + bi * barW;
       const top = y(bar.value);
-      parts.push(`<rect x="${bx.toFixed(1)}" y="${top.toFixed(1)}" width="${(barW - 3).toFixed(1)}" height="${(y0 + plotH - top).toFixed(1)}" fill="${TARGET_COLOURS[bar.target]}"><title>${escapeXml(`${TARGET_LABELS[bar.target]} ${group}: ${bar.value.toFixed(2)} ${panel.unit}`)}</title></rect>`);
+      parts.push(`<rect x="${bx.toFixed(1)}" y="${top.toFixed(1)}" width="${(barW - 3).toFixed(1)}" height="${Math.max(0, base - top).toFixed(1)}" fill="${TARGET_COLOURS[bar.target]}"><title>${escapeXml(`${TARGET_LABELS[bar.target]} ${group}: ${bar.value.toFixed(2)} ${panel.unit}`)}</title></rect>`);
       if (bar.whisker !== undefined) {
         const cx = bx + (barW - 3) / 2;
         parts.push(`<line x1="${cx.toFixed(1)}" x2="${cx.toFixed(1)}" y1="${top.toFixed(1)}" y2="${y(bar.whisker).toFixed(1)}" stroke="#333"/>`);
         parts.push(`<line x1="${(cx - 4).toFixed(1)}" x2="${(cx + 4).toFixed(1)}" y1="${y(bar.whisker).toFixed(1)}" y2="${y(bar.whisker).toFixed(1)}" stroke="#333"/>`);
       }
     });
-    parts.push(`<text x="${(x0 + gi * groupW + groupW / 2).toFixed(1)}" y="${y0 + plotH + 18}" font-size="12" text-anchor="middle">${escapeXml(group)}</text>`);
+    parts.push(`<text x="${(x0 + gi * groupW + groupW / 2).toFixed(1)}" y="${base + 18}" font-size="12" text-anchor="middle">${escapeXml(group)}</text>`);
   });
-  parts.push(`<line x1="${x0}" x2="${x0 + plotW}" y1="${y0 + plotH}" y2="${y0 + plotH}" stroke="#555"/>`);
+  parts.push(`<line x1="${x0}" x2="${x0 + plotW}" y1="${base}" y2="${base}" stroke="#555"/>`);
   return parts.join('\n');
 }
 
 export function renderChartSvg(report: BenchReport): string {
-  const groups = report.workloads.map((w) => `(${w.id}) ${w.title.split(' ').slice(0, 3).join(' ')}`);
+  const groups = report.workloads.map((w) => `(${w.id}) ${w.short}`);
   const latency: Bar[] = [];
   const throughput: Bar[] = [];
   report.workloads.forEach((w, i) => {
@@ -109,8 +130,8 @@ export function renderChartSvg(report: BenchReport): string {
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">`,
     `<rect width="100%" height="100%" fill="#ffffff"/>`,
-    renderPanel({ title: `Latency at ${report.settings.latencyRate} req/s (bar p50, whisker p99)`, unit: 'ms', bars: latency }, groups, 0),
-    renderPanel({ title: 'Saturation throughput', unit: 'operations/s', bars: throughput }, groups, PANEL_HEIGHT),
+    renderPanel({ title: `Latency at ${report.settings.latencyRate} req/s: bar p50, whisker p99 (log scale)`, unit: 'ms', bars: latency, log: true }, groups, 0),
+    renderPanel({ title: 'Saturation throughput', unit: 'operations/s', bars: throughput, log: false }, groups, PANEL_HEIGHT),
     legend,
     `<text x="${WIDTH - MARGIN.right}" y="${legendY + 24}" font-size="10" text-anchor="end" fill="#666">${escapeXml(`${report.date} · ${report.machine.cpuModel} · ${report.settings.quick ? 'quick mode' : `median of ${report.settings.runs} runs`}`)}</text>`,
     '</svg>',

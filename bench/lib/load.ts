@@ -19,6 +19,8 @@ export interface LoadSpec {
 
 export interface LoadResult {
   durationS: number;
+  /** Requests written, answered or not (the run ends with requests in flight). */
+  sent: number;
   /** Responses that passed validation. */
   valid: number;
   /** Invalid responses plus connection errors and timeouts. */
@@ -77,6 +79,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
         if (result.errors > 0) fail(`connection errors (${result.timeouts} of them timeouts)`, result.errors);
         resolve({
           durationS: result.duration,
+          sent: result.requests.sent,
           valid,
           failures,
           failureReasons,

@@ -123,7 +123,7 @@ export function renderReport(report: BenchReport): string {
   ), '');
 
   out.push('## Platform calls per GraphQL request', '');
-  out.push('Under load: the sandbox\'s request counters over a saturation run ÷ valid GraphQL responses. Probe: sequential requests with distinct `x-request-id`s, the sandbox\'s request log grouped by that id; a duplicate is the same method + path + query twice within one request.', '');
+  out.push('Under load: the sandbox\'s request counters over the saturation runs ÷ GraphQL requests sent. Probe: sequential requests with distinct `x-request-id`s, the sandbox\'s request log grouped by that id; a duplicate is the same method + path + query twice within one request.', '');
   out.push(markdownTable(
     ['Workload', 'Target', 'Under load', 'Probe: calls per request', 'Duplicates'],
     report.workloads.flatMap((w) => w.upstream.map((u) => [

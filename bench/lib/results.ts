@@ -25,7 +25,7 @@ export interface CellResult {
 
 export interface UpstreamFigure {
   target: 'gateway' | 'peer';
-  /** Platform calls per operation under load, from the sandbox's counters. */
+  /** Platform calls per GraphQL request sent during the saturation runs, from the sandbox's counters. */
   callsPerOpUnderLoad: number;
   /** Sequential probe requests, each with its own x-request-id. */
   probe: {
@@ -42,6 +42,7 @@ export interface UpstreamFigure {
 export interface WorkloadResult {
   id: WorkloadId;
   title: string;
+  short: string;
   simpleConnection: boolean;
   cells: CellResult[];
   upstream: UpstreamFigure[];

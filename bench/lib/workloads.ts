@@ -56,6 +56,8 @@ export interface TargetPlan {
 export interface Workload {
   id: WorkloadId;
   title: string;
+  /** A few words for chart labels. */
+  short: string;
   /** True for the "simple connection query" the CPU target applies to. */
   simpleConnection: boolean;
   plans: Partial<Record<TargetName, TargetPlan>>;
@@ -193,6 +195,7 @@ export function buildWorkloads(f: Fixtures): Workload[] {
   return [
     {
       id: 'a',
+      short: 'exceptions page',
       title: `Exceptions page of ${PAGE_SIZE} with assignee and note`,
       simpleConnection: true,
       plans: {
@@ -214,6 +217,7 @@ export function buildWorkloads(f: Fixtures): Workload[] {
     },
     {
       id: 'b',
+      short: 'LinX page',
       title: `LinX batches page of ${PAGE_SIZE}`,
       simpleConnection: true,
       plans: {
@@ -237,6 +241,7 @@ export function buildWorkloads(f: Fixtures): Workload[] {
     },
     {
       id: 'c',
+      short: 'three areas',
       title: 'Three areas in one query (exceptions, acceptances, LinX)',
       simpleConnection: false,
       plans: {
@@ -282,6 +287,7 @@ export function buildWorkloads(f: Fixtures): Workload[] {
     },
     {
       id: 'd',
+      short: 'document read',
       title: 'Document retrieve',
       simpleConnection: false,
       plans: {
@@ -303,6 +309,7 @@ export function buildWorkloads(f: Fixtures): Workload[] {
     },
     {
       id: 'e',
+      short: 'document update',
       title: 'Document update mutation',
       simpleConnection: false,
       plans: {

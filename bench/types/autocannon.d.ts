@@ -31,7 +31,7 @@ declare module 'autocannon' {
     non2xx: number;
     mismatches: number;
     '2xx': number;
-    requests: { total: number; average: number };
+    requests: { total: number; average: number; sent: number };
   }
 
   export interface AutocannonInstance extends EventEmitter {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { niceScale } from '../../bench/lib/chart.ts';
+import { logTicks, niceScale } from '../../bench/lib/chart.ts';
 import { formatSigned, markdownTable, renderReport } from '../../bench/lib/report.ts';
 import { evaluateTargets } from '../../bench/lib/results.ts';
 import type { BenchReport, CellResult } from '../../bench/lib/results.ts';
@@ -84,6 +84,8 @@ describe('report rendering', () => {
     expect(niceScale(7.3)).toEqual({ top: 8, step: 2 });
     expect(niceScale(1234)).toEqual({ top: 1250, step: 250 });
     expect(niceScale(0)).toEqual({ top: 1, step: 0.2 });
+    expect(logTicks(0.18, 210)).toEqual([0.1, 1, 10, 100, 1000]);
+    expect(logTicks(1, 1)).toEqual([1, 10]);
   });
 
   const cellOf = (target: CellResult['target'], p50Ms: number, p99Ms: number, opsPerSecond: number, cpuUsPerOp?: number): CellResult => ({
@@ -111,6 +113,7 @@ describe('report rendering', () => {
       {
         id: 'a',
         title: 'Exceptions page',
+        short: 'exceptions',
         simpleConnection: true,
         cells: [cellOf('rest', 0.3, 0.9, 4000), cellOf('bare', 0.6, 1.5, 3000), cellOf('gateway', 1.1, 4.0, 1900, 350), cellOf('peer', 2.5, 9, 900)],
         upstream: [{ target: 'gateway', callsPerOpUnderLoad: 1, probe: { requests: 10, callsPerRequest: Array(10).fill(1), duplicates: 0, grouped: true, totalCalls: 10 } }],
