@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { auditServer, type AuditResult } from 'graphql-http';
+import { auditServer, type AuditFail, type AuditResult } from 'graphql-http';
 import { startStack, type Stack } from '../support/stack.ts';
 
 // The GraphQL-over-HTTP specification's server audits (graphql-http) against the
@@ -36,7 +36,7 @@ describe('GraphQL over HTTP audits', () => {
   });
 
   it('fails no requirement', () => {
-    const errors = results.filter((r) => r.status === 'error').map((r) => `${r.id} ${r.name}: ${r.reason}`);
+    const errors = results.filter((r): r is AuditFail => r.status === 'error').map((r) => `${r.id} ${r.name}: ${r.reason}`);
     expect(errors).toEqual([]);
   });
 
