@@ -118,13 +118,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const dispatchEnv: DispatchEnv = { now, faults, log, timers, latencyMs: options.latencyMs ?? 0 };
   const urlHost = host.includes(':') ? `[${host}]` : host;
 
-  // The store is created right after the content listener is bound (its URLs
-  // need the content origin) and before any I/O callback can run.
-  const ready: { contentEnv?: ContentEnv } = {};
-
+  // The content origin is known only once its listener is bound, and the
+  // store's URLs need it: the handlers are attached right after, in the same
+  // tick, before any connection can be served.
+  const content = createServer();
+  tune(content);
+  const contentPort = await listen(content, options.contentPort ?? 0, host);
+  const documentsUrl = `http://${urlHost}:${contentPort}`;
+  const signer = new UrlSigner(documentsUrl);
+  const platformStore = new PlatformStore((documentId, version) =>
+    signer.sign('LEGAL', legalDocumentPath(documentId, version), Math.floor(now() / 1000) + ACCEPTANCE_URL_TTL_SECONDS));
+  platformStore.onReset(() => scans.clear());
+  const contentEnv: ContentEnv = { store: platformStore, signer, now, scans, scanDelayMs: options.scanDelayMs ?? 300 };
   const onContent = (req: IncomingMessage, res: ServerResponse): void => {
-    const contentEnv = ready.contentEnv;
-    if (!contentEnv) return void send(res, errorA(503, 'Sandbox is starting', now()), {}, timers);
     const { path, query } = splitUrl(req);
     const target = matchContent(req.method ?? '', path);
     dispatch(dispatchEnv, 'content', target === undefined ? 'unknown' : 'content', req, res, path, query, () => {
@@ -133,20 +139,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return serveContent(contentEnv, target, path, new URLSearchParams(query), req);
     });
   };
-  const content = createServer(onContent);
+  content.on('request', onContent);
   // Refuse an announced oversize upload before the client sends its body.
   content.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     if (!(Number(req.headers['content-length']) > MAX_CONTENT_LENGTH)) res.writeContinue();
     onContent(req, res);
   });
-  tune(content);
-  const contentPort = await listen(content, options.contentPort ?? 0, host);
-  const documentsUrl = `http://${urlHost}:${contentPort}`;
-  const signer = new UrlSigner(documentsUrl);
-  const platformStore = new PlatformStore((documentId, version) =>
-    signer.sign('LEGAL', legalDocumentPath(documentId, version), Math.floor(now() / 1000) + ACCEPTANCE_URL_TTL_SECONDS));
-  platformStore.onReset(() => scans.clear());
-  ready.contentEnv = { store: platformStore, signer, now, scans, scanDelayMs: options.scanDelayMs ?? 300 };
 
   const apiEnv = { store: platformStore, signer, now, urlTtlSeconds: options.urlTtlSeconds ?? 900, linxEnvelope: () => linxEnvelope };
   const adminEnabled = isLoopback(host);

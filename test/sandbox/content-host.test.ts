@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { request } from 'node:http';
 import { startSandbox } from '../../src/sandbox/index.ts';
 import type { DocumentRecord, DocumentExtension, Sandbox } from '../../src/sandbox/index.ts';
 import { ACME, accountOf, call, get, put } from './client.ts';
@@ -70,7 +71,6 @@ describe('upload through the signed PUT URL', () => {
     expect(answer.headers.get('etag')).toMatch(/^"[0-9a-f]{64}"$/);
     const next = String(Number(document.version) + 1);
     expect(sandbox.store.document(document.id)).toMatchObject({ version: next, contentLength: PDF.length, status: 'UPLOADED', updatedAt: '2026-11-20T08:00:00.000+0000' });
-    expect((await get<DocumentRecord>(sandbox, `/v1/documents/${document.id}`)).body).not.toHaveProperty('url');
 
     expect(await settled(document.id)).toMatchObject({ version: next, status: 'SCANNED' });
     const { url: download, thumbnail } = await downloadUrls(document);
@@ -84,6 +84,25 @@ describe('upload through the signed PUT URL', () => {
 
     expect((await upload(url, PDF, 'application/pdf')).status).toBe(200);
     expect(sandbox.store.document(document.id)?.version).toBe(String(Number(document.version) + 2));
+  });
+
+  it('hands out no content URL and serves no content while the scan of a new version runs', async () => {
+    const slowScan = await startSandbox({ scanDelayMs: 60_000 });
+    try {
+      const document = slowScan.store.documents(acme).find((d) => d.status === 'SCANNED' && d.extension === 'PDF')!;
+      const before = await get<{ url: { value: string } }>(slowScan, `/v1/documents/${document.id}`);
+      const { body } = await put<{ url: { value: string } }>(slowScan, `/v1/documents/${document.id}`, detailsOf(document));
+      expect((await upload(body.url.value, PDF, 'application/pdf')).status).toBe(200);
+      const answer = await get<Record<string, unknown>>(slowScan, `/v1/documents/${document.id}`);
+      expect(answer.body.status).toBe('UPLOADED');
+      expect(answer.body).not.toHaveProperty('url');
+      expect(answer.body).not.toHaveProperty('thumbnailUrl');
+      const download = await call<ShapeA>(before.body.url.value);
+      expect(download.status).toBe(409);
+      expect(download.body.message).toBe(`Document ${document.id} is UPLOADED; content is served once it is SCANNED`);
+    } finally {
+      await slowScan.close();
+    }
   });
 
   it('flags a file carrying the EICAR test signature as MALICIOUS and hands out no download URL', async () => {
@@ -135,6 +154,33 @@ describe('upload through the signed PUT URL', () => {
   });
 });
 
+describe('Expect: 100-continue', () => {
+  /** PUTs with Expect: 100-continue, sending the body only if the server asks for it. */
+  const expectContinue = (url: string, body: Buffer, declaredLength = body.length) => new Promise<{ status: number; continued: boolean }>((resolve, reject) => {
+    let continued = false;
+    const req = request(url, { method: 'PUT', headers: { 'content-type': 'application/pdf', 'content-length': declaredLength, expect: '100-continue' } });
+    req.on('continue', () => {
+      continued = true;
+      req.end(body);
+    });
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => {
+        req.destroy();
+        resolve({ status: res.statusCode ?? 0, continued });
+      });
+    });
+    req.on('error', reject);
+    req.flushHeaders();
+  });
+
+  it('refuses an announced oversize upload before the body is sent, and asks for the body otherwise', async () => {
+    const url = await uploadUrl(documentWith('PDF'));
+    expect(await expectContinue(url, Buffer.alloc(0), 5_242_881)).toEqual({ status: 413, continued: false });
+    expect(await expectContinue(url, PDF)).toEqual({ status: 200, continued: true });
+  });
+});
+
 describe('signed URLs', () => {
   it('answers 403 once the URL has expired', async () => {
     const document = documentWith('PDF');
@@ -169,17 +215,6 @@ describe('signed URLs', () => {
     expect((await upload(url.replace(/expires=\d+/, (m) => `${m}0`), PDF, 'application/pdf')).status).toBe(403);
     expect((await upload(url.split('?')[0]!, PDF, 'application/pdf')).status).toBe(403);
     expect(sandbox.store.document(document.id)).toEqual(before);
-  });
-
-  it('serves content only while the document is SCANNED', async () => {
-    const document = documentWith('PDF');
-    const { url: download } = await downloadUrls(document);
-    expect((await call(download)).status).toBe(200);
-    expect((await upload(await uploadUrl(document), PDF, 'application/pdf')).status).toBe(200);
-    const during = await call<ShapeA>(download);
-    expect(during.status).toBe(409);
-    await settled(document.id);
-    expect(Buffer.from((await call(download)).text)).toEqual(PDF);
   });
 
   it("serves the seeded file of a document that was never uploaded, at its recorded length", async () => {

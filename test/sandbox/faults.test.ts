@@ -94,7 +94,8 @@ describe('connection faults', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     const started = Date.now();
     await own.close();
-    expect(Date.now() - started).toBeLessThan(500);
+    // A hanging request must not hold close() up (the suite would time out otherwise).
+    expect(Date.now() - started).toBeLessThan(2000);
     expect(await pending).toMatchObject({ name: 'TypeError', message: 'fetch failed' });
   });
 
@@ -130,8 +131,8 @@ describe('connection faults', () => {
     }
     const bodyAfter = Date.now() - started;
     expect(res.status).toBe(200);
-    expect(headersAfter).toBeLessThan(200);
     expect(bodyAfter).toBeGreaterThanOrEqual(380);
+    expect(bodyAfter - headersAfter).toBeGreaterThanOrEqual(200);
     expect(chunks).toBeGreaterThan(4);
     expect(JSON.parse(Buffer.concat(parts).toString())).toEqual(normal.body);
   });
