@@ -36,6 +36,18 @@ const schema = z.object({
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
   OTEL_SERVICE_NAME: z.string().min(1).default('platform-gateway'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  MAX_QUERY_DEPTH: int(1, 100).default(8),
+  MAX_QUERY_ALIASES: int(0, 1_000).default(15),
+  MAX_QUERY_DIRECTIVES: int(0, 1_000).default(50),
+  MAX_QUERY_TOKENS: int(10, 100_000).default(1_000),
+  MAX_QUERY_COST: int(1, 100_000_000).default(50_000),
+  MAX_BODY_BYTES: int(1_024, 10_485_760).default(102_400),
+  MAX_BATCH_SIZE: int(1, 100).default(10),
+  ALLOW_BATCHED_REQUESTS: bool.optional(),
+  FIELD_SUGGESTIONS: bool.optional(),
+  PERSISTED_QUERIES: bool.optional(),
+  PERSISTED_QUERY_TTL_SECONDS: int(0, 30 * 86_400).default(86_400),
+  PERSISTED_QUERY_STORE_TIMEOUT_MS: int(1, 10_000).default(250),
 });
 
 export type Env = z.input<typeof schema>;
@@ -71,6 +83,14 @@ export interface Config {
   tracing: { exporter: 'otlp' | 'console' | 'none'; endpoint: string | undefined; serviceName: string };
   /** Shared store of persisted queries; absent means an in-memory store per instance. */
   redisUrl: string | undefined;
+  /** Abuse limits, all enforced before execution (see src/hardening/). */
+  limits: { depth: number; aliases: number; directives: number; tokens: number; cost: number; bodyBytes: number; batchSize: number };
+  /** Accept a JSON array of operations in one request. */
+  allowBatchedRequests: boolean;
+  /** Keep graphql-js's "Did you mean …" hints in error messages. */
+  fieldSuggestions: boolean;
+  /** Automatic persisted queries; `ttlSeconds` 0 keeps entries until evicted. */
+  persistedQueries: { enabled: boolean; ttlSeconds: number; storeTimeoutMs: number };
 }
 
 export class ConfigError extends Error {
@@ -126,6 +146,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       serviceName: e.OTEL_SERVICE_NAME,
     },
     redisUrl: e.REDIS_URL,
+    limits: {
+      depth: e.MAX_QUERY_DEPTH,
+      aliases: e.MAX_QUERY_ALIASES,
+      directives: e.MAX_QUERY_DIRECTIVES,
+      tokens: e.MAX_QUERY_TOKENS,
+      cost: e.MAX_QUERY_COST,
+      bodyBytes: e.MAX_BODY_BYTES,
+      batchSize: e.MAX_BATCH_SIZE,
+    },
+    allowBatchedRequests: e.ALLOW_BATCHED_REQUESTS ?? false,
+    fieldSuggestions: e.FIELD_SUGGESTIONS ?? !production,
+    persistedQueries: {
+      enabled: e.PERSISTED_QUERIES ?? true,
+      ttlSeconds: e.PERSISTED_QUERY_TTL_SECONDS,
+      storeTimeoutMs: e.PERSISTED_QUERY_STORE_TIMEOUT_MS,
+    },
   };
 }
 

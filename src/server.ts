@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { createContext, type GatewayContext } from './context.ts';
 import { ErrorCode } from './errors.ts';
+import { setupHardening } from './hardening/index.ts';
 import { Readiness } from './health.ts';
 import { createLogger } from './logger.ts';
 import { setupObservability } from './observability/index.ts';
@@ -80,13 +81,17 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const server = createServer(app);
   const observability = await setupObservability({ config, http, logger });
   const readiness = new Readiness({ upstreamUrl, http, ...config.readiness });
+  const hardening = setupHardening(config, logger);
 
   const apollo = new ApolloServer<GatewayContext>({
     schema: buildSchema(),
     logger,
     introspection: config.introspection,
     includeStacktraceInErrorResponses: !production,
-    allowBatchedHttpRequests: false,
+    allowBatchedHttpRequests: hardening.apollo.allowBatchedHttpRequests,
+    parseOptions: hardening.apollo.parseOptions,
+    validationRules: hardening.apollo.validationRules,
+    persistedQueries: hardening.apollo.persistedQueries,
     formatError: formatError(production),
     plugins: [
       // In-flight requests get up to SHUTDOWN_TIMEOUT_MS to finish once the listener has closed.
@@ -94,6 +99,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
       ApolloServerPluginLandingPageDisabled(),
       requestIdPlugin,
       observability.plugin,
+      ...hardening.apollo.plugins,
     ],
   });
   await apollo.start();
@@ -108,9 +114,11 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   }
   app.use(
     '/graphql',
-    express.json({ limit: '100kb' }),
+    ...hardening.bodyParser,
     expressMiddleware(apollo, { context: async ({ req }) => createContext({ config, http, logger }, req.headers) }),
   );
+
+  app.use(hardening.errorHandler);
 
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const { port } = server.address() as AddressInfo;
@@ -125,6 +133,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     async close() {
       readiness.markStopping();
       await apollo.stop();
+      await hardening.close();
       await observability.close();
       http.close();
     },

@@ -1,0 +1,204 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+import {
+  GraphQLError,
+  Kind,
+  TypeInfo,
+  validate,
+  visit,
+  visitWithTypeInfo,
+  type ArgumentNode,
+  type DocumentNode,
+  type FieldNode,
+  type GraphQLSchema,
+  type ParseOptions,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
+
+/** Static limits on one GraphQL document, all checked before anything is executed. */
+export interface QueryLimits {
+  /** Deepest field nesting; fragments and inline fragments do not add a level. */
+  depth: number;
+  /** Aliased fields (`__typename` aliases are free). */
+  aliases: number;
+  /** Directive uses. */
+  directives: number;
+  /** Lexical tokens of the document. */
+  tokens: number;
+  /** graphql-armor's cost: objects 2, scalars 1, ×1.5 per level, × the page size of each connection. */
+  cost: number;
+}
+
+/** Page sizes the cost of a connection is multiplied by. */
+export interface PageSizes {
+  /** Size of a connection queried without `first`/`last`. */
+  defaultSize: number;
+  /** Largest `first`/`last`; anything above is refused by the connection itself. */
+  maxSize: number;
+}
+
+/** The variable that sets each limit; rejections name it in `extensions.limit`. */
+export const LIMIT_VARIABLES = {
+  depth: 'MAX_QUERY_DEPTH',
+  aliases: 'MAX_QUERY_ALIASES',
+  directives: 'MAX_QUERY_DIRECTIVES',
+  tokens: 'MAX_QUERY_TOKENS',
+  cost: 'MAX_QUERY_COST',
+} as const satisfies Record<keyof QueryLimits, string>;
+
+type ArmorConfig = NonNullable<ConstructorParameters<typeof ApolloArmor>[0]>;
+type RejectHandler = (context: ValidationContext | null, error: GraphQLError) => void;
+
+/**
+ * graphql-armor words every rejection as a "Syntax Error" and, in its Apollo
+ * flavour, reports it with a code Apollo then overwrites. The message is
+ * re-worded and the limit named, so a client (and an operator reading the
+ * logs) knows which limit to respect or raise.
+ */
+function limitError(limit: keyof QueryLimits, max: number, armorMessage: string): GraphQLError {
+  const message = armorMessage.replace(/^Syntax Error: /, '').replace(/^Query Cost/, 'Query cost');
+  return new GraphQLError(message, { extensions: { limit: LIMIT_VARIABLES[limit], max } });
+}
+
+function reportTo(limit: keyof QueryLimits, max: number): RejectHandler {
+  return (context, error) => context?.reportError(limitError(limit, max, error.message));
+}
+
+function armorRules(config: ArmorConfig): ValidationRule[] {
+  const off = { enabled: false };
+  return new ApolloArmor({
+    maxDepth: off,
+    maxAliases: off,
+    maxDirectives: off,
+    costLimit: off,
+    // parseOptions() does this job: armor's Apollo token plugin throws from a plugin hook, which Apollo 5 answers with HTTP 500.
+    maxTokens: off,
+    // hideSuggestionsPlugin() does this job: armor's pattern misses enum-value suggestions.
+    blockFieldSuggestion: off,
+    ...config,
+  }).protect().validationRules;
+}
+
+/**
+ * Depth, aliases and directives, as validation rules: they run with Apollo's
+ * own validation, so a rejected document gets HTTP 400 and
+ * GRAPHQL_VALIDATION_FAILED, and no resolver (so no platform call) runs.
+ */
+export function limitValidationRules(limits: QueryLimits): ValidationRule[] {
+  const handling = (limit: keyof QueryLimits) => ({ propagateOnRejection: false, onReject: [reportTo(limit, limits[limit])] });
+  return armorRules({
+    // Fragments are how clients (Relay, federation's _entities) organise a query, not nesting.
+    maxDepth: { n: limits.depth, flattenFragments: true, ...handling('depth') },
+    maxAliases: { n: limits.aliases, ...handling('aliases') },
+    maxDirectives: { n: limits.directives, ...handling('directives') },
+  });
+}
+
+/**
+ * graphql-js counts tokens in its own lexer and aborts the parse at the first
+ * token over the limit: a huge document costs at most `tokens` tokens of
+ * lexing, is never validated, and gets HTTP 400 with GRAPHQL_PARSE_FAILED.
+ */
+export function parseOptions(limits: Pick<QueryLimits, 'tokens'>): ParseOptions {
+  return { maxTokens: limits.tokens };
+}
+
+const TOKEN_LIMIT_MESSAGE = /^Syntax Error: Document contains more th[ae]n \d+ tokens/;
+
+/**
+ * Only the page-size arguments armor's cost rule multiplies by are rewritten: a
+ * variable becomes its value, a missing size the default, a size over the cap
+ * the cap (the connection refuses it anyway, with a clearer message).
+ */
+function withEffectivePageSizes(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>, sizes: PageSizes): DocumentNode {
+  const typeInfo = new TypeInfo(schema);
+  const size = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) ? Math.min(Math.max(value, 0), sizes.maxSize) : undefined);
+  const intArgument = (name: 'first' | 'last', value: number): ArgumentNode => ({
+    kind: Kind.ARGUMENT,
+    name: { kind: Kind.NAME, value: name },
+    value: { kind: Kind.INT, value: String(value) },
+  });
+  return visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field(node: FieldNode) {
+        const definition = typeInfo.getFieldDef();
+        if (!definition?.args.some((arg) => arg.name === 'first')) return undefined;
+        const given = (node.arguments ?? []).find((arg) => arg.name.value === 'first' || arg.name.value === 'last');
+        let effective = sizes.defaultSize;
+        if (given?.value.kind === Kind.INT) effective = size(Number(given.value.value)) ?? sizes.defaultSize;
+        else if (given?.value.kind === Kind.VARIABLE) effective = size(variables[given.value.name.value]) ?? sizes.defaultSize;
+        const others = (node.arguments ?? []).filter((arg) => arg.name.value !== 'first' && arg.name.value !== 'last');
+        return { ...node, arguments: [intArgument('first', effective), ...others] };
+      },
+    }),
+  );
+}
+
+/**
+ * armor's cost rule multiplies by `first`/`last` only when they are literals,
+ * so `first: $n` and a missing `first` (the default page) would cost one row.
+ * The cost is therefore computed once the variables are known, on the
+ * document with every connection's effective page size, and still before
+ * execution: a rejection makes no platform call.
+ *
+ * Also names the token limit in its parse error, like the other limits.
+ */
+export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes): ApolloServerPlugin {
+  let rejection: GraphQLError | undefined;
+  const costRule = armorRules({
+    costLimit: {
+      maxCost: limits.cost,
+      flattenFragments: true,
+      propagateOnRejection: false,
+      onReject: [(_context, error) => void (rejection = limitError('cost', limits.cost, error.message))],
+    },
+  });
+  return {
+    async requestDidStart() {
+      return {
+        async parsingDidStart() {
+          return async (error?: Error) => {
+            if (error instanceof GraphQLError && TOKEN_LIMIT_MESSAGE.test(error.message)) {
+              Object.assign(error.extensions, { limit: LIMIT_VARIABLES.tokens, max: limits.tokens });
+            }
+          };
+        },
+        async didResolveOperation({ document, schema, request }) {
+          // validate() and the rule run synchronously, so the shared slot cannot be seen by another request.
+          rejection = undefined;
+          validate(schema, withEffectivePageSizes(schema, document, request.variables ?? {}, sizes), costRule);
+          const found = rejection as GraphQLError | undefined;
+          rejection = undefined;
+          if (found) {
+            throw new GraphQLError(found.message, {
+              extensions: { ...found.extensions, code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
+            });
+          }
+        },
+      };
+    },
+  };
+}
+
+const SUGGESTION = /\s*Did you mean [^?]*\?/g;
+
+/**
+ * Without introspection, "Did you mean …" hints would still let a caller
+ * rebuild the schema field by field (and enum value by enum value): they are
+ * cut from every error message. Runs before formatting and masking.
+ */
+export function hideSuggestionsPlugin(): ApolloServerPlugin {
+  return {
+    async requestDidStart() {
+      return {
+        async didEncounterErrors({ errors }) {
+          for (const error of errors) {
+            if (error.message.includes('Did you mean')) error.message = error.message.replace(SUGGESTION, '');
+          }
+        },
+      };
+    },
+  };
+}
