@@ -22,7 +22,6 @@ export type ApiMatch =
 
 const DOCUMENT_ROUTE = /^\/v1\/documents\/([^/]+)$/;
 
-
 /** Resolves method + path to a route, or to the 404/405 it deserves. */
 export function matchApi(method: string, path: string): ApiMatch {
   let route: ApiRoute | undefined;

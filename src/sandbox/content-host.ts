@@ -3,6 +3,7 @@
  * accepts document files through signed, time-limited URLs. It needs no
  * Authorization header; the signature is the credential.
  */
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { containsEicar, hasMagicOf, MAX_CONTENT_LENGTH, mediaTypeOf, synthesizeFile, THUMBNAIL_PNG } from './file-samples.ts';
 import { errorA, mediaType, readBody, safeDecode } from './http.ts';
@@ -10,7 +11,6 @@ import type { Reply, TimerSet } from './http.ts';
 import type { DocumentRecord } from './records.ts';
 import type { ContentOperation, UrlSigner } from './signed-urls.ts';
 import type { PlatformStore } from './store.ts';
-import { createHash } from 'node:crypto';
 import { formatTimestamp } from './time.ts';
 
 export interface ContentEnv {
@@ -20,6 +20,14 @@ export interface ContentEnv {
   /** Scan timers; cancelled when the store is re-seeded or the sandbox closes. */
   readonly scans: TimerSet;
   now(): number;
+}
+
+export function documentPath(documentId: string): string {
+  return `/documents/${documentId}`;
+}
+
+export function thumbnailPath(documentId: string): string {
+  return `/documents/${documentId}/thumbnail`;
 }
 
 export function legalDocumentPath(documentId: string, documentVersion: string): string {

@@ -1,6 +1,7 @@
 /** GET and PUT /v1/documents/{documentId}, and the content URLs they hand out. */
 import type { IncomingMessage } from 'node:http';
-import { validateDocumentUpdate, IMMUTABLE_ERROR_CODES } from './document-validation.ts';
+import { IMMUTABLE_ERROR_CODES, validateDocumentUpdate } from './document-validation.ts';
+import { documentPath, thumbnailPath } from './content-host.ts';
 import { errorA, json, mediaType, readBody, validationError } from './http.ts';
 import type { Reply } from './http.ts';
 import type { ContentUrl, DocumentRecord, ThumbnailUrl } from './records.ts';
@@ -15,14 +16,6 @@ export interface DocumentEnv {
 }
 
 const MAX_JSON_BODY = 1_048_576;
-
-export function documentPath(documentId: string): string {
-  return `/documents/${documentId}`;
-}
-
-export function thumbnailPath(documentId: string): string {
-  return `/documents/${documentId}/thumbnail`;
-}
 
 function contentUrl(env: DocumentEnv, document: DocumentRecord, allowed: 'GET' | 'PUT', nowMs: number): ContentUrl {
   const expires = Math.floor(nowMs / 1000) + env.urlTtlSeconds;
@@ -66,20 +59,20 @@ export async function putDocument(env: DocumentEnv, account: AccountData, docume
   }
   const raw = await readBody(req, MAX_JSON_BODY);
   if (raw === undefined) return errorA(413, `Request body exceeds ${MAX_JSON_BODY} bytes`, nowMs);
+  const malformed = (message: string): Reply =>
+    validationError([{ path: 'body', message, errorCode: 'MALFORMED_JSON' }], nowMs, 400, 'MALFORMED_JSON', 'Malformed JSON request body');
   let body: unknown;
   try {
     body = JSON.parse(raw.toString('utf8'));
   } catch {
-    return validationError([{ path: 'body', message: 'is not valid JSON', errorCode: 'MALFORMED_JSON' }], nowMs, 400, 'MALFORMED_JSON', 'Malformed JSON request body');
+    return malformed('is not valid JSON');
   }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    return validationError([{ path: 'body', message: 'must be a JSON object', errorCode: 'MALFORMED_JSON' }], nowMs, 400, 'MALFORMED_JSON', 'Malformed JSON request body');
-  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return malformed('must be a JSON object');
   const stored = ownDocument(env, account, documentId);
   if (!stored) return notFound(documentId, nowMs);
 
   const { errors, details } = validateDocumentUpdate(body as Record<string, unknown>, stored, formatDate(nowMs));
-  if (errors.length > 0 || details === undefined) {
+  if (details === undefined) {
     if (errors.every((error) => IMMUTABLE_ERROR_CODES.has(error.errorCode))) {
       return validationError(errors, nowMs, 422, 'IMMUTABLE_FIELD_CHANGED', 'documentType, extension and contentLength cannot change');
     }

@@ -30,7 +30,7 @@ type Problem = readonly [string, string];
 
 export interface ValidationOutcome {
   readonly errors: FieldError[];
-  /** Present only when there are no errors. */
+  /** Present exactly when there are no errors. */
   readonly details?: DocumentDetails;
 }
 

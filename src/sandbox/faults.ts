@@ -27,6 +27,11 @@ export interface Fault {
   times?: number;
 }
 
+/** What a fault can be set on: one route, or '*' for every request of both hosts. */
+export function isFaultTarget(value: unknown): value is RouteName | '*' {
+  return value === '*' || (ROUTE_NAMES as readonly unknown[]).includes(value);
+}
+
 const BODY_KINDS = ['json', 'html', 'text', 'malformed', 'empty'] as const;
 
 function isNonNegativeNumber(value: unknown): boolean {
@@ -66,7 +71,7 @@ export class FaultRegistry {
   readonly #faults = new Map<RouteName | '*', ActiveFault>();
 
   set(route: RouteName | '*', fault: Fault): void {
-    if (route !== '*' && !(ROUTE_NAMES as readonly string[]).includes(route)) throw new TypeError(`unknown route "${String(route)}"`);
+    if (!isFaultTarget(route)) throw new TypeError(`route must be one of *, ${ROUTE_NAMES.join(', ')}`);
     const checked = validateFault(fault);
     this.#faults.set(route, { fault: checked, remaining: checked.times, random: createRandom(FAULT_SEED) });
   }

@@ -183,7 +183,7 @@ describe('selection', () => {
     expect(() => sandbox.faults.set('exceptions', { status: 99 })).toThrow('invalid fault field "status": 99');
     expect(() => sandbox.faults.set('exceptions', { errorRate: 2 })).toThrow(TypeError);
     expect(() => sandbox.faults.set('exceptions', { delay: 5 } as never)).toThrow('unknown fault field "delay"');
-    expect(() => sandbox.faults.set('documents' as never, { status: 500 })).toThrow('unknown route "documents"');
+    expect(() => sandbox.faults.set('documents' as never, { status: 500 })).toThrow('route must be one of *, acceptances, exceptions, linx, document.get, document.put, content');
   });
 });
 
