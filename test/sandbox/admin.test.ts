@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { accountOf } from '../support/expected.ts';
 import { startSandbox } from '../../src/sandbox/index.ts';
 import type { Sandbox } from '../../src/sandbox/index.ts';
-import { ACME, GLOBEX, accountOf, call, get, put } from './client.ts';
+import { ACME, GLOBEX, call, get, put } from './client.ts';
 import type { ShapeA } from './client.ts';
 
 let sandbox: Sandbox;

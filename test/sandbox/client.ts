@@ -1,6 +1,7 @@
 // Small HTTP helpers and independent re-statements of the platform's rules,
 // so the sandbox tests compare its answers with expectations it did not compute.
 import type { Sandbox } from '../../src/sandbox/index.ts';
+import { sortRecords } from '../support/expected.ts';
 
 export const ACME = 'demo-token-acme';
 export const GLOBEX = 'demo-token-globex';
@@ -30,12 +31,6 @@ export function put<T = unknown>(sandbox: Sandbox, path: string, body: unknown, 
   return call<T>(sandbox.url + path, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 }
 
-export function accountOf(sandbox: Sandbox, token: string): string {
-  const found = sandbox.tokens.find((t) => t.token === token);
-  if (!found) throw new Error(`no demo token ${token}`);
-  return found.businessAccountId;
-}
-
 export interface Page<T> { totalElements: number; totalPages: number; number: number; numberOfElements: number; hasNext: boolean; content: T[] }
 
 export interface ShapeB { timestamp: string; traceId: string; message: string; errorCode: string; errors: { path: string; message: string; errorCode: string }[] }
@@ -56,26 +51,7 @@ export function violations(body: ShapeB): [string, string][] {
   return body.errors.map((e) => [e.path, e.errorCode]);
 }
 
-type Key<T> = [(record: T) => unknown, 'ASC' | 'DESC'];
-
-/** Nulls after every value in ASC (so first in DESC); ties broken by id ascending. */
-export function ordered<T extends { id: string }>(records: readonly T[], keys: Key<T>[]): T[] {
-  const cmp = (a: unknown, b: unknown): number => {
-    const aNull = a === null || a === undefined;
-    const bNull = b === null || b === undefined;
-    if (aNull || bNull) return aNull === bNull ? 0 : aNull ? 1 : -1;
-    return a === b ? 0 : (a as number) < (b as number) ? -1 : 1;
-  };
-  return [...records].sort((x, y) => {
-    for (const [value, direction] of keys) {
-      const c = cmp(value(x), value(y));
-      if (c !== 0) return direction === 'ASC' ? c : -c;
-    }
-    return x.id < y.id ? -1 : x.id > y.id ? 1 : 0;
-  });
-}
-
-export const byCreatedDesc = <T extends { id: string; createdAt: string }>(records: readonly T[]): T[] => ordered(records, [[(r) => epochOf(r.createdAt), 'DESC']]);
+export const byCreatedDesc = <T extends { id: string; createdAt: string }>(records: readonly T[]): T[] => sortRecords(records, [[(r) => epochOf(r.createdAt), 'DESC']]);
 
 export function ids(records: readonly { id: string }[]): string[] {
   return records.map((r) => r.id);

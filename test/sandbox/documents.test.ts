@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { accountOf } from '../support/expected.ts';
 import { startSandbox } from '../../src/sandbox/index.ts';
 import type { DocumentRecord, DocumentType, Sandbox } from '../../src/sandbox/index.ts';
-import { ACME, GLOBEX, accountOf, call, get, put, violations } from './client.ts';
+import { ACME, GLOBEX, call, get, put, violations } from './client.ts';
 import type { ShapeA, ShapeB } from './client.ts';
 
 // A fixed clock: updatedAt and the "not in the future" rule become exact.

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { accountOf } from '../support/expected.ts';
 import { startSandbox } from '../../src/sandbox/index.ts';
 import type { ExceptionRecord, Sandbox } from '../../src/sandbox/index.ts';
-import { ACME, accountOf, byCreatedDesc, epochOf, get, ids, violations } from './client.ts';
+import { ACME, byCreatedDesc, epochOf, get, ids, violations } from './client.ts';
 import type { Page, ShapeB } from './client.ts';
 
 let sandbox: Sandbox;

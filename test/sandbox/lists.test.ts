@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSandbox } from '../../src/sandbox/index.ts';
 import type { AcceptanceRecord, ExceptionRecord, Sandbox } from '../../src/sandbox/index.ts';
-import { ACME, GLOBEX, TIMESTAMP, TRACE_ID, accountOf, byCreatedDesc, epochOf, get, ids, ordered, violations } from './client.ts';
+import { accountOf, sortRecords } from '../support/expected.ts';
+import { ACME, GLOBEX, TIMESTAMP, TRACE_ID, byCreatedDesc, epochOf, get, ids, violations } from './client.ts';
 import type { Page, ShapeA, ShapeB } from './client.ts';
 
 let sandbox: Sandbox;
@@ -87,20 +88,20 @@ describe('sort', () => {
 
   it('sorts by several keys, each with its own direction, then by id', async () => {
     const { body } = await exceptions('?size=1000&sort=status,ASC&sort=createdAt,asc');
-    expect(ids(body.content)).toEqual(ids(ordered(records(), [[(r) => r.status, 'ASC'], [(r) => epochOf(r.createdAt), 'ASC']])));
+    expect(ids(body.content)).toEqual(ids(sortRecords(records(), [[(r) => r.status, 'ASC'], [(r) => epochOf(r.createdAt), 'ASC']])));
     expect(body.content[0]?.status).toBe('IN_PROGRESS');
   });
 
   it('reads a field alone as ascending and follows dotted paths', async () => {
     const { body } = await exceptions('?size=1000&sort=createdBy.type');
-    expect(ids(body.content)).toEqual(ids(ordered(records(), [[(r) => r.createdBy.type, 'ASC']])));
+    expect(ids(body.content)).toEqual(ids(sortRecords(records(), [[(r) => r.createdBy.type, 'ASC']])));
   });
 
   it('puts records without the field last in ASC and first in DESC', async () => {
     const unassigned = records().filter((r) => r.assignedTo === undefined).length;
     expect(unassigned).toBeGreaterThan(20);
     const desc = await exceptions('?size=1000&sort=assignedTo.lastName,DESC');
-    expect(ids(desc.body.content)).toEqual(ids(ordered(records(), [[(r) => r.assignedTo?.lastName, 'DESC']])));
+    expect(ids(desc.body.content)).toEqual(ids(sortRecords(records(), [[(r) => r.assignedTo?.lastName, 'DESC']])));
     expect(desc.body.content.slice(0, unassigned).every((r) => r.assignedTo === undefined)).toBe(true);
     const asc = await exceptions('?size=1000&sort=assignedTo.lastName,ASC');
     expect(asc.body.content.slice(300 - unassigned).every((r) => r.assignedTo === undefined)).toBe(true);
@@ -111,7 +112,7 @@ describe('sort', () => {
     const pages = await Promise.all([0, 1, 2].map((page) => exceptions(`?sort=category,DESC&size=100&page=${page}`)));
     const seen = pages.flatMap((p) => ids(p.body.content));
     expect(new Set(seen).size).toBe(300);
-    expect(seen).toEqual(ids(ordered(records(), [[(r) => r.category, 'DESC']])));
+    expect(seen).toEqual(ids(sortRecords(records(), [[(r) => r.category, 'DESC']])));
     const transaction = pages[0]!.body.content.filter((r) => r.category === 'TRANSACTION').map((r) => r.id);
     expect(transaction).toEqual([...transaction].sort());
   });
@@ -120,7 +121,7 @@ describe('sort', () => {
     const template = sandbox.store.linxTemplates(acme)[0]!;
     const version = template.versions[0]!;
     const { body } = await get<{ id: string; totalRequestsCount: number }[]>(sandbox, `/v2/linx/workflow-batches?templateId=${template.templateId}&templateVersionId=${version.templateVersionId}&size=100&sort=totalRequestsCount,DESC`);
-    const expected = ordered(sandbox.store.linxBatches(acme).filter((b) => b.templateVersionId === version.templateVersionId), [[(b) => b.totalRequestsCount, 'DESC']]);
+    const expected = sortRecords(sandbox.store.linxBatches(acme).filter((b) => b.templateVersionId === version.templateVersionId), [[(b) => b.totalRequestsCount, 'DESC']]);
     expect(ids(body)).toEqual(ids(expected));
     expect(body[0]!.totalRequestsCount).toBeGreaterThan(99);
   });
@@ -154,7 +155,7 @@ describe('acceptances', () => {
   it('sorts acceptances by any field', async () => {
     const account = sandbox.store.financialAccounts(acme)[0]!;
     const { body } = await acceptances(`?financialAccountId=${account}&size=100&sort=accepted,ASC&sort=respondedAt,DESC`);
-    const expected = ordered(sandbox.store.acceptances(acme).filter((a) => a.scopes.FINANCIAL_ACCOUNT_ID === account), [[(a) => a.accepted, 'ASC'], [(a) => epochOf(a.respondedAt), 'DESC']]);
+    const expected = sortRecords(sandbox.store.acceptances(acme).filter((a) => a.scopes.FINANCIAL_ACCOUNT_ID === account), [[(a) => a.accepted, 'ASC'], [(a) => epochOf(a.respondedAt), 'DESC']]);
     expect(ids(body.content)).toEqual(ids(expected));
     expect(body.content[0]?.accepted).toBe(false);
   });
