@@ -311,9 +311,11 @@ async function main(): Promise<void> {
   const children: Child[] = [];
   const notes: string[] = [];
   let stopping = false;
+  // The platform goes last, so that servers finishing in-flight requests do not fail against it.
   const stopAll = async (): Promise<void> => {
     stopping = true;
-    await Promise.all(children.map((child) => child.stop()));
+    await Promise.all(children.filter((child) => child.name !== 'sandbox').map((child) => child.stop()));
+    await Promise.all(children.filter((child) => child.name === 'sandbox').map((child) => child.stop()));
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
@@ -387,6 +389,7 @@ async function main(): Promise<void> {
     log(`gateway ready in ${startupMs.map((ms) => ms.toFixed(0)).join(', ')} ms`);
     const targets: Targets = { origins, pids: { bare: bare.pid, gateway: (gateway as Child).pid, peer: peer.pid } };
 
+    const idleMiB = readRssBytes((gateway as Child).pid) / MiB;
     const memory = { peakMiB: 0 };
     const workloads = buildWorkloads(fixtures);
     const results: WorkloadResult[] = [];
@@ -428,7 +431,7 @@ async function main(): Promise<void> {
       fixtures: description,
       startupMs,
       workloads: results,
-      memory: { saturationPeakMiB: memory.peakMiB, soak: soakFigure },
+      memory: { idleMiB, saturationPeakMiB: memory.peakMiB, soak: soakFigure },
       notes: [
         ...notes,
         `Server logs of this run: ${logDir}.`,

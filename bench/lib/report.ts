@@ -140,6 +140,7 @@ export function renderReport(report: BenchReport): string {
   const soak = report.memory.soak;
   const startup = startupMedianMs(report);
   out.push(markdownTable(['Figure', 'Value'], [
+    ['Gateway RSS right after start-up', `${formatNumber(report.memory.idleMiB, 1)} MiB`],
     ['Gateway RSS, peak during saturation runs', `${formatNumber(report.memory.saturationPeakMiB, 1)} MiB (target ≤ ${GOALS.rssMiB} MiB)`],
     ...(soak
       ? [

@@ -85,7 +85,8 @@ export interface BenchReport {
   fixtures: string[];
   startupMs: number[];
   workloads: WorkloadResult[];
-  memory: { saturationPeakMiB: number; soak?: SoakFigure };
+  /** Gateway RSS: right after start-up, the peak over the saturation runs, and the soak. */
+  memory: { idleMiB: number; saturationPeakMiB: number; soak?: SoakFigure };
   notes: string[];
 }
 
