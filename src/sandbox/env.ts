@@ -30,5 +30,9 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv): SandboxOptions {
   const apiPort = port(env, 'SANDBOX_PORT', 4010);
   const contentPort = port(env, 'SANDBOX_CONTENT_PORT', 4011);
   if (apiPort !== 0 && apiPort === contentPort) throw new ConfigError(`SANDBOX_PORT and SANDBOX_CONTENT_PORT must differ, both are ${apiPort}`);
-  return { host, port: apiPort, contentPort, linxEnvelope: flag(env, 'SANDBOX_LINX_ENVELOPE'), latencyMs };
+  const publicContentOrigin = env.SANDBOX_PUBLIC_CONTENT_ORIGIN === '' ? undefined : env.SANDBOX_PUBLIC_CONTENT_ORIGIN;
+  if (publicContentOrigin !== undefined && !/^https?:\/\/[A-Za-z0-9.:[\]-]+\/?$/.test(publicContentOrigin)) {
+    throw new ConfigError(`SANDBOX_PUBLIC_CONTENT_ORIGIN must be an http(s) origin such as http://localhost:4011, got "${publicContentOrigin}"`);
+  }
+  return { host, port: apiPort, contentPort, linxEnvelope: flag(env, 'SANDBOX_LINX_ENVELOPE'), latencyMs, publicContentOrigin };
 }

@@ -49,6 +49,11 @@ export interface SandboxOptions {
   now?: () => Date;
   /** How many requests `requests` keeps (the counters stay exact); default 100000. */
   maxRecordedRequests?: number;
+  /**
+   * Origin clients reach the content host at, when it differs from the bind address
+   * (e.g. `http://localhost:4011` behind docker-compose). Default: the listener's own address.
+   */
+  publicContentOrigin?: string;
 }
 
 export interface Sandbox {
@@ -124,7 +129,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const content = createServer();
   tune(content);
   const contentPort = await listen(content, options.contentPort ?? 0, host);
-  const documentsUrl = `http://${urlHost}:${contentPort}`;
+  const documentsUrl = options.publicContentOrigin?.replace(/\/+$/, '') ?? `http://${urlHost}:${contentPort}`;
   const signer = new UrlSigner(documentsUrl);
   const platformStore = new PlatformStore((documentId, version) =>
     signer.sign('LEGAL', legalDocumentPath(documentId, version), Math.floor(now() / 1000) + ACCEPTANCE_URL_TTL_SECONDS));

@@ -81,6 +81,22 @@ describe('sandbox environment', () => {
     expect(optionsFromEnv({ SANDBOX_HOST: '::1', SANDBOX_PORT: '5010', SANDBOX_CONTENT_PORT: '5011', SANDBOX_LINX_ENVELOPE: 'TRUE', SANDBOX_LATENCY_MS: '25' }))
       .toEqual({ host: '::1', port: 5010, contentPort: 5011, linxEnvelope: true, latencyMs: 25 });
     expect(optionsFromEnv({ SANDBOX_LINX_ENVELOPE: '0', SANDBOX_PORT: '0', SANDBOX_CONTENT_PORT: '0' })).toMatchObject({ linxEnvelope: false, port: 0, contentPort: 0 });
+    expect(optionsFromEnv({ SANDBOX_PUBLIC_CONTENT_ORIGIN: 'http://localhost:4011' })).toMatchObject({ publicContentOrigin: 'http://localhost:4011' });
+  });
+
+  it('signs content URLs for the public content origin when one is given', async () => {
+    const sandbox = await startSandbox({ publicContentOrigin: 'http://files.example.test:4011/' });
+    try {
+      expect(sandbox.documentsUrl).toBe('http://files.example.test:4011');
+      const ba = sandbox.tokens[0]!;
+      const scanned = sandbox.store.documents(ba.businessAccountId).find((d) => d.status === 'SCANNED')!;
+      const response = await fetch(`${sandbox.url}/v1/documents/${scanned.id}`, { headers: { authorization: `Bearer ${ba.token}` } });
+      const body = (await response.json()) as { url: { value: string }; thumbnailUrl: { value: string } };
+      expect(body.url.value.startsWith('http://files.example.test:4011/')).toBe(true);
+      expect(body.thumbnailUrl.value.startsWith('http://files.example.test:4011/')).toBe(true);
+    } finally {
+      await sandbox.close();
+    }
   });
 
   it.each([
@@ -91,6 +107,7 @@ describe('sandbox environment', () => {
     [{ SANDBOX_LATENCY_MS: '-5' }, 'SANDBOX_LATENCY_MS must be an integer number of milliseconds between 0 and 600000, got "-5"'],
     [{ SANDBOX_LATENCY_MS: '1.5' }, 'SANDBOX_LATENCY_MS must be an integer number of milliseconds between 0 and 600000, got "1.5"'],
     [{ SANDBOX_HOST: 'my host' }, 'SANDBOX_HOST must be a host name or an IP address, got "my host"'],
+    [{ SANDBOX_PUBLIC_CONTENT_ORIGIN: 'localhost:4011' }, 'SANDBOX_PUBLIC_CONTENT_ORIGIN must be an http(s) origin such as http://localhost:4011, got "localhost:4011"'],
   ])('refuses %j naming the variable', (env, message) => {
     expect(() => optionsFromEnv(env)).toThrow(new ConfigError(message));
   });
