@@ -6,7 +6,20 @@ import { GraphQLJSONObject, GraphQLLocalDate } from 'graphql-scalars';
 // Inputs may omit the offset: a filter's `timeZone` then says how the platform reads them.
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
+// The platform's usual UTC form, e.g. 2026-03-04T10:15:30.123+0000: rewritten without parsing a Date.
+const PLATFORM_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}(?:\+0000|\+00:00|Z)$/;
+
+const daysIn = (year: number, month: number) =>
+  month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+
 function toIsoInstant(value: string): string | null {
+  if (PLATFORM_UTC.test(value)) {
+    const month = Number(value.slice(5, 7));
+    const day = Number(value.slice(8, 10));
+    const valid = month >= 1 && month <= 12 && day >= 1 && day <= daysIn(Number(value.slice(0, 4)), month) &&
+      Number(value.slice(11, 13)) < 24 && Number(value.slice(14, 16)) < 60 && Number(value.slice(17, 19)) < 60;
+    return valid ? `${value.slice(0, 23)}Z` : null;
+  }
   const match = INSTANT.exec(value);
   if (!match) return null;
   const [, y, mo, d, h, mi, s = '00', frac = '', zone] = match;
