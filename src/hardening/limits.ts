@@ -104,7 +104,7 @@ export function parseOptions(limits: Pick<QueryLimits, 'tokens'>): ParseOptions 
   return { maxTokens: limits.tokens };
 }
 
-const TOKEN_LIMIT_MESSAGE = /^Syntax Error: Document contains more th[ae]n \d+ tokens/;
+const TOKEN_LIMIT_MESSAGE = /^Syntax Error: Document contains more tha[nt] \d+ tokens/;
 
 /**
  * Only the page-size arguments armor's cost rule multiplies by are rewritten: a

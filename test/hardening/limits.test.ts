@@ -1,0 +1,268 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { ConfigError, loadConfig, testConfig } from '../../src/config.ts';
+import { exampleTabs } from '../../src/playground/examples.ts';
+import { sandboxExampleValues } from '../../src/playground/sandbox-examples.ts';
+import { startStack, type Stack } from '../support/stack.ts';
+import { accountOf } from '../support/expected.ts';
+import { post, type RawResponse } from './support/http.ts';
+
+let stack: Stack;
+let acme: string;
+let financialAccountId: string;
+let documentId: string;
+
+beforeAll(async () => {
+  stack = await startStack();
+  acme = accountOf(stack.sandbox, stack.acme);
+  financialAccountId = stack.sandbox.store.acceptances(acme)[0]!.scopes.FINANCIAL_ACCOUNT_ID;
+  documentId = stack.sandbox.store.documents(acme)[0]!.id;
+});
+afterAll(() => stack.close());
+beforeEach(() => stack.sandbox.resetRequests());
+
+const graphql = () => `${stack.gateway.url}/graphql`;
+const auth = () => ({ authorization: `Bearer ${stack.acme}` });
+const send = (body: unknown, headers: Record<string, string> = {}) => post(graphql(), body, { ...auth(), ...headers });
+
+/** Sends the same request `runs` times; the last response and the median duration (durations are logged, never asserted). */
+async function timed(runs: number, request: () => Promise<RawResponse>): Promise<{ response: RawResponse; median: number }> {
+  const durations: number[] = [];
+  let response: RawResponse | undefined;
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    response = await request();
+    durations.push(performance.now() - started);
+  }
+  durations.sort((a, b) => a - b);
+  return { response: response!, median: durations[Math.floor(runs / 2)]! };
+}
+
+/** A refusal before execution: HTTP 400, one error with this code and limit, not a single platform call. */
+function expectRefused(response: RawResponse, code: string, limit: string | undefined, message: RegExp) {
+  expect(response.status).toBe(400);
+  expect(response.json?.data).toBeUndefined();
+  expect(response.json?.errors).toHaveLength(1);
+  const [error] = response.json!.errors!;
+  expect(error!.message).toMatch(message);
+  expect(error!.extensions).toMatchObject({ code, ...(limit ? { limit } : {}) });
+  expect(typeof error!.extensions!.requestId).toBe('string');
+  expect(stack.platformCalls()).toEqual([]);
+}
+
+describe('configuration', () => {
+  it('has defaults tuned to this schema', () => {
+    const config = testConfig();
+    expect(config.limits).toEqual({ depth: 8, aliases: 15, directives: 50, tokens: 1000, cost: 50_000, bodyBytes: 102_400, batchSize: 10 });
+    expect([config.allowBatchedRequests, config.fieldSuggestions, config.persistedQueries]).toEqual([false, true, { enabled: true, ttlSeconds: 86_400, storeTimeoutMs: 250 }]);
+    expect(loadConfig({ NODE_ENV: 'production' }).fieldSuggestions).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', FIELD_SUGGESTIONS: 'true' }).fieldSuggestions).toBe(true);
+  });
+
+  it('reads every limit from the environment', () => {
+    const config = testConfig({
+      MAX_QUERY_DEPTH: '5', MAX_QUERY_ALIASES: '0', MAX_QUERY_DIRECTIVES: '3', MAX_QUERY_TOKENS: '200', MAX_QUERY_COST: '900',
+      MAX_BODY_BYTES: '2048', MAX_BATCH_SIZE: '4', ALLOW_BATCHED_REQUESTS: 'true', PERSISTED_QUERIES: 'false', PERSISTED_QUERY_TTL_SECONDS: '0',
+    });
+    expect(config.limits).toEqual({ depth: 5, aliases: 0, directives: 3, tokens: 200, cost: 900, bodyBytes: 2048, batchSize: 4 });
+    expect([config.allowBatchedRequests, config.persistedQueries]).toEqual([true, { enabled: false, ttlSeconds: 0, storeTimeoutMs: 250 }]);
+  });
+
+  it.each([
+    ['MAX_QUERY_DEPTH', '0'],
+    ['MAX_QUERY_TOKENS', '5'],
+    ['MAX_QUERY_COST', 'lots'],
+    ['MAX_BODY_BYTES', '100'],
+    ['MAX_BATCH_SIZE', '1000'],
+    ['ALLOW_BATCHED_REQUESTS', 'yes'],
+  ])('refuses %s=%s at start-up, naming it', (name, value) => {
+    expect(() => testConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => testConfig({ [name]: value })).toThrow(new RegExp(`${name}:`));
+  });
+});
+
+describe('legitimate operations pass the default limits', () => {
+  it('runs every playground example without an error', async () => {
+    const values = sandboxExampleValues(stack.sandbox.store, acme);
+    for (const tab of exampleTabs(values, '')) {
+      const response = await send({ query: tab.query, variables: JSON.parse(tab.variables) as unknown });
+      expect([response.status, response.json?.errors]).toEqual([200, undefined]);
+    }
+  });
+
+  it('runs every README operation without an error', async () => {
+    const block = /```graphql\n([\s\S]*?)```/.exec(readFileSync(new URL('../../README.md', import.meta.url), 'utf8'))![1]!;
+    const template = stack.sandbox.store.linxTemplates(acme)[0]!;
+    const variables = { account: financialAccountId, templateId: template.templateId, templateVersionId: template.versions[0]!.templateVersionId, id: documentId };
+    const names = [...block.matchAll(/^(?:query|mutation) (\w+)/gm)].map((m) => m[1]!);
+    expect(names).toEqual(['Exceptions', 'Acceptances', 'Batches', 'Document', 'Update']);
+    for (const operationName of names) {
+      const response = await send({ query: block, operationName, variables });
+      expect([operationName, response.status, response.json?.errors]).toEqual([operationName, 200, undefined]);
+    }
+  });
+
+  it('runs the deepest selection of the schema and a full page of every field', async () => {
+    const query = `query($n: Int) { exceptions(first: $n) { totalCount pageInfo { hasNextPage endCursor }
+      edges { cursor node { id entityId businessAccountId category type status description createdAt updatedAt createdBy { id type } updatedBy { id type }
+        assignedTo { id firstName lastName email } entity { __typename ... on FinancialAccount { id } ... on CustomerAccount { id } ... on Transaction { id } }
+        notes { id entityId entityType title contentText businessAccountId createdAt updatedAt createdBy { id type } updatedBy { id type } } } } } }`;
+    const response = await send({ query, variables: { n: 100 } });
+    expect(response.status).toBe(200);
+    expect(response.json?.errors).toBeUndefined();
+    const page = response.json!.data!.exceptions as { edges: unknown[]; totalCount: number };
+    expect(page.edges).toHaveLength(Math.min(100, stack.sandbox.store.exceptions(acme).length));
+  });
+});
+
+describe('abusive operations are refused before execution', () => {
+  it('refuses nesting deeper than MAX_QUERY_DEPTH (8)', async () => {
+    const query = `query($a: ID!) { documentAcceptances(financialAccountId: $a) { edges { node { financialAccount {
+      documentAcceptances { edges { node { createdBy { type } } } } } } } } }`;
+    expectRefused(await send({ query, variables: { a: financialAccountId } }), 'GRAPHQL_VALIDATION_FAILED', 'MAX_QUERY_DEPTH', /^Query depth limit of 8 exceeded, found 9\.$/);
+  });
+
+  it('does not count fragments as levels', async () => {
+    const query = `query($a: ID!) { ...Q } fragment Q on Query { documentAcceptances(financialAccountId: $a, first: 1) { ...C } }
+      fragment C on DocumentAcceptanceConnection { edges { node { ... on DocumentAcceptance { financialAccount { id } createdBy { type } } } } }`;
+    const response = await send({ query, variables: { a: financialAccountId } });
+    expect([response.status, response.json?.errors]).toEqual([200, undefined]);
+  });
+
+  it('refuses more than MAX_QUERY_ALIASES (15) aliases', async () => {
+    const query = `query($id: ID!) { ${Array.from({ length: 16 }, (_, i) => `d${i}: document(id: $id) { id }`).join(' ')} }`;
+    expectRefused(await send({ query, variables: { id: documentId } }), 'GRAPHQL_VALIDATION_FAILED', 'MAX_QUERY_ALIASES', /^Aliases limit of 15 exceeded, found 16\.$/);
+  });
+
+  it('refuses more than MAX_QUERY_DIRECTIVES (50) directives', async () => {
+    const query = `{ ${Array.from({ length: 51 }, () => '__typename @include(if: true)').join(' ')} }`;
+    expectRefused(await send({ query }), 'GRAPHQL_VALIDATION_FAILED', 'MAX_QUERY_DIRECTIVES', /^Directives limit of 50 exceeded, found 51\.$/);
+  });
+
+  it('refuses a document of 3000 __typename selections while parsing, without validating it', async () => {
+    const query = `{ ${Array.from({ length: 3000 }, () => '__typename').join(' ')} }`;
+    const { response, median } = await timed(5, () => send({ query }));
+    expectRefused(response, 'GRAPHQL_PARSE_FAILED', 'MAX_QUERY_TOKENS', /^Syntax Error: Document contains more tha[nt] 1000 tokens\. Parsing aborted\.$/);
+    expect(response.json!.errors![0]!.extensions!.max).toBe(1000);
+    console.info(`3000 __typename selections (${query.length} bytes): refused in ${median.toFixed(1)} ms over HTTP (median of 5)`);
+  });
+
+  it('refuses a page nested in a page when the product of page sizes is too costly, whether sizes are literals or variables', async () => {
+    const nested = (size: string) => `exceptions(first: ${size}) { nodes { entity { ... on FinancialAccount { documentAcceptances(first: ${size}) { nodes { id documentId accepted } } } } } }`;
+    expectRefused(await send({ query: `{ ${nested('100')} }` }), 'GRAPHQL_VALIDATION_FAILED', 'MAX_QUERY_COST', /^Query cost limit of 50000 exceeded, found \d+(\.\d+)?\.$/);
+    expectRefused(await send({ query: `query($n: Int) { ${nested('$n')} }`, variables: { n: 100 } }), 'GRAPHQL_VALIDATION_FAILED', 'MAX_QUERY_COST', /^Query cost limit/);
+    const small = await send({ query: `query($n: Int) { ${nested('$n')} }`, variables: { n: 2 } });
+    expect([small.status, small.json?.errors]).toEqual([200, undefined]);
+  });
+
+  it('prices a connection without first or last at the default page size', async () => {
+    const query = (size: string) => `{ exceptions${size} { nodes { id entity { ... on FinancialAccount { documentAcceptances${size} { nodes {
+      id documentId documentVersion accepted respondedAt acceptorId acceptorType businessAccountId financialAccountId downloadUrl metadata createdBy { id type } } } } } } } }`;
+    // 20 × 20 nested rows cost 55675 although no size is written anywhere; the same rows one by one are cheap.
+    expectRefused(await send({ query: query('') }), 'GRAPHQL_VALIDATION_FAILED', 'MAX_QUERY_COST', /^Query cost limit of 50000 exceeded, found 55675\.$/);
+    expectRefused(await send({ query: query('(first: 20)') }), 'GRAPHQL_VALIDATION_FAILED', 'MAX_QUERY_COST', /^Query cost limit of 50000 exceeded, found 55675\.$/);
+    const single = await send({ query: query('(first: 1)') });
+    expect([single.status, single.json?.errors]).toEqual([200, undefined]);
+  });
+
+  it('refuses fragments that multiply each other', async () => {
+    const fragments = Array.from({ length: 12 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`).join(' ');
+    const query = `{ ...F0 } ${fragments} fragment F12 on Query { exceptions(first: 100) { nodes { id } } }`;
+    expectRefused(await send({ query }), 'GRAPHQL_VALIDATION_FAILED', 'MAX_QUERY_COST', /^Query cost limit/);
+  });
+
+  it('refuses a page size over PAGE_SIZE_MAX in the connection, before any platform call', async () => {
+    const response = await send({ query: '{ exceptions(first: 101) { nodes { id } } }' });
+    expect(response.status).toBe(200);
+    expect(response.json?.data).toEqual({ exceptions: null });
+    expect(response.json?.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(stack.platformCalls()).toEqual([]);
+  });
+});
+
+describe('HTTP requests', () => {
+  it('answers a body over MAX_BODY_BYTES (100 kB) with a GraphQL-style 413', async () => {
+    const response = await send({ query: '{ __typename }', variables: { pad: 'x'.repeat(102_400) } });
+    expect(response.status).toBe(413);
+    expect(response.contentType).toMatch(/^application\/json/);
+    expect(response.json).toEqual({
+      errors: [{ message: 'Request body is larger than the 100 kB limit', extensions: { code: 'PAYLOAD_TOO_LARGE', limit: 'MAX_BODY_BYTES', max: 102_400, requestId: expect.any(String) } }],
+    });
+    expect(stack.platformCalls()).toEqual([]);
+  });
+
+  it('accepts a body just under the limit', async () => {
+    const response = await send({ query: '{ __typename }', variables: { pad: 'x'.repeat(102_300) } });
+    expect([response.status, response.json]).toEqual([200, { data: { __typename: 'Query' } }]);
+  });
+
+  it('answers malformed JSON with a JSON 400 that does not quote the body', async () => {
+    const response = await send('{"query": "{ __typename }", secret-part', { 'x-request-id': 'req-malformed-1' });
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({ errors: [{ message: 'Request body is not valid JSON', extensions: { code: 'BAD_REQUEST', requestId: 'req-malformed-1' } }] });
+    expect(response.text).not.toContain('secret-part');
+  });
+
+  it('answers an unsupported charset with a JSON 415', async () => {
+    const response = await send('{"query":"{ __typename }"}', { 'content-type': 'application/json; charset=latin-7' });
+    expect(response.status).toBe(415);
+    expect(response.json?.errors?.[0]?.extensions?.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('keeps CSRF prevention on: a simple GET or text/plain POST is refused, a preflighted one served', async () => {
+    const url = `${graphql()}?query=${encodeURIComponent('{ __typename }')}`;
+    const blocked = await fetch(url, { headers: auth() });
+    expect(blocked.status).toBe(400);
+    expect(await blocked.text()).toMatch(/Cross-Site Request Forgery/);
+    const allowed = await fetch(url, { headers: { ...auth(), 'apollo-require-preflight': 'true' } });
+    expect([allowed.status, await allowed.json()]).toEqual([200, { data: { __typename: 'Query' } }]);
+    const plain = await send('{"query":"{ __typename }"}', { 'content-type': 'text/plain' });
+    expect(plain.status).toBe(400);
+    expect(plain.text).toMatch(/Cross-Site Request Forgery/);
+  });
+
+  it('refuses batched requests unless ALLOW_BATCHED_REQUESTS is set', async () => {
+    const response = await send([{ query: '{ __typename }' }, { query: '{ __typename }' }]);
+    expect(response.status).toBe(400);
+    expect(response.json?.errors?.[0]).toMatchObject({ message: 'Operation batching disabled.', extensions: { code: 'BAD_REQUEST' } });
+  });
+});
+
+describe('with batching allowed and a generous token limit', () => {
+  let open: Stack;
+  beforeAll(async () => {
+    open = await startStack({ ALLOW_BATCHED_REQUESTS: 'true', MAX_BATCH_SIZE: '3', MAX_QUERY_TOKENS: '100000' });
+  });
+  afterAll(() => open.close());
+  const sendOpen = (body: unknown) => post(`${open.gateway.url}/graphql`, body, { authorization: `Bearer ${open.acme}` });
+
+  it('answers a batch with one result per operation, each under the same limits', async () => {
+    const deep = '{ exceptions { edges { node { notes { createdBy { type } } } } } }';
+    const tooDeep = '{ exceptions { edges { node { entity { ... on FinancialAccount { documentAcceptances { edges { node { createdBy { type } } } } } } } } } }';
+    const response = await sendOpen([{ query: '{ __typename }' }, { query: tooDeep }, { query: deep.replace('exceptions', 'exceptions(first: 1)') }]);
+    // Apollo gives the whole batch the status of its refused operation.
+    expect(response.status).toBe(400);
+    const results = response.json as unknown as { data?: unknown; errors?: { extensions: { code: string; limit?: string } }[] }[];
+    expect(results).toHaveLength(3);
+    expect(results[0]).toEqual({ data: { __typename: 'Query' } });
+    expect(results[1]!.errors![0]!.extensions).toMatchObject({ code: 'GRAPHQL_VALIDATION_FAILED', limit: 'MAX_QUERY_DEPTH' });
+    expect(results[2]!.errors).toBeUndefined();
+  });
+
+  it('refuses a batch over MAX_BATCH_SIZE before running any of it', async () => {
+    open.sandbox.resetRequests();
+    const response = await sendOpen(Array.from({ length: 4 }, () => ({ query: '{ exceptions(first: 1) { nodes { id } } }' })));
+    expect(response.status).toBe(400);
+    expect(response.json?.errors?.[0]).toMatchObject({ message: 'A batch may hold at most 3 operations', extensions: { code: 'BAD_REQUEST', limit: 'MAX_BATCH_SIZE', max: 3 } });
+    expect(open.platformCalls()).toEqual([]);
+  });
+
+  it('(for comparison) parses and validates the whole 3000 __typename document when the token limit is lifted', async () => {
+    const query = `{ ${Array.from({ length: 3000 }, () => '__typename').join(' ')} }`;
+    const { response, median } = await timed(5, () => sendOpen({ query }));
+    // graphql-js's overlapping-fields rule gives up on it, but only after the whole document was parsed and walked.
+    expect(response.status).toBe(400);
+    expect(response.json?.errors?.[0]).toMatchObject({ message: 'Validation aborted.', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+    console.info(`3000 __typename selections without the token limit: refused by validation in ${median.toFixed(1)} ms over HTTP (median of 5)`);
+  });
+});

@@ -1,0 +1,33 @@
+import { createHash } from 'node:crypto';
+
+export interface RawResponse {
+  status: number;
+  contentType: string;
+  text: string;
+  /** The parsed body when it is JSON. */
+  json: { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] } | undefined;
+}
+
+/** POSTs any body (string as is, anything else as JSON) to the gateway and reads the answer whatever its type. */
+export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return read(response);
+}
+
+export async function read(response: Response): Promise<RawResponse> {
+  const text = await response.text();
+  const contentType = response.headers.get('content-type') ?? '';
+  let json: RawResponse['json'];
+  try {
+    json = JSON.parse(text) as RawResponse['json'];
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, contentType, text, json };
+}
+
+export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
