@@ -16,7 +16,9 @@ beforeAll(async () => {
   ]);
 });
 afterAll(() => Promise.all([production, productionOpened, development].map((stack) => stack.close())));
-afterEach(() => jest.restoreAllMocks());
+afterEach(() => {
+  jest.restoreAllMocks();
+});
 
 const send = (stack: Stack, body: unknown, headers: Record<string, string> = {}) =>
   post(`${stack.gateway.url}/graphql`, body, { authorization: `Bearer ${stack.acme}`, ...headers });
