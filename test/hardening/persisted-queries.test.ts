@@ -1,0 +1,223 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { tolerantCache } from '../../src/hardening/index.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startStack, type Stack } from '../support/stack.ts';
+import { post, sha256, type RawResponse } from './support/http.ts';
+
+const QUERY = 'query OpenExceptions { exceptions(first: 2, filter: { status: [NEW] }) { nodes { id status } } }';
+const HASH = sha256(QUERY);
+const persisted = (hash = HASH) => ({ persistedQuery: { version: 1, sha256Hash: hash } });
+
+function send(stack: Stack, body: Record<string, unknown>): Promise<RawResponse> {
+  return post(`${stack.gateway.url}/graphql`, body, { authorization: `Bearer ${stack.acme}` });
+}
+
+function expectNotFound(response: RawResponse) {
+  expect(response.status).toBe(200);
+  expect(response.json?.errors).toHaveLength(1);
+  expect(response.json!.errors![0]).toMatchObject({ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', requestId: expect.any(String) } });
+}
+
+function expectOpenExceptions(stack: Stack, response: RawResponse) {
+  expect(response.status).toBe(200);
+  expect(response.json?.errors).toBeUndefined();
+  const nodes = (response.json!.data!.exceptions as { nodes: { id: string; status: string }[] }).nodes;
+  expect(nodes).toHaveLength(2);
+  for (const node of nodes) expect(node.status).toBe('NEW');
+  expect(stack.platformCalls().length).toBeGreaterThan(0);
+}
+
+describe('automatic persisted queries, in memory', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(() => stack.close());
+  beforeEach(() => stack.sandbox.resetRequests());
+
+  it('answers an unknown hash with PERSISTED_QUERY_NOT_FOUND, registers the query, then serves it by hash', async () => {
+    expectNotFound(await send(stack, { extensions: persisted() }));
+    expect(stack.platformCalls()).toEqual([]);
+
+    expectOpenExceptions(stack, await send(stack, { query: QUERY, extensions: persisted() }));
+    stack.sandbox.resetRequests();
+    expectOpenExceptions(stack, await send(stack, { extensions: persisted() }));
+  });
+
+  it('serves a registered query by hash over GET, the way CDN-cached clients send it', async () => {
+    await send(stack, { query: QUERY, extensions: persisted() });
+    const url = `${stack.gateway.url}/graphql?extensions=${encodeURIComponent(JSON.stringify(persisted()))}`;
+    const response = await fetch(url, { headers: { authorization: `Bearer ${stack.acme}`, 'apollo-require-preflight': 'true' } });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { data: { exceptions: { nodes: unknown[] } } }).data.exceptions.nodes).toHaveLength(2);
+  });
+
+  it('refuses a query whose hash does not match', async () => {
+    const response = await send(stack, { query: QUERY, extensions: persisted(sha256('something else')) });
+    expect(response.status).toBe(400);
+    expect(response.json?.errors?.[0]).toMatchObject({ message: 'provided sha does not match query' });
+    expect(stack.platformCalls()).toEqual([]);
+  });
+
+  it('does not register a query the limits refuse', async () => {
+    const costly = '{ exceptions(first: 100) { nodes { entity { ... on FinancialAccount { documentAcceptances(first: 100) { nodes { id } } } } } } }';
+    const refused = await send(stack, { query: costly, extensions: persisted(sha256(costly)) });
+    expect(refused.status).toBe(400);
+    expect(refused.json?.errors?.[0]?.extensions).toMatchObject({ code: 'GRAPHQL_VALIDATION_FAILED', limit: 'MAX_QUERY_COST' });
+    expectNotFound(await send(stack, { extensions: persisted(sha256(costly)) }));
+    expect(stack.platformCalls()).toEqual([]);
+  });
+
+  it('applies the same limits to a query fetched by hash', async () => {
+    const deep = '{ documentAcceptances(financialAccountId: "x") { edges { node { financialAccount { documentAcceptances { edges { node { createdBy { type } } } } } } } } }';
+    const response = await send(stack, { query: deep, extensions: persisted(sha256(deep)) });
+    expect(response.json?.errors?.[0]?.extensions).toMatchObject({ code: 'GRAPHQL_VALIDATION_FAILED', limit: 'MAX_QUERY_DEPTH' });
+    expectNotFound(await send(stack, { extensions: persisted(sha256(deep)) }));
+  });
+});
+
+describe('automatic persisted queries switched off', () => {
+  it('answers PERSISTED_QUERY_NOT_SUPPORTED and still serves plain queries', async () => {
+    const stack = await startStack({ PERSISTED_QUERIES: 'false' });
+    try {
+      const response = await send(stack, { query: QUERY, extensions: persisted() });
+      expect(response.json?.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_SUPPORTED');
+      expectOpenExceptions(stack, await send(stack, { query: QUERY }));
+    } finally {
+      await stack.close();
+    }
+  });
+});
+
+describe('a failing persisted-query store', () => {
+  function capture() {
+    const lines: Record<string, unknown>[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    return { lines, logger: createLogger('warn', { destination }) };
+  }
+
+  it('turns a store error into a miss, and a failed registration into a warning', async () => {
+    const { lines, logger } = capture();
+    const cache = tolerantCache(
+      { get: () => Promise.reject(new Error('READONLY replica')), set: () => Promise.reject(new Error('OOM')), delete: () => Promise.reject(new Error('gone')) },
+      logger,
+      50,
+    );
+    await expect(cache.get('apq:abc')).resolves.toBeUndefined();
+    await expect(cache.set('apq:abc', '{ __typename }', { ttl: 60 })).resolves.toBeUndefined();
+    await expect(cache.delete('apq:abc')).resolves.toBe(false);
+    expect(lines.map((l) => [l.operation, l.err, l.msg])).toEqual([
+      ['get', 'READONLY replica', 'persisted query store failed'],
+      ['set', 'OOM', 'persisted query store failed'],
+      ['delete', 'gone', 'persisted query store failed'],
+    ]);
+  });
+
+  it('stops waiting for a store that does not answer', async () => {
+    const { lines, logger } = capture();
+    const never = new Promise<never>(() => {});
+    const cache = tolerantCache({ get: () => never, set: () => never, delete: () => never }, logger, 30);
+    const started = performance.now();
+    await expect(cache.get('apq:abc')).resolves.toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(lines[0]).toMatchObject({ operation: 'get', err: 'no answer within 30 ms' });
+  });
+
+  it('passes answers of a healthy store through', async () => {
+    const entries = new Map<string, string>();
+    const cache = tolerantCache(
+      { get: async (key) => entries.get(key), set: async (key, value) => void entries.set(key, value), delete: async (key) => entries.delete(key) },
+      createLogger('silent'),
+      50,
+    );
+    await cache.set('apq:1', '{ __typename }');
+    expect([await cache.get('apq:1'), await cache.get('apq:2'), await cache.delete('apq:1'), await cache.get('apq:1')]).toEqual(['{ __typename }', undefined, true, undefined]);
+  });
+});
+
+// A real Redis, started by this test on a free loopback port, when the machine has one; CI must have it.
+const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
+const describeRedis = hasRedis || process.env.CI ? describe : describe.skip;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 5_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Ready to accept connections')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited with ${code}: ${output}`));
+    });
+  });
+  return child;
+}
+
+function stopRedis(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+describeRedis('automatic persisted queries shared through Redis', () => {
+  let redis: ChildProcess;
+  let first: Stack;
+  let second: Stack;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    redis = await startRedis(port);
+    const env = { REDIS_URL: `redis://127.0.0.1:${port}`, PERSISTED_QUERY_STORE_TIMEOUT_MS: '300' };
+    [first, second] = await Promise.all([startStack(env), startStack(env)]);
+  });
+  afterAll(async () => {
+    await Promise.all([first?.close(), second?.close()]);
+    if (redis) await stopRedis(redis);
+  });
+
+  it('serves by hash on one gateway a query registered on another', async () => {
+    expectNotFound(await send(second, { extensions: persisted() }));
+    expectOpenExceptions(first, await send(first, { query: QUERY, extensions: persisted() }));
+    // Registration is written after the response is sent; give it a moment.
+    let response = await send(second, { extensions: persisted() });
+    for (let attempt = 0; attempt < 20 && response.json?.errors; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      response = await send(second, { extensions: persisted() });
+    }
+    expectOpenExceptions(second, response);
+  });
+
+  it('keeps answering when Redis goes away: hashes miss, full queries work, the process stays healthy', async () => {
+    await stopRedis(redis);
+    const started = performance.now();
+    expectNotFound(await send(first, { extensions: persisted() }));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    second.sandbox.resetRequests();
+    expectOpenExceptions(second, await send(second, { query: QUERY, extensions: persisted() }));
+    expect((await fetch(`${first.gateway.url}/healthz`)).status).toBe(200);
+  });
+});
