@@ -24,7 +24,7 @@ import { renderChartSvg } from './lib/chart.ts';
 import { runLoad } from './lib/load.ts';
 import type { LoadResult } from './lib/load.ts';
 import { describeMachine, gitRevision, packageVersion } from './lib/machine.ts';
-import { canPin, findExecutable, pinProcess, readCpuSeconds, readRssBytes, sampleRss, spawnLogged, waitForReady } from './lib/processes.ts';
+import { assertRunning, canPin, findExecutable, pinProcess, readCpuSeconds, readRssBytes, sampleRss, spawnLogged, waitForReady } from './lib/processes.ts';
 import type { Child } from './lib/processes.ts';
 import { renderReport } from './lib/report.ts';
 import { evaluateTargets } from './lib/results.ts';
@@ -191,7 +191,7 @@ class Accumulator {
   }
 }
 
-async function measureWorkload(workload: Workload, targets: Targets, settings: Settings, sandboxUrl: string, memory: { peakMiB: number }): Promise<WorkloadResult> {
+async function measureWorkload(workload: Workload, targets: Targets, settings: Settings, sandboxUrl: string, memory: { peakMiB: number }, children: readonly Child[]): Promise<WorkloadResult> {
   const planned = TARGETS.filter((t) => workload.plans[t] !== undefined);
   const cells = new Map(planned.map((t) => [t, new Accumulator(t)]));
   const usable: TargetName[] = [];
@@ -222,8 +222,9 @@ async function measureWorkload(workload: Workload, targets: Targets, settings: S
     upstream.push({ target, callsPerOpUnderLoad: Number.NaN, probe: { requests: ids.length, ...grouping, totalCalls: calls.length } });
   }
 
-  const load = (target: TargetName, connections: number, durationS: number, overallRate?: number): Promise<LoadResult> => {
+  const load = async (target: TargetName, connections: number, durationS: number, overallRate?: number): Promise<LoadResult> => {
     const plan = workload.plans[target] as TargetPlan;
+    assertRunning(children);
     return runLoad({ origin: targets.origins[target], calls: plan.calls, connections, durationS, ...(overallRate === undefined ? {} : { overallRate: overallRate * plan.calls.length }) });
   };
 
@@ -269,6 +270,7 @@ async function measureWorkload(workload: Workload, targets: Targets, settings: S
     }
   }
 
+  assertRunning(children);
   for (const figure of upstream) {
     const totals = platformCalls.get(figure.target);
     if (totals && totals.ops > 0) figure.callsPerOpUnderLoad = totals.calls / totals.ops;
@@ -299,6 +301,7 @@ async function soak(workload: Workload, targets: Targets, seconds: number): Prom
     growthPct: growthPercent(startMiB, endMiB),
     opsPerSecond: result.valid / result.durationS,
     failures: result.failures,
+    failureReasons: [...result.failureReasons],
   };
 }
 
@@ -396,21 +399,19 @@ async function main(): Promise<void> {
     for (const workload of workloads) {
       if (stopping) return;
       log(`(${workload.id}) ${workload.title}`);
-      results.push(await measureWorkload(workload, targets, settings, sandboxUrl, memory));
+      results.push(await measureWorkload(workload, targets, settings, sandboxUrl, memory, children));
     }
     if (memory.peakMiB === 0) memory.peakMiB = readRssBytes((gateway as Child).pid) / MiB;
 
     log(`soak: ${settings.soakS} s of (${SOAK_WORKLOAD}) against the gateway`);
+    assertRunning(children);
     const soakFigure = await soak(workloads.find((w) => w.id === SOAK_WORKLOAD) as Workload, targets, settings.soakS);
+    assertRunning(children);
     log(`soak: RSS ${soakFigure.startMiB.toFixed(1)} → ${soakFigure.endMiB.toFixed(1)} MiB (${soakFigure.growthPct.toFixed(1)} %)`);
 
     await stopAll();
     if (loadAtStart[0] !== undefined && loadAtStart[0] > os.cpus().length / 2) {
       notes.push(`The machine was busy with other work when the run started (1-minute load average ${loadAtStart[0].toFixed(2)} on ${os.cpus().length} CPUs): processes outside the benchmark competed for both CPUs, so latencies and throughputs are pessimistic and noisy.`);
-    }
-    for (const child of children) {
-      const code = await child.exited;
-      if (code !== 0 && code !== null && child.name !== 'gateway') notes.push(`${child.name} exited with code ${code}; see its log`);
     }
 
     const rootModules = path.join(ROOT, 'node_modules');

@@ -16,6 +16,10 @@ export interface Child {
   process: ChildProcess;
   /** Resolves when the process has exited. */
   exited: Promise<number | null>;
+  /** How the process ended, once it has. */
+  exit?: { code: number | null; signal: NodeJS.Signals | null };
+  /** True once stop() was called: an exit before that was not ours. */
+  stopRequested: boolean;
   stop(): Promise<void>;
 }
 
@@ -72,21 +76,42 @@ export function spawnLogged(options: SpawnOptions): Child {
   const child = spawn(command, args, { cwd: options.cwd, env: options.env as NodeJS.ProcessEnv, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   if (child.pid === undefined) throw new Error(`could not start ${options.name}`);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return {
+  const handle: Child = {
     name: options.name,
     pid: child.pid,
     logFile,
     process: child,
-    exited,
+    exited: new Promise<number | null>((resolve) => {
+      child.once('exit', (code, signal) => {
+        handle.exit = { code, signal };
+        resolve(code);
+      });
+    }),
+    stopRequested: false,
     stop: async () => {
+      handle.stopRequested = true;
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
+      await handle.exited;
       clearTimeout(timer);
     },
   };
+  return handle;
+}
+
+/**
+ * Throws when a child ended without being asked to: every figure measured
+ * after that would be about a dead process (or, for the sandbox, about
+ * connection errors).
+ */
+export function assertRunning(children: readonly Child[]): void {
+  for (const child of children) {
+    if (child.exit && !child.stopRequested) {
+      const how = child.exit.signal ? `was killed by ${child.exit.signal}` : `exited with code ${child.exit.code}`;
+      throw new Error(`${child.name} (pid ${child.pid}) ${how} during the run, not by the benchmark; see ${child.logFile}`);
+    }
+  }
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

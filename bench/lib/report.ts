@@ -52,7 +52,9 @@ function failureLines(report: BenchReport): string[] {
     }
   }
   const soak = report.memory.soak;
-  if (soak && soak.failures > 0) lines.push(`- Soak: ${soak.failures} failed responses`);
+  if (soak && soak.failures > 0) {
+    lines.push(`- Soak: ${soak.failures} failed responses — ${soak.failureReasons.map(([reason, count]) => `${count}× ${reason}`).join('; ')}`);
+  }
   return lines;
 }
 

@@ -57,6 +57,7 @@ export interface SoakFigure {
   growthPct: number;
   opsPerSecond: number;
   failures: number;
+  failureReasons: Array<[string, number]>;
 }
 
 export interface BenchSettings {

@@ -119,7 +119,7 @@ describe('report rendering', () => {
         upstream: [{ target: 'gateway', callsPerOpUnderLoad: 1, probe: { requests: 10, callsPerRequest: Array(10).fill(1), duplicates: 0, grouped: true, totalCalls: 10 } }],
       },
     ],
-    memory: { idleMiB: 90, saturationPeakMiB: 151, soak: { seconds: 3, workload: 'c', startMiB: 100, endMiB: 104, peakMiB: 110, growthPct: 4, opsPerSecond: 1500, failures: 0 } },
+    memory: { idleMiB: 90, saturationPeakMiB: 151, soak: { seconds: 3, workload: 'c', startMiB: 100, endMiB: 104, peakMiB: 110, growthPct: 4, opsPerSecond: 1500, failures: 0, failureReasons: [] } },
     notes: [],
   };
 
