@@ -88,18 +88,6 @@ async function activeSocketsSettle(): Promise<number> {
   return stack.gateway.http.socketCounts().active;
 }
 
-describe('the rejection probe', () => {
-  it('sees a rejection nobody handled in time', async () => {
-    const probe = watchUnhandledRejections();
-    const late = Promise.reject(new Error('handled too late'));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    // Handled now, so Jest does not fail this test for it; Node has reported it by then.
-    late.catch(() => undefined);
-    probe.stop();
-    expect(probe.reasons).toEqual([new Error('handled too late')]);
-  });
-});
-
 describe('a clean run', () => {
   it('answers both areas exactly', async () => {
     const response = await stack.gql(QUERY, { account });
