@@ -27,6 +27,7 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PLAYGROUND: bool.optional(),
   INTROSPECTION: bool.optional(),
+  SANDBOX_PORT: int(0, 65535).default(0),
   SHUTDOWN_TIMEOUT_MS: int(0, 120_000).default(10_000),
   METRICS: bool.optional(),
   READY_PROBE_TIMEOUT_MS: int(1, 30_000).default(500),
@@ -75,6 +76,8 @@ export interface Config {
   logLevel: string;
   playground: boolean;
   introspection: boolean;
+  /** Port of the embedded sandbox `npm start` runs when no UPSTREAM_URL is set; 0 = any free port. */
+  sandboxPort: number;
   shutdownTimeoutMs: number;
   /** Serve GET /metrics. */
   metrics: boolean;
@@ -137,6 +140,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     playground: e.PLAYGROUND ?? !production,
     introspection: e.INTROSPECTION ?? !production,
+    sandboxPort: e.SANDBOX_PORT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     metrics: e.METRICS ?? true,
     readiness: { probeTimeoutMs: e.READY_PROBE_TIMEOUT_MS, cacheMs: e.READY_CACHE_MS },
