@@ -229,7 +229,7 @@ describe('the caller’s token stays with the platform', () => {
     const { uploadUrl, userErrors } = update.body.data!.updateDocument;
     expect([userErrors, uploadUrl.allowed]).toEqual([[], 'PUT']);
     expect(uploadUrl.value.startsWith(stack.sandbox.documentsUrl)).toBe(true);
-    const upload = await fetch(uploadUrl.value, { method: 'PUT', body: synthesizeFile(passport.extension, 2_048), headers: { 'content-type': mediaTypeOf(passport.extension) } });
+    const upload = await fetch(uploadUrl.value, { method: 'PUT', body: new Uint8Array(synthesizeFile(passport.extension, 2_048)), headers: { 'content-type': mediaTypeOf(passport.extension) } });
     expect(upload.status).toBe(200);
 
     const scanned = [...acme.documents.values()].find((d) => d.status === 'SCANNED')!;
