@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import { graphqlBodyParser, httpErrorHandler } from './http.ts';
 import { hideSuggestionsPlugin, limitValidationRules, parseOptions, queryLimitsPlugin } from './limits.ts';
 import { persistedQueries } from './persisted-queries.ts';
+import { wellFormedVariablesPlugin } from './unicode.ts';
 
 export { LIMIT_VARIABLES, type PageSizes, type QueryLimits } from './limits.ts';
 export { tolerantCache } from './persisted-queries.ts';
@@ -32,7 +33,7 @@ export function setupHardening(config: Config, logger: Logger): Hardening {
   const { limits } = config;
   const http = { bodyBytes: limits.bodyBytes, allowBatchedRequests: config.allowBatchedRequests, maxBatchSize: limits.batchSize };
   const apq = persistedQueries({ ...config.persistedQueries, redisUrl: config.redisUrl }, logger);
-  const plugins: ApolloServerPlugin[] = [queryLimitsPlugin(limits, config.paging)];
+  const plugins: ApolloServerPlugin[] = [wellFormedVariablesPlugin(), queryLimitsPlugin(limits, config.paging)];
   if (!config.fieldSuggestions) plugins.push(hideSuggestionsPlugin());
   return {
     apollo: {

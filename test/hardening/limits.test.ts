@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { ConfigError, loadConfig, testConfig } from '../../src/config.ts';
 import { exampleTabs } from '../../src/playground/examples.ts';
+import { loneSurrogatePath } from '../../src/hardening/unicode.ts';
 import { sandboxExampleValues } from '../../src/playground/sandbox-examples.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { accountOf } from '../support/expected.ts';
@@ -177,6 +178,30 @@ describe('abusive operations are refused before execution', () => {
     expect(response.json?.data).toEqual({ exceptions: null });
     expect(response.json?.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(stack.platformCalls()).toEqual([]);
+  });
+});
+
+describe('variables that are not valid Unicode', () => {
+  it('refuses a lone surrogate before execution, naming the variable', async () => {
+    const body = '{"query":"mutation($input: UpdateDocumentInput!) { updateDocument(input: $input) { userErrors { code } } }",' +
+      `"variables":{"input":{"id":"${documentId}","documentType":"OTHER","name":"n","description":"d","metadata":{"note":"ok \\ud800"}}}}`;
+    expectRefused(await send(body), 'BAD_USER_INPUT', undefined, /^Variable "\$input\.metadata\.note" holds a lone UTF-16 surrogate/);
+    expectRefused(await send('{"query":"query($id: ID!) { document(id: $id) { id } }","variables":{"id":"\\udfff"}}'), 'BAD_USER_INPUT', undefined, /^Variable "\$id" holds/);
+  });
+
+  it('accepts paired surrogates, combining marks and direction marks', async () => {
+    const response = await send({ query: 'query($zone: String) { exceptions(first: 1, filter: { timeZone: $zone }) { totalCount } }', variables: { zone: '😀\u202E\u200Be\u0301' } });
+    expect(response.status).toBe(200);
+    expect(response.json?.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(response.json?.errors?.[0]?.message).not.toMatch(/surrogate/);
+  });
+
+  it('finds one in a value nested far deeper than the call stack allows', () => {
+    let value: unknown = 'a\ud800';
+    for (let i = 0; i < 200_000; i++) value = i % 2 ? [value] : { k: value };
+    expect(loneSurrogatePath(value, '$')).toBe(`$${'[0].k'.repeat(8)}…`);
+    expect(loneSurrogatePath({ list: ['a', { '\udc00': 1 }] }, '$')).toBe('$.list[1].\udc00');
+    expect(loneSurrogatePath({ ok: ['😀', { 'é': 'x' }] }, '$')).toBeUndefined();
   });
 });
 

@@ -1,0 +1,70 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import { GraphQLError } from 'graphql';
+
+// A high surrogate not followed by a low one, or a low one not preceded by a high one.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Segments of a reported path; deeper ones are cut, so a hostile nesting cannot blow up the message. */
+const MAX_PATH_SEGMENTS = 16;
+
+interface Step {
+  value: unknown;
+  segment: string;
+  parent: Step | undefined;
+}
+
+function pathOf(step: Step, root: string): string {
+  const segments: string[] = [];
+  for (let at: Step = step; at.parent; at = at.parent) segments.push(at.segment);
+  segments.reverse();
+  const shown = segments.slice(0, MAX_PATH_SEGMENTS).join('');
+  return root + shown + (segments.length > MAX_PATH_SEGMENTS ? '…' : '');
+}
+
+/**
+ * Where in `value` a string (or object key) holds a lone UTF-16 surrogate, as a
+ * path like `$.input.metadata.note`; undefined when every string is well formed.
+ * Iterative, so a variable nested thousands of levels deep cannot overflow the stack.
+ */
+export function loneSurrogatePath(value: unknown, root: string): string | undefined {
+  const pending: Step[] = [{ value, segment: '', parent: undefined }];
+  while (pending.length > 0) {
+    const step = pending.pop()!;
+    const current = step.value;
+    if (typeof current === 'string') {
+      if (LONE_SURROGATE.test(current)) return pathOf(step, root);
+    } else if (Array.isArray(current)) {
+      current.forEach((item, index) => pending.push({ value: item, segment: `[${index}]`, parent: step }));
+    } else if (current !== null && typeof current === 'object') {
+      for (const [key, item] of Object.entries(current)) {
+        const child = { value: item, segment: `.${key}`, parent: step };
+        if (LONE_SURROGATE.test(key)) return pathOf(child, root);
+        pending.push(child);
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * JSON can smuggle a lone surrogate (`"\ud800"`) into a variable, although no
+ * UTF-8 text can hold one. Passed on, it either breaks encoding (an id in a
+ * platform URL) or is silently replaced with U+FFFD (a name sent to the
+ * platform). Refused before execution instead, as the client's mistake. The
+ * document itself needs no check: graphql-js's lexer already rejects them.
+ */
+export function wellFormedVariablesPlugin(): ApolloServerPlugin {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ request }) {
+          const path = loneSurrogatePath(request.variables ?? {}, '$');
+          if (path === undefined) return;
+          throw new GraphQLError(`Variable "${path.replace(/^\$\./, '$')}" holds a lone UTF-16 surrogate, which is not valid Unicode text`, {
+            extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
+          });
+        },
+      };
+    },
+  };
+}
