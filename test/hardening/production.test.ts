@@ -100,6 +100,15 @@ describe('errors', () => {
     expect(response.json!.errors![0]).toMatchObject({ message: expect.stringMatching(/^Not found on the platform \(HTTP 404\)/), extensions: { code: 'NOT_FOUND', upstream: { status: 404 } } });
   });
 
+  it('keeps limit refusals readable in production', async () => {
+    const response = await send(production, { query: `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: exceptions(first: 1) { totalCount }`).join(' ')} }` });
+    expect(response.status).toBe(400);
+    expect(response.json!.errors).toEqual([
+      { message: 'Aliases limit of 15 exceeded, found 16.', extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit: 'MAX_QUERY_ALIASES', max: 15, requestId: expect.any(String) } },
+    ]);
+    expect(production.platformCalls()).toEqual([]);
+  });
+
   it('never sends a stack trace in production, whatever the failure', async () => {
     const failures: unknown[] = [
       { query: '{ exceptions { nodes { id } ' },
