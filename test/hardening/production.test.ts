@@ -101,6 +101,7 @@ describe('errors', () => {
   });
 
   it('keeps limit refusals readable in production', async () => {
+    production.sandbox.resetRequests();
     const response = await send(production, { query: `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: exceptions(first: 1) { totalCount }`).join(' ')} }` });
     expect(response.status).toBe(400);
     expect(response.json!.errors).toEqual([
