@@ -106,7 +106,11 @@ function portFree(port: number): Promise<boolean> {
 /** Composes the peer's supergraph when the OpenAPI description or the compose config is newer. */
 function composePeer(node: string): void {
   const bin = path.join(PEER, 'node_modules', '.bin', 'mesh-compose');
-  if (!existsSync(bin)) throw new Error('the peer gateway is not installed: run `npm ci --prefix bench/peer`');
+  if (!existsSync(bin)) {
+    // The peer has its own lock file, so a fresh clone installs it on the first run only.
+    log('installing the peer gateway (npm ci --prefix bench/peer)');
+    execFileSync('npm', ['ci', '--prefix', PEER, '--no-audit', '--no-fund'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
   const output = path.join(PEER, 'supergraph.graphql');
   const inputs = [path.join(ROOT, 'openapi', 'platform.yaml'), path.join(PEER, 'mesh.config.mjs')];
   if (existsSync(output) && inputs.every((input) => statSync(input).mtimeMs < statSync(output).mtimeMs)) return;
