@@ -136,6 +136,16 @@ function withEffectivePageSizes(schema: GraphQLSchema, document: DocumentNode, v
   );
 }
 
+const VERDICT_CACHE_SIZE = 1_000;
+
+function verdictKey(queryHash: string, variables: Record<string, unknown>): string {
+  let key = queryHash;
+  for (const [name, value] of Object.entries(variables)) {
+    if (typeof value === 'number' && Number.isInteger(value)) key += `|${name}=${value}`;
+  }
+  return key;
+}
+
 /**
  * armor's cost rule multiplies by `first`/`last` only when they are literals,
  * so `first: $n` and a missing `first` (the default page) would cost one row.
@@ -155,6 +165,13 @@ export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes): Apollo
       onReject: [(_context, error) => void (rejection = limitError('cost', limits.cost, error.message))],
     },
   });
+  // The cost depends on the document and on integer variables only (anything else counts as the default
+  // page size), so a verdict is reused for the same query with the same sizes: most requests repeat.
+  const verdicts = new Map<string, GraphQLError | null>();
+  const remember = (key: string, verdict: GraphQLError | null) => {
+    if (verdicts.size >= VERDICT_CACHE_SIZE) verdicts.delete(verdicts.keys().next().value!);
+    verdicts.set(key, verdict);
+  };
   return {
     async requestDidStart() {
       return {
@@ -165,15 +182,21 @@ export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes): Apollo
             }
           };
         },
-        async didResolveOperation({ document, schema, request }) {
-          // validate() and the rule run synchronously, so the shared slot cannot be seen by another request.
-          rejection = undefined;
-          validate(schema, withEffectivePageSizes(schema, document, request.variables ?? {}, sizes), costRule);
-          const found = rejection as GraphQLError | undefined;
-          rejection = undefined;
-          if (found) {
-            throw new GraphQLError(found.message, {
-              extensions: { ...found.extensions, code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
+        async didResolveOperation({ document, schema, request, queryHash }) {
+          const variables = request.variables ?? {};
+          const key = queryHash === undefined ? undefined : verdictKey(queryHash, variables);
+          let verdict = key === undefined ? undefined : verdicts.get(key);
+          if (verdict === undefined) {
+            // validate() and the rule run synchronously, so the shared slot cannot be seen by another request.
+            rejection = undefined;
+            validate(schema, withEffectivePageSizes(schema, document, variables, sizes), costRule);
+            verdict = (rejection as GraphQLError | undefined) ?? null;
+            rejection = undefined;
+            if (key !== undefined) remember(key, verdict);
+          }
+          if (verdict) {
+            throw new GraphQLError(verdict.message, {
+              extensions: { ...verdict.extensions, code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
             });
           }
         },

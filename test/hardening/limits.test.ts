@@ -154,6 +154,9 @@ describe('abusive operations are refused before execution', () => {
     expectRefused(await send({ query: `query($n: Int) { ${nested('$n')} }`, variables: { n: 100 } }), 'GRAPHQL_VALIDATION_FAILED', 'MAX_QUERY_COST', /^Query cost limit/);
     const small = await send({ query: `query($n: Int) { ${nested('$n')} }`, variables: { n: 2 } });
     expect([small.status, small.json?.errors]).toEqual([200, undefined]);
+    // Verdicts are remembered per query and sizes, never across sizes.
+    stack.sandbox.resetRequests();
+    expectRefused(await send({ query: `query($n: Int) { ${nested('$n')} }`, variables: { n: 100 } }), 'GRAPHQL_VALIDATION_FAILED', 'MAX_QUERY_COST', /^Query cost limit/);
   });
 
   it('prices a connection without first or last at the default page size', async () => {
