@@ -36,8 +36,12 @@ function checkInput(value: unknown): string {
   return value;
 }
 
+// Resolver maps replace a scalar wholesale (description included), so the
+// descriptions below repeat the SDL's.
 export const DateTime = new GraphQLScalarType({
   name: 'DateTime',
+  description:
+    'An instant in time, ISO 8601 / RFC 3339 with a zone offset, millisecond precision,\nalways answered in UTC (`2026-03-04T10:15:30.123Z`). Inputs accept any offset.',
   serialize(value) {
     if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toISOString();
     const iso = typeof value === 'string' ? toIsoInstant(value) : null;
@@ -51,6 +55,10 @@ export const DateTime = new GraphQLScalarType({
   },
 });
 
-export const DateScalar = new GraphQLScalarType({ ...GraphQLLocalDate.toConfig(), name: 'Date' });
+export const DateScalar = new GraphQLScalarType({
+  ...GraphQLLocalDate.toConfig(),
+  name: 'Date',
+  description: 'A calendar date without time or zone, `yyyy-mm-dd` (e.g. `2031-12-31`).',
+});
 
 export const JSONObject = GraphQLJSONObject;

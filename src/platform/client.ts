@@ -12,7 +12,12 @@ export function pathSegment(value: string, requestId: string): string {
   if (value === '' || value === '.' || value === '..') {
     throw new PlatformError(ErrorCode.BAD_USER_INPUT, `"${value}" is not a valid id`, { requestId });
   }
-  return encodeURIComponent(value);
+  try {
+    return encodeURIComponent(value);
+  } catch {
+    // A lone UTF-16 surrogate has no UTF-8 encoding, so it cannot be an id either.
+    throw new PlatformError(ErrorCode.BAD_USER_INPUT, 'The id contains characters that cannot be encoded (a lone UTF-16 surrogate)', { requestId });
+  }
 }
 
 /**

@@ -241,6 +241,12 @@ describe('pathSegment', () => {
     });
   }
 
+  it('rejects an id with a lone surrogate with BAD_USER_INPUT instead of failing the request', () => {
+    const error = syncFailure(() => pathSegment('doc-\ud800', REQUEST_ID));
+    expect(error.message).toBe('The id contains characters that cannot be encoded (a lone UTF-16 surrogate)');
+    expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', requestId: REQUEST_ID });
+  });
+
   it('the encoded id reaches the platform as one segment', async () => {
     const scope = nock(PLATFORM_URL).get('/v1/documents/..%2Fexceptions').reply(200, json({ id: '../exceptions' }));
     const client = new PlatformClient(http, TOKEN, REQUEST_ID);
