@@ -94,7 +94,8 @@ export function codeForStatus(status: number): ErrorCode {
   if (status === 401) return ErrorCode.UNAUTHENTICATED;
   if (status === 403) return ErrorCode.FORBIDDEN;
   if (status === 404) return ErrorCode.NOT_FOUND;
-  if (status === 400 || status === 422) return ErrorCode.BAD_USER_INPUT;
+  // 413/414/431: the request the caller's arguments produced was too large for the platform.
+  if (status === 400 || status === 422 || status === 413 || status === 414 || status === 431) return ErrorCode.BAD_USER_INPUT;
   if (status === 409) return ErrorCode.CONFLICT;
   if (status === 429) return ErrorCode.RATE_LIMITED;
   return ErrorCode.UPSTREAM_ERROR;

@@ -33,6 +33,9 @@ describe('status rows', () => {
     { status: 403, code: 'FORBIDDEN', reason: 'The access token is not allowed to do this' },
     { status: 404, code: 'NOT_FOUND', reason: 'Not found on the platform' },
     { status: 409, code: 'CONFLICT', reason: 'The platform reported a conflict' },
+    { status: 413, code: 'BAD_USER_INPUT', reason: 'The platform rejected the request' },
+    { status: 414, code: 'BAD_USER_INPUT', reason: 'The platform rejected the request' },
+    { status: 431, code: 'BAD_USER_INPUT', reason: 'The platform rejected the request' },
   ] as const;
 
   for (const { status, code, reason } of rows) {
