@@ -123,10 +123,10 @@ export class PlatformHttp {
           method: request.method,
           headers: { authorization: request.authorization, 'x-request-id': request.requestId, accept: 'application/json' },
           json: request.body,
-          hooks: { beforeRetry: [() => void retries++] },
         }),
       );
       status = response.statusCode;
+      retries = response.retryCount;
       if (status < 200 || status >= 300) {
         throw errorFromResponse(
           { status, body: response.body, contentType: response.headers['content-type'], retryAfter: response.headers['retry-after'] },
@@ -137,6 +137,7 @@ export class PlatformHttp {
       this.emit(request, status, started, retries);
       return { status, body: response.body };
     } catch (error) {
+      if (error instanceof RequestError) retries = error.request?.retryCount ?? retries;
       const mapped = this.mapFailure(error, request.requestId, status);
       this.emit(request, status, started, retries, String(mapped.extensions.code));
       throw mapped;
