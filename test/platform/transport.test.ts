@@ -51,7 +51,7 @@ describe('timeouts', () => {
     expect(error.message).toBe('The platform did not answer in time (response timeout)');
     expect(error.extensions).toEqual({ code: 'UPSTREAM_TIMEOUT', requestId: REQUEST_ID });
     expect(elapsed).toBeGreaterThanOrEqual(195);
-    expect(elapsed).toBeLessThan(1_000);
+    expect(elapsed).toBeLessThan(5_000); // our timeout fired, far before any test timeout
     expect(wire.server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /exceptions']);
     expect(eventsOf(events)).toEqual([
       { route: 'exceptions.list', method: 'GET', status: 0, retries: 0, requestId: REQUEST_ID, errorCode: 'UPSTREAM_TIMEOUT' },
@@ -100,7 +100,7 @@ describe('timeouts', () => {
     expect(error.message).toBe('The platform did not answer in time (request timeout)');
     expect(error.extensions).toEqual({ code: 'UPSTREAM_TIMEOUT', requestId: REQUEST_ID });
     expect(elapsed).toBeGreaterThanOrEqual(495);
-    expect(elapsed).toBeLessThan(1_500);
+    expect(elapsed).toBeLessThan(5_000); // our timeout fired, far before any test timeout
     expect(wire.server.requests).toHaveLength(1);
     await expectNoSocketsLeft(wire.http, wire.server);
   });

@@ -93,10 +93,8 @@ describe('connection faults', () => {
     expect(await failure(fetch(`${own.url}/exceptions`, { signal: AbortSignal.timeout(150) }))).toBe('TimeoutError');
     const pending = fetch(`${own.url}/exceptions`).catch((error: unknown) => error);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const started = Date.now();
+    // A hanging request must not hold close() up: a hang here fails the test by its timeout.
     await own.close();
-    // A hanging request must not hold close() up (the suite would time out otherwise).
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(await pending).toMatchObject({ name: 'TypeError', message: 'fetch failed' });
   });
 
