@@ -81,7 +81,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const server = createServer(app);
   const observability = await setupObservability({ config, http, logger });
   const readiness = new Readiness({ upstreamUrl, http, ...config.readiness });
-  const hardening = setupHardening(config, logger);
+  const hardening = await setupHardening(config, logger);
 
   const apollo = new ApolloServer<GatewayContext>({
     schema: buildSchema(),

@@ -29,10 +29,10 @@ export interface Hardening {
 }
 
 /** The gateway's abuse limits and request hygiene, from the configuration. */
-export function setupHardening(config: Config, logger: Logger): Hardening {
+export async function setupHardening(config: Config, logger: Logger): Promise<Hardening> {
   const { limits } = config;
   const http = { bodyBytes: limits.bodyBytes, allowBatchedRequests: config.allowBatchedRequests, maxBatchSize: limits.batchSize };
-  const apq = persistedQueries({ ...config.persistedQueries, redisUrl: config.redisUrl }, logger);
+  const apq = await persistedQueries({ ...config.persistedQueries, redisUrl: config.redisUrl }, logger);
   const plugins: ApolloServerPlugin[] = [wellFormedVariablesPlugin(), queryLimitsPlugin(limits, config.paging)];
   if (!config.fieldSuggestions) plugins.push(hideSuggestionsPlugin());
   return {

@@ -1,6 +1,4 @@
 import type { PersistedQueryOptions } from '@apollo/server';
-import { KeyvAdapter } from '@apollo/utils.keyvadapter';
-import { createKeyv } from '@keyv/redis';
 import type { Logger } from 'pino';
 
 type Cache = NonNullable<PersistedQueryOptions['cache']>;
@@ -65,10 +63,13 @@ export function tolerantCache(inner: Cache, logger: Logger, timeoutMs: number): 
  * text once it is registered. In memory by default; with a Redis URL, every
  * gateway instance shares the registrations.
  */
-export function persistedQueries(settings: PersistedQuerySettings, logger: Logger): PersistedQueries {
+export async function persistedQueries(settings: PersistedQuerySettings, logger: Logger): Promise<PersistedQueries> {
   if (!settings.enabled) return { option: false, close: async () => {} };
   const ttl = settings.ttlSeconds === 0 ? null : settings.ttlSeconds;
   if (!settings.redisUrl) return { option: { ttl }, close: async () => {} };
+
+  // Loaded only when configured: the Redis client is a sizeable part of start-up otherwise.
+  const [{ KeyvAdapter }, { createKeyv }] = await Promise.all([import('@apollo/utils.keyvadapter'), import('@keyv/redis')]);
 
   const keyv = createKeyv(settings.redisUrl, {
     namespace: 'gateway-apq',
