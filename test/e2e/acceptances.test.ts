@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import type { AcceptanceRecord } from '../../src/sandbox/records.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { accountOf, actor, isoInstant, sortRecords } from '../support/expected.ts';
-import { walkBackward, walkForward, type ConnectionPage } from '../support/walk.ts';
+import { fetchConnection, walkBackward, walkForward } from '../support/walk.ts';
 
 const PAGE = /* GraphQL */ `
   query Acceptances($financialAccountId: ID!, $first: Int, $after: String, $last: Int, $before: String, $orderBy: [DocumentAcceptanceOrder!]) {
@@ -29,11 +29,7 @@ beforeAll(async () => {
 afterAll(() => stack.close());
 beforeEach(() => stack.sandbox.resetRequests());
 
-async function page(variables: Record<string, unknown>, token?: string): Promise<ConnectionPage> {
-  const response = await stack.gql<{ documentAcceptances: ConnectionPage }>(PAGE, variables, { token });
-  expect(response.body.errors).toBeUndefined();
-  return response.body.data!.documentAcceptances;
-}
+const page = (variables: Record<string, unknown>, token?: string) => fetchConnection(stack.gql, PAGE, 'documentAcceptances', variables, token);
 
 describe('documentAcceptances connection', () => {
   it('has at least three accounts with 60+ acceptances, accepted and rejected', () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import type { ExceptionRecord } from '../../src/sandbox/records.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { accountOf, actor, isoInstant, sortRecords } from '../support/expected.ts';
-import { walkBackward, walkForward, type ConnectionPage } from '../support/walk.ts';
+import { fetchConnection, walkBackward, walkForward } from '../support/walk.ts';
 
 const PAGE = /* GraphQL */ `
   query Exceptions($filter: ExceptionFilter, $first: Int, $after: String, $last: Int, $before: String, $orderBy: [ExceptionOrder!]) {
@@ -24,11 +24,7 @@ beforeAll(async () => {
 afterAll(() => stack.close());
 beforeEach(() => stack.sandbox.resetRequests());
 
-async function page(variables: Record<string, unknown>, token?: string): Promise<ConnectionPage> {
-  const response = await stack.gql<{ exceptions: ConnectionPage }>(PAGE, variables, { token });
-  expect(response.body.errors).toBeUndefined();
-  return response.body.data!.exceptions;
-}
+const page = (variables: Record<string, unknown>, token?: string) => fetchConnection(stack.gql, PAGE, 'exceptions', variables, token);
 
 const ids = (list: readonly { id: string }[]) => list.map((r) => r.id);
 

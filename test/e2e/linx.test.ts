@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import type { LinxBatchRecord } from '../../src/sandbox/records.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { accountOf, actor, isoInstant } from '../support/expected.ts';
-import { walkBackward, walkForward, type ConnectionPage } from '../support/walk.ts';
+import { fetchConnection, walkBackward, walkForward } from '../support/walk.ts';
 
 const PAGE = /* GraphQL */ `
   query Linx($filter: LinxBatchFilter!, $first: Int, $after: String, $last: Int, $before: String, $orderBy: [LinxBatchOrder!]) {
@@ -33,11 +33,7 @@ beforeEach(() => {
   stack.sandbox.setLinxEnvelope(false);
 });
 
-async function page(variables: Record<string, unknown>): Promise<ConnectionPage> {
-  const response = await stack.gql<{ linxBatches: ConnectionPage }>(PAGE, { filter, ...variables });
-  expect(response.body.errors).toBeUndefined();
-  return response.body.data!.linxBatches;
-}
+const page = (variables: Record<string, unknown>) => fetchConnection(stack.gql, PAGE, 'linxBatches', { filter, ...variables });
 
 const ids = (list: readonly { id: string }[]) => list.map((r) => r.id);
 

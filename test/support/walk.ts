@@ -13,6 +13,19 @@ export interface ConnectionPage {
   totalCount: number | null;
 }
 
+/** One connection page through the gateway, failing the test on any GraphQL error. */
+export async function fetchConnection(
+  gql: (query: string, variables?: Record<string, unknown>, options?: { token?: string | null }) => Promise<{ body: { data?: unknown; errors?: unknown } }>,
+  query: string,
+  field: string,
+  variables: Record<string, unknown>,
+  token?: string,
+): Promise<ConnectionPage> {
+  const response = await gql(query, variables, { token });
+  expect(response.body.errors).toBeUndefined();
+  return (response.body.data as Record<string, ConnectionPage>)[field]!;
+}
+
 export type PageFetcher = (window: { first?: number; after?: string; last?: number; before?: string }) => Promise<ConnectionPage>;
 
 /**
