@@ -6,7 +6,7 @@ import type { Config } from './config.ts';
 import type { PagingOptions } from './connections/index.ts';
 import { createDocumentLoader } from './documents/loader.ts';
 import type { DocumentModel } from './documents/records.ts';
-import { PlatformClient } from './platform/client.ts';
+import { PlatformClient, queryString, type Query } from './platform/client.ts';
 import type { PlatformHttp } from './platform/http.ts';
 
 /** Everything one GraphQL request may use. Built fresh per request; nothing in it outlives the request. */
@@ -46,11 +46,15 @@ export function createContext(deps: ContextDependencies, headers: IncomingHttpHe
   };
 }
 
-/** Paging options of one connection from the gateway's configuration. */
-export function pagingOptions(ctx: GatewayContext, pageBase: 0 | 1, binding: string, totals: PagingOptions['totals']): PagingOptions {
+/**
+ * Paging options of one connection from the gateway's configuration. Cursors are
+ * bound to the list and its canonical filter + order query, so one made for
+ * another filter or order is refused.
+ */
+export function pagingOptions(ctx: GatewayContext, list: string, query: Query, pageBase: 0 | 1, totals: PagingOptions['totals']): PagingOptions {
   return {
     pageBase,
-    binding,
+    binding: `${list}${queryString(query)}`,
     totals,
     defaultSize: ctx.config.paging.defaultSize,
     maxSize: ctx.config.paging.maxSize,

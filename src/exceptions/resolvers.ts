@@ -1,7 +1,6 @@
 import { paginate } from '../connections/index.ts';
 import { pagingOptions } from '../context.ts';
 import type { ExceptionCategory, ExceptionStatus, ExceptionType, Resolvers } from '../generated/graphql.ts';
-import { queryString } from '../platform/client.ts';
 import { sameSpelling } from '../platform/values.ts';
 import { exceptionsQuery, fetchExceptions } from './api.ts';
 
@@ -26,7 +25,7 @@ const entityTypeByCategory = {
 export const Query: Resolvers['Query'] = {
   exceptions: (_, { filter, orderBy, ...window }, ctx) => {
     const query = exceptionsQuery(filter, orderBy);
-    return paginate(window, pagingOptions(ctx, 0, `exceptions${queryString(query)}`, 'always'), (page) =>
+    return paginate(window, pagingOptions(ctx, 'exceptions', query, 0, 'always'), (page) =>
       fetchExceptions(ctx.platform, query, page),
     );
   },

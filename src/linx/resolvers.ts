@@ -1,7 +1,6 @@
 import { paginate } from '../connections/index.ts';
 import { pagingOptions } from '../context.ts';
 import type { LinxBatchStatus, Resolvers } from '../generated/graphql.ts';
-import { queryString } from '../platform/client.ts';
 import { sameSpelling } from '../platform/values.ts';
 import { fetchLinxBatches, linxQuery } from './api.ts';
 
@@ -11,7 +10,7 @@ export const Query: Resolvers['Query'] = {
   linxBatches: (_, { filter, orderBy, ...window }, ctx) => {
     const query = linxQuery(filter, orderBy);
     // 'sometimes': the platform may answer a bare array, so windows look one row ahead for hasNextPage.
-    return paginate(window, pagingOptions(ctx, 1, `linx${queryString(query)}`, 'sometimes'), (page) =>
+    return paginate(window, pagingOptions(ctx, 'linx', query, 1, 'sometimes'), (page) =>
       fetchLinxBatches(ctx.platform, query, page),
     );
   },

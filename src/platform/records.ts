@@ -8,12 +8,3 @@ export interface ActorRecord {
   type?: string | null;
 }
 
-/** The envelope of every paged list response. */
-export interface PageEnvelope<T> {
-  totalElements: number;
-  totalPages: number;
-  number: number;
-  numberOfElements: number;
-  hasNext: boolean;
-  content: T[];
-}
