@@ -27,6 +27,7 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json package-lock.json ./
 COPY schema ./schema
 COPY src ./src
+COPY sandbox ./sandbox
 COPY --from=playground /app/playground/dist ./playground/dist
 # Files stay owned by root: the service user can read them but not change them.
 USER node

@@ -335,7 +335,7 @@ async function main(): Promise<void> {
     for (const [name, port] of Object.entries(PORTS)) {
       if (!(await portFree(port))) throw new Error(`port ${port} (${name}) is in use on ${HOST}; stop whatever listens there`);
     }
-    for (const file of ['src/sandbox/main.ts', 'src/main.ts']) {
+    for (const file of ['sandbox/main.ts', 'src/main.ts']) {
       if (!existsSync(path.join(ROOT, file))) throw new Error(`${file} does not exist yet`);
     }
     settings.pinned = canPin();
@@ -356,7 +356,7 @@ async function main(): Promise<void> {
     };
     // The proxies connect to the platform lazily, so all three can boot at once.
     const sandbox = spawnLogged({
-      name: 'sandbox', command: node, args: [...ts, 'src/sandbox/main.ts'], cwd: ROOT, logDir, cpu: cpu(0),
+      name: 'sandbox', command: node, args: [...ts, 'sandbox/main.ts'], cwd: ROOT, logDir, cpu: cpu(0),
       env: { ...baseEnv, SANDBOX_HOST: HOST, SANDBOX_PORT: String(PORTS.sandbox), SANDBOX_CONTENT_PORT: String(PORTS.content), SANDBOX_LATENCY_MS: '0' },
     });
     const bare = spawnLogged({

@@ -2,7 +2,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startGateway } from './server.ts';
 import { sandboxExampleValues } from './playground/index.ts';
-import type { Sandbox } from './sandbox/index.ts';
+import type { Sandbox } from '../sandbox/index.ts';
 
 const SHUTDOWN_BACKSTOP_MS = 5_000;
 
@@ -14,7 +14,7 @@ async function main() {
   let upstreamUrl = config.upstreamUrl;
   let sandbox: Sandbox | undefined;
   if (!upstreamUrl) {
-    const { startSandbox } = await import('./sandbox/index.ts');
+    const { startSandbox } = await import('../sandbox/index.ts');
     sandbox = await startSandbox({ port: config.sandboxPort });
     upstreamUrl = sandbox.url;
   }

@@ -1,6 +1,6 @@
 import { documentTypes } from '../documents/resolvers.ts';
-import type { DocumentRecord } from '../sandbox/records.ts';
-import type { SandboxStore } from '../sandbox/store.ts';
+import type { DocumentRecord } from '../../sandbox/data/records.ts';
+import type { SandboxStore } from '../../sandbox/data/store.ts';
 import type { ExampleValues } from './examples.ts';
 
 const UPDATABLE_FIELDS = ['name', 'description', 'number', 'issuingDate', 'issuingCountryCode', 'issuingStateCode', 'expiryDate', 'metadata'] as const;

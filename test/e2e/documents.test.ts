@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import type { DocumentRecord } from '../../src/sandbox/records.ts';
+import type { DocumentRecord } from '../../sandbox/data/records.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { accountOf, actor, isoInstant } from '../support/expected.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import type { ExceptionRecord } from '../../src/sandbox/records.ts';
+import type { ExceptionRecord } from '../../sandbox/data/records.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { accountOf, actor, isoInstant, sortRecords } from '../support/expected.ts';
 import { fetchConnection, walkBackward, walkForward } from '../support/walk.ts';

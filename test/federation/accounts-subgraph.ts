@@ -3,7 +3,7 @@ import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/dis
 import { startStandaloneServer } from '@apollo/server/standalone';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { GraphQLError, parse, type DocumentNode } from 'graphql';
-import type { Sandbox } from '../../src/sandbox/index.ts';
+import type { Sandbox } from '../../sandbox/index.ts';
 
 // A second subgraph for the composition tests: it owns the accounts our subgraph
 // only references by id, and gives them names. Its records are built from the

@@ -4,7 +4,7 @@ import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
 import { parse } from 'graphql';
-import type { AcceptanceRecord, DocumentRecord } from '../../src/sandbox/index.ts';
+import type { AcceptanceRecord, DocumentRecord } from '../../sandbox/index.ts';
 import { accountOf, sortRecords } from '../support/expected.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { accountsFromSandbox, ACCOUNTS_TYPE_DEFS, startAccountsSubgraph, type AccountsData } from './accounts-subgraph.ts';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Fault } from '../../src/sandbox/index.ts';
+import type { Fault } from '../../sandbox/index.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { accountOf, isoInstant, sortRecords } from '../support/expected.ts';
 import { watchUnhandledRejections, type RejectionWatch } from './support/process-probe.ts';

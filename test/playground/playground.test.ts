@@ -9,7 +9,7 @@ import { buildPlayground } from '../../scripts/build-playground.ts';
 import { testConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { DEFAULT_DIST_DIR, sandboxExampleValues } from '../../src/playground/index.ts';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
 import { sortRecords } from '../support/expected.ts';
 

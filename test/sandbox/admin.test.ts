@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { accountOf } from '../support/expected.ts';
-import { startSandbox } from '../../src/sandbox/index.ts';
-import type { Sandbox } from '../../src/sandbox/index.ts';
+import { startSandbox } from '../../sandbox/index.ts';
+import type { Sandbox } from '../../sandbox/index.ts';
 import { ACME, GLOBEX, call, get, put } from './client.ts';
 import type { ShapeA } from './client.ts';
 

@@ -1,6 +1,6 @@
 // Small HTTP helpers and independent re-statements of the platform's rules,
 // so the sandbox tests compare its answers with expectations it did not compute.
-import type { Sandbox } from '../../src/sandbox/index.ts';
+import type { Sandbox } from '../../sandbox/index.ts';
 import { sortRecords } from '../support/expected.ts';
 
 export const ACME = 'demo-token-acme';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { request } from 'node:http';
 import { accountOf } from '../support/expected.ts';
-import { startSandbox } from '../../src/sandbox/index.ts';
-import type { DocumentRecord, DocumentExtension, Sandbox } from '../../src/sandbox/index.ts';
+import { startSandbox } from '../../sandbox/index.ts';
+import type { DocumentRecord, DocumentExtension, Sandbox } from '../../sandbox/index.ts';
 import { ACME, call, get, put } from './client.ts';
 import type { ShapeA } from './client.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { accountOf } from '../support/expected.ts';
-import { startSandbox } from '../../src/sandbox/index.ts';
-import type { DocumentRecord, DocumentType, Sandbox } from '../../src/sandbox/index.ts';
+import { startSandbox } from '../../sandbox/index.ts';
+import type { DocumentRecord, DocumentType, Sandbox } from '../../sandbox/index.ts';
 import { ACME, GLOBEX, call, get, put, violations } from './client.ts';
 import type { ShapeA, ShapeB } from './client.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { accountOf } from '../support/expected.ts';
-import { startSandbox } from '../../src/sandbox/index.ts';
-import type { ExceptionRecord, Sandbox } from '../../src/sandbox/index.ts';
+import { startSandbox } from '../../sandbox/index.ts';
+import type { ExceptionRecord, Sandbox } from '../../sandbox/index.ts';
 import { ACME, byCreatedDesc, epochOf, get, ids, violations } from './client.ts';
 import type { Page, ShapeB } from './client.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { accountOf } from '../support/expected.ts';
-import { startSandbox } from '../../src/sandbox/index.ts';
-import type { LinxBatchRecord, LinxTemplate, Sandbox } from '../../src/sandbox/index.ts';
+import { startSandbox } from '../../sandbox/index.ts';
+import type { LinxBatchRecord, LinxTemplate, Sandbox } from '../../sandbox/index.ts';
 import { ACME, GLOBEX, byCreatedDesc, get, ids, violations } from './client.ts';
 import type { Page, ShapeB } from './client.ts';
 

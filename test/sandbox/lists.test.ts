@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startSandbox } from '../../src/sandbox/index.ts';
-import type { AcceptanceRecord, ExceptionRecord, Sandbox } from '../../src/sandbox/index.ts';
+import { startSandbox } from '../../sandbox/index.ts';
+import type { AcceptanceRecord, ExceptionRecord, Sandbox } from '../../sandbox/index.ts';
 import { accountOf, sortRecords } from '../support/expected.ts';
 import { ACME, GLOBEX, TIMESTAMP, TRACE_ID, byCreatedDesc, epochOf, get, ids, violations } from './client.ts';
 import type { Page, ShapeA, ShapeB } from './client.ts';

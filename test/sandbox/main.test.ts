@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, optionsFromEnv } from '../../src/sandbox/env.ts';
-import { startSandbox } from '../../src/sandbox/index.ts';
+import { ConfigError, optionsFromEnv } from '../../sandbox/env.ts';
+import { startSandbox } from '../../sandbox/index.ts';
 
-const MAIN = fileURLToPath(new URL('../../src/sandbox/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../sandbox/main.ts', import.meta.url));
 
 interface Run { code: number | null; stdout: string; stderr: string }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { accountOf } from '../support/expected.ts';
-import { DEMO_TOKENS, startSandbox } from '../../src/sandbox/index.ts';
-import type { Actor, Sandbox } from '../../src/sandbox/index.ts';
+import { DEMO_TOKENS, startSandbox } from '../../sandbox/index.ts';
+import type { Actor, Sandbox } from '../../sandbox/index.ts';
 import { ACME, GLOBEX, TIMESTAMP, epochOf } from './client.ts';
 
 let sandbox: Sandbox;

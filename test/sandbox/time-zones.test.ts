@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { formatTimestamp, parseDateTimeBound, parseZone, wallTimeToInstant } from '../../src/sandbox/time.ts';
-import type { Zone } from '../../src/sandbox/time.ts';
+import { formatTimestamp, parseDateTimeBound, parseZone, wallTimeToInstant } from '../../sandbox/data/time.ts';
+import type { Zone } from '../../sandbox/data/time.ts';
 
 const zone = (id: string): Zone => {
   const parsed = parseZone(id);

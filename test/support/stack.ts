@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { testConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.ts';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox/index.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
 
 export interface GraphQLResponse<T = Record<string, unknown>> {

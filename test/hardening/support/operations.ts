@@ -14,7 +14,7 @@ import {
   type GraphQLObjectType,
   type GraphQLSchema,
 } from 'graphql';
-import type { Random } from '../../../src/sandbox/random.ts';
+import type { Random } from '../../../sandbox/data/random.ts';
 
 /** Ids worth sending: real ones of the caller and of another tenant make resolvers go all the way to the platform. */
 export interface Pools {

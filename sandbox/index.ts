@@ -6,29 +6,29 @@
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { ADMIN_PREFIX, handleAdmin } from './admin.ts';
-import { handleApi, matchApi } from './api-host.ts';
-import { CORS_HEADERS, legalDocumentPath, matchContent, serveContent } from './content-host.ts';
-import type { ContentEnv } from './content-host.ts';
+import { ADMIN_PREFIX, handleAdmin } from './admin/routes.ts';
+import { handleApi, matchApi } from './api/host.ts';
+import { CORS_HEADERS, legalDocumentPath, matchContent, serveContent } from './content/host.ts';
+import type { ContentEnv } from './content/host.ts';
 import { dispatch } from './dispatch.ts';
 import type { DispatchEnv } from './dispatch.ts';
-import { FaultRegistry } from './faults.ts';
-import type { Fault, RouteName } from './faults.ts';
-import { MAX_CONTENT_LENGTH } from './file-samples.ts';
-import { errorA, send, TimerSet } from './http.ts';
-import { RequestLog } from './request-log.ts';
-import type { RecordedRequest } from './request-log.ts';
-import { ACCOUNT_PROFILES } from './seed.ts';
-import type { DemoToken } from './seed.ts';
-import { UrlSigner } from './signed-urls.ts';
-import { PlatformStore } from './store.ts';
-import type { SandboxStore } from './store.ts';
+import { FaultRegistry } from './admin/faults.ts';
+import type { Fault, RouteName } from './admin/faults.ts';
+import { MAX_CONTENT_LENGTH } from './content/file-samples.ts';
+import { plainError, send, TimerSet } from './http.ts';
+import { RequestLog } from './admin/request-log.ts';
+import type { RecordedRequest } from './admin/request-log.ts';
+import { ACCOUNT_PROFILES } from './data/seed.ts';
+import type { DemoToken } from './data/seed.ts';
+import { UrlSigner } from './content/signed-urls.ts';
+import { PlatformStore } from './data/store.ts';
+import type { SandboxStore } from './data/store.ts';
 
-export type { Fault, RouteName } from './faults.ts';
-export type { RecordedRequest, RequestSummary } from './request-log.ts';
-export type { DemoToken } from './seed.ts';
-export type { SandboxStore } from './store.ts';
-export type * from './records.ts';
+export type { Fault, RouteName } from './admin/faults.ts';
+export type { RecordedRequest, RequestSummary } from './admin/request-log.ts';
+export type { DemoToken } from './data/seed.ts';
+export type { SandboxStore } from './data/store.ts';
+export type * from './data/records.ts';
 
 export interface SandboxOptions {
   /** API port; 0 (default) picks an ephemeral one. */
@@ -139,8 +139,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const { path, query } = splitUrl(req);
     const target = matchContent(req.method ?? '', path);
     dispatch(dispatchEnv, 'content', target === undefined ? 'unknown' : 'content', req, res, path, query, () => {
-      if (target === undefined) return errorA(404, `No content at ${path}`, now(), CORS_HEADERS);
-      if (target === 'method') return errorA(405, `Method ${req.method ?? ''} is not allowed here`, now(), CORS_HEADERS);
+      if (target === undefined) return plainError(404, `No content at ${path}`, now(), CORS_HEADERS);
+      if (target === 'method') return plainError(405, `Method ${req.method ?? ''} is not allowed here`, now(), CORS_HEADERS);
       return serveContent(contentEnv, target, path, new URLSearchParams(query), req);
     });
   };
@@ -170,7 +170,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         .then((reply) => send(res, reply, {}, timers))
         .catch((error: unknown) => {
           console.error('sandbox: admin route failed', error);
-          send(res, errorA(500, 'Unexpected sandbox error', now()), {}, timers);
+          send(res, plainError(500, 'Unexpected sandbox error', now()), {}, timers);
         });
       return;
     }

@@ -6,12 +6,12 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { containsEicar, hasMagicOf, MAX_CONTENT_LENGTH, mediaTypeOf, synthesizeFile, THUMBNAIL_PNG } from './file-samples.ts';
-import { errorA, mediaType, readBody, safeDecode } from './http.ts';
-import type { Reply, TimerSet } from './http.ts';
-import type { DocumentRecord } from './records.ts';
+import { plainError, mediaType, readBody, safeDecode } from '../http.ts';
+import type { Reply, TimerSet } from '../http.ts';
+import type { DocumentRecord } from '../data/records.ts';
 import type { ContentOperation, UrlSigner } from './signed-urls.ts';
-import type { PlatformStore } from './store.ts';
-import { formatTimestamp } from './time.ts';
+import type { PlatformStore } from '../data/store.ts';
+import { formatTimestamp } from '../data/time.ts';
 
 export interface ContentEnv {
   readonly store: PlatformStore;
@@ -85,7 +85,7 @@ export function serveContent(env: ContentEnv, target: ContentTarget, path: strin
   const check = env.signer.check(OPERATIONS[target.kind], path, params, nowMs);
   if (check !== 'valid') {
     req.resume();
-    return withCors(errorA(403, check === 'expired' ? 'The content URL has expired' : 'The content URL signature does not match', nowMs));
+    return withCors(plainError(403, check === 'expired' ? 'The content URL has expired' : 'The content URL signature does not match', nowMs));
   }
   if (target.kind === 'legal') {
     return file(synthesizeFile('PDF', 2048 + target.documentId.length), 'application/pdf');
@@ -93,13 +93,13 @@ export function serveContent(env: ContentEnv, target: ContentTarget, path: strin
   const document = env.store.document(target.documentId);
   if (!document) {
     req.resume();
-    return withCors(errorA(404, `Document ${target.documentId} not found`, nowMs));
+    return withCors(plainError(404, `Document ${target.documentId} not found`, nowMs));
   }
   switch (target.kind) {
     case 'thumbnail':
       return file(THUMBNAIL_PNG, 'image/png');
     case 'download':
-      if (document.status !== 'SCANNED') return withCors(errorA(409, `Document ${document.id} is ${document.status}; content is served once it is SCANNED`, nowMs));
+      if (document.status !== 'SCANNED') return withCors(plainError(409, `Document ${document.id} is ${document.status}; content is served once it is SCANNED`, nowMs));
       return file(env.store.content(document.id) ?? synthesizeFile(document.extension, document.contentLength), mediaTypeOf(document.extension));
     case 'upload':
       return upload(env, document, req).then(withCors);
@@ -110,18 +110,18 @@ async function upload(env: ContentEnv, document: DocumentRecord, req: IncomingMe
   const nowMs = env.now();
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > MAX_CONTENT_LENGTH) {
-    return errorA(413, `Content-Length ${declared} exceeds the limit of ${MAX_CONTENT_LENGTH} bytes`, nowMs, { connection: 'close' });
+    return plainError(413, `Content-Length ${declared} exceeds the limit of ${MAX_CONTENT_LENGTH} bytes`, nowMs, { connection: 'close' });
   }
   const expected = mediaTypeOf(document.extension);
   const sent = mediaType(req);
   if (sent !== undefined && sent !== expected) {
     req.resume();
-    return errorA(415, `Content-Type ${sent} does not match the document's extension ${document.extension} (${expected})`, nowMs);
+    return plainError(415, `Content-Type ${sent} does not match the document's extension ${document.extension} (${expected})`, nowMs);
   }
   const bytes = await readBody(req, MAX_CONTENT_LENGTH);
-  if (bytes === undefined) return errorA(413, `Upload exceeds the limit of ${MAX_CONTENT_LENGTH} bytes`, env.now());
+  if (bytes === undefined) return plainError(413, `Upload exceeds the limit of ${MAX_CONTENT_LENGTH} bytes`, env.now());
   if (!hasMagicOf(document.extension, bytes)) {
-    return errorA(415, `The file is not a ${document.extension} file`, env.now());
+    return plainError(415, `The file is not a ${document.extension} file`, env.now());
   }
   // Re-read: another upload may have landed while this one streamed.
   const current = env.store.document(document.id) ?? document;

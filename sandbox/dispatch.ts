@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { faultReply } from './faults.ts';
-import type { FaultRegistry, RouteName } from './faults.ts';
-import { errorA, send } from './http.ts';
+import { faultReply } from './admin/faults.ts';
+import type { FaultRegistry, RouteName } from './admin/faults.ts';
+import { plainError, send } from './http.ts';
 import type { Reply, TimerSet } from './http.ts';
-import type { RequestLog } from './request-log.ts';
+import type { RequestLog } from './admin/request-log.ts';
 
 /** What both listeners share: the clock, the fault switchboard, the request log and the timers. */
 export interface DispatchEnv {
@@ -57,7 +57,7 @@ export function dispatch(env: DispatchEnv, host: 'api' | 'content', route: Route
       .catch((error: unknown) => {
         // A handler bug: surface it loudly rather than as a silent platform 500.
         console.error('sandbox: handler failed', error);
-        return errorA(500, 'Unexpected sandbox error', env.now());
+        return plainError(500, 'Unexpected sandbox error', env.now());
       })
       .then((reply) => send(res, reply, extraHeaders, env.timers, fault?.trickleMs ?? 0), () => undefined);
   };

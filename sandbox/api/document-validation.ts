@@ -1,7 +1,7 @@
 /** The rules of PUT /v1/documents/{documentId}, all checked at once. */
 import type { FieldError } from './query.ts';
-import { DOCUMENT_TYPES } from './records.ts';
-import type { DocumentRecord, DocumentType } from './records.ts';
+import { DOCUMENT_TYPES } from '../data/records.ts';
+import type { DocumentRecord, DocumentType } from '../data/records.ts';
 
 /** The details a PUT replaces; everything else on the document is kept. */
 export type DocumentDetails = Pick<DocumentRecord, 'name' | 'description' | 'number' | 'issuingDate' | 'issuingCountryCode' | 'issuingStateCode' | 'expiryDate' | 'metadata'>;

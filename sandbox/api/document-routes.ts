@@ -1,13 +1,13 @@
 /** GET and PUT /v1/documents/{documentId}, and the content URLs they hand out. */
 import type { IncomingMessage } from 'node:http';
 import { IMMUTABLE_ERROR_CODES, validateDocumentUpdate } from './document-validation.ts';
-import { documentPath, thumbnailPath } from './content-host.ts';
-import { errorA, json, mediaType, readBody, validationError } from './http.ts';
-import type { Reply } from './http.ts';
-import type { ContentUrl, DocumentRecord, ThumbnailUrl } from './records.ts';
-import type { UrlSigner } from './signed-urls.ts';
-import type { AccountData, PlatformStore } from './store.ts';
-import { formatDate, formatTimestamp } from './time.ts';
+import { documentPath, thumbnailPath } from '../content/host.ts';
+import { plainError, json, mediaType, readBody, validationError } from '../http.ts';
+import type { Reply } from '../http.ts';
+import type { ContentUrl, DocumentRecord, ThumbnailUrl } from '../data/records.ts';
+import type { UrlSigner } from '../content/signed-urls.ts';
+import type { AccountData, PlatformStore } from '../data/store.ts';
+import { formatDate, formatTimestamp } from '../data/time.ts';
 
 export interface DocumentEnv {
   readonly store: PlatformStore;
@@ -34,7 +34,7 @@ function ownDocument(env: DocumentEnv, account: AccountData, documentId: string)
 }
 
 function notFound(documentId: string, nowMs: number): Reply {
-  return errorA(404, `Document ${documentId} not found`, nowMs);
+  return plainError(404, `Document ${documentId} not found`, nowMs);
 }
 
 export function getDocument(env: DocumentEnv, account: AccountData, documentId: string, nowMs: number): Reply {
@@ -55,10 +55,10 @@ function isJson(req: IncomingMessage): boolean {
 export async function putDocument(env: DocumentEnv, account: AccountData, documentId: string, req: IncomingMessage, nowMs: number): Promise<Reply> {
   if (!isJson(req)) {
     req.resume();
-    return errorA(415, `Content-Type ${req.headers['content-type'] ?? '(none)'} is not supported; send application/json`, nowMs);
+    return plainError(415, `Content-Type ${req.headers['content-type'] ?? '(none)'} is not supported; send application/json`, nowMs);
   }
   const raw = await readBody(req, MAX_JSON_BODY);
-  if (raw === undefined) return errorA(413, `Request body exceeds ${MAX_JSON_BODY} bytes`, nowMs);
+  if (raw === undefined) return plainError(413, `Request body exceeds ${MAX_JSON_BODY} bytes`, nowMs);
   const malformed = (message: string): Reply =>
     validationError([{ path: 'body', message, errorCode: 'MALFORMED_JSON' }], nowMs, 400, 'MALFORMED_JSON', 'Malformed JSON request body');
   let body: unknown;

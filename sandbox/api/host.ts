@@ -1,13 +1,13 @@
 /** The platform API listener ({base_url}): routing, authentication and the endpoints. */
 import type { IncomingMessage } from 'node:http';
-import type { RouteName } from './faults.ts';
-import { errorA, safeDecode } from './http.ts';
-import type { Reply } from './http.ts';
+import type { RouteName } from '../admin/faults.ts';
+import { plainError, safeDecode } from '../http.ts';
+import type { Reply } from '../http.ts';
 import { getDocument, putDocument } from './document-routes.ts';
 import type { DocumentEnv } from './document-routes.ts';
 import { listAcceptances, listExceptions, listLinxBatches } from './list-routes.ts';
-import { UUID_PATTERN } from './random.ts';
-import type { AccountData } from './store.ts';
+import { UUID_PATTERN } from '../data/random.ts';
+import type { AccountData } from '../data/store.ts';
 
 export interface ApiEnv extends DocumentEnv {
   now(): number;
@@ -57,14 +57,14 @@ export function handleApi(env: ApiEnv, match: ApiMatch, req: IncomingMessage, pa
   if (match.route === 'unknown') {
     req.resume();
     return match.status === 404
-      ? errorA(404, `No endpoint ${req.method ?? ''} ${req.url ?? ''}`, nowMs)
-      : errorA(405, `Method ${req.method ?? ''} is not allowed here`, nowMs, { allow: match.allow ?? 'GET' });
+      ? plainError(404, `No endpoint ${req.method ?? ''} ${req.url ?? ''}`, nowMs)
+      : plainError(405, `Method ${req.method ?? ''} is not allowed here`, nowMs, { allow: match.allow ?? 'GET' });
   }
   const account = authenticate(env, req);
   if (!account) {
     req.resume();
     const message = req.headers.authorization === undefined ? 'Missing Authorization header' : 'Invalid or unknown access token';
-    return errorA(401, message, nowMs, { 'www-authenticate': 'Bearer' });
+    return plainError(401, message, nowMs, { 'www-authenticate': 'Bearer' });
   }
   const list = { account, params, nowMs };
   switch (match.route) {

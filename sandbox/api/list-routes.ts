@@ -1,13 +1,13 @@
 /** GET /exceptions, GET /v1/acceptances and GET /v2/linx/workflow-batches. */
-import { json, validationError } from './http.ts';
-import type { Reply } from './http.ts';
+import { json, validationError } from '../http.ts';
+import type { Reply } from '../http.ts';
 import { QueryReader, renderArray, renderEnvelope } from './query.ts';
-import { EXCEPTION_CATEGORIES, EXCEPTION_STATUSES, EXCEPTION_TYPES, LINX_FILTER_STATUSES } from './records.ts';
-import type { ExceptionRecord } from './records.ts';
-import { UUID_PATTERN } from './random.ts';
-import type { AccountData } from './store.ts';
-import { parseDateTimeBound, parseTimestamp, parseZone } from './time.ts';
-import type { Zone } from './time.ts';
+import { EXCEPTION_CATEGORIES, EXCEPTION_STATUSES, EXCEPTION_TYPES, LINX_FILTER_STATUSES } from '../data/records.ts';
+import type { ExceptionRecord } from '../data/records.ts';
+import { UUID_PATTERN } from '../data/random.ts';
+import type { AccountData } from '../data/store.ts';
+import { parseDateTimeBound, parseTimestamp, parseZone } from '../data/time.ts';
+import type { Zone } from '../data/time.ts';
 
 export interface ListRequest {
   readonly account: AccountData;

@@ -1,6 +1,6 @@
-import { DEFAULT_SORT, withTiebreak } from './collection.ts';
-import type { SortKey } from './collection.ts';
-import { UUID_PATTERN } from './random.ts';
+import { DEFAULT_SORT, withTiebreak } from '../data/collection.ts';
+import type { SortKey } from '../data/collection.ts';
+import { UUID_PATTERN } from '../data/random.ts';
 
 /** One violation in a shape-B error body. */
 export interface FieldError { readonly path: string; readonly message: string; readonly errorCode: string }

@@ -6,10 +6,10 @@
 import type { IncomingMessage } from 'node:http';
 import { isFaultTarget, ROUTE_NAMES } from './faults.ts';
 import type { Fault, FaultRegistry, RouteName } from './faults.ts';
-import { errorA, json, readBody } from './http.ts';
-import type { Reply } from './http.ts';
+import { plainError, json, readBody } from '../http.ts';
+import type { Reply } from '../http.ts';
 import type { RequestLog } from './request-log.ts';
-import type { PlatformStore } from './store.ts';
+import type { PlatformStore } from '../data/store.ts';
 
 export const ADMIN_PREFIX = '/__sandbox/';
 
@@ -90,10 +90,10 @@ export async function handleAdmin(env: AdminEnv, req: IncomingMessage, path: str
         return ok(fixtures(env.store));
       default:
         req.resume();
-        return errorA(404, `No sandbox control ${action}`, env.now());
+        return plainError(404, `No sandbox control ${action}`, env.now());
     }
   } catch (error) {
-    if (error instanceof TypeError) return errorA(400, error.message, env.now());
+    if (error instanceof TypeError) return plainError(400, error.message, env.now());
     throw error;
   }
 }

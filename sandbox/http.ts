@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FieldError } from './query.ts';
-import { formatTimestamp } from './time.ts';
+import type { FieldError } from './api/query.ts';
+import { formatTimestamp } from './data/time.ts';
 
 /** A complete answer, built before anything is written so that faults can delay or trickle it. */
 export interface Reply {
@@ -38,22 +38,22 @@ export function json(status: number, body: string, headers: Readonly<Record<stri
   return { status, headers: { 'content-type': 'application/json', ...headers }, body };
 }
 
-/** Shape A: `{ timestamp, traceId, error: <reason phrase>, message }`. */
-export function errorBodyA(status: number, message: string, nowMs: number): string {
+/** The plain error body: `{ timestamp, traceId, error: <reason phrase>, message }`. */
+export function plainErrorBody(status: number, message: string, nowMs: number): string {
   return JSON.stringify({ timestamp: formatTimestamp(nowMs), traceId: traceId(), error: reasonPhrase(status), message });
 }
 
-/** Shape B: `{ timestamp, traceId, message, errorCode, errors: [{ path, message, errorCode }] }`. */
-export function errorBodyB(message: string, errorCode: string, errors: readonly FieldError[], nowMs: number): string {
+/** The validation error body: `{ timestamp, traceId, message, errorCode, errors: [{ path, message, errorCode }] }`. */
+export function validationErrorBody(message: string, errorCode: string, errors: readonly FieldError[], nowMs: number): string {
   return JSON.stringify({ timestamp: formatTimestamp(nowMs), traceId: traceId(), message, errorCode, errors });
 }
 
-export function errorA(status: number, message: string, nowMs: number, headers: Readonly<Record<string, string>> = {}): Reply {
-  return json(status, errorBodyA(status, message, nowMs), headers);
+export function plainError(status: number, message: string, nowMs: number, headers: Readonly<Record<string, string>> = {}): Reply {
+  return json(status, plainErrorBody(status, message, nowMs), headers);
 }
 
 export function validationError(errors: readonly FieldError[], nowMs: number, status = 400, errorCode = 'VALIDATION_ERROR', message = 'Request validation failed'): Reply {
-  return json(status, errorBodyB(message, errorCode, errors, nowMs));
+  return json(status, validationErrorBody(message, errorCode, errors, nowMs));
 }
 
 /** Timers the sandbox owns (latency, trickle, scans), so that close() can cancel them all. */

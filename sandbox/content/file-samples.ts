@@ -1,5 +1,5 @@
 import { crc32, deflateSync } from 'node:zlib';
-import type { DocumentExtension } from './records.ts';
+import type { DocumentExtension } from '../data/records.ts';
 
 export const MAX_CONTENT_LENGTH = 5_242_880;
 

@@ -1,7 +1,7 @@
-import { createRandom } from './random.ts';
-import type { Random } from './random.ts';
-import { errorBodyA, errorBodyB, json, reasonPhrase } from './http.ts';
-import type { Reply } from './http.ts';
+import { createRandom } from '../data/random.ts';
+import type { Random } from '../data/random.ts';
+import { plainErrorBody, validationErrorBody, json, reasonPhrase } from '../http.ts';
+import type { Reply } from '../http.ts';
 
 export const ROUTE_NAMES = ['acceptances', 'exceptions', 'linx', 'document.get', 'document.put', 'content'] as const;
 export type RouteName = (typeof ROUTE_NAMES)[number];
@@ -110,8 +110,8 @@ export function faultReply(fault: Fault, nowMs: number): Reply | undefined {
   switch (kind) {
     case 'json': {
       const body = status === 400 || status === 422
-        ? errorBodyB(reason, 'VALIDATION_ERROR', [], nowMs)
-        : errorBodyA(status, `Simulated ${status} ${reason}`, nowMs);
+        ? validationErrorBody(reason, 'VALIDATION_ERROR', [], nowMs)
+        : plainErrorBody(status, `Simulated ${status} ${reason}`, nowMs);
       return json(status, body);
     }
     case 'html':
@@ -119,7 +119,7 @@ export function faultReply(fault: Fault, nowMs: number): Reply | undefined {
     case 'text':
       return { status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `${status} ${reason}` };
     case 'malformed': {
-      const full = errorBodyA(status, `Simulated ${status} ${reason}`, nowMs);
+      const full = plainErrorBody(status, `Simulated ${status} ${reason}`, nowMs);
       return json(status, full.slice(0, Math.floor(full.length / 2)));
     }
     case 'empty':
