@@ -49,6 +49,8 @@ const schema = z.object({
   PERSISTED_QUERIES: bool.optional(),
   PERSISTED_QUERY_TTL_SECONDS: int(0, 30 * 86_400).default(86_400),
   PERSISTED_QUERY_STORE_TIMEOUT_MS: int(1, 10_000).default(250),
+  COMPILED_EXECUTION: bool.optional(),
+  COMPILED_QUERY_CACHE_SIZE: int(1, 100_000).default(1_000),
 });
 
 export type Env = z.input<typeof schema>;
@@ -94,6 +96,8 @@ export interface Config {
   fieldSuggestions: boolean;
   /** Automatic persisted queries; `ttlSeconds` 0 keeps entries until evicted. */
   persistedQueries: { enabled: boolean; ttlSeconds: number; storeTimeoutMs: number };
+  /** Execute validated documents compiled by graphql-jit (cached per document) instead of interpreted by graphql-js. */
+  compiledExecution: { enabled: boolean; cacheSize: number };
 }
 
 export class ConfigError extends Error {
@@ -166,6 +170,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ttlSeconds: e.PERSISTED_QUERY_TTL_SECONDS,
       storeTimeoutMs: e.PERSISTED_QUERY_STORE_TIMEOUT_MS,
     },
+    compiledExecution: { enabled: e.COMPILED_EXECUTION ?? true, cacheSize: e.COMPILED_QUERY_CACHE_SIZE },
   };
 }
 

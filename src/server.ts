@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { createContext, type GatewayContext } from './context.ts';
 import { ErrorCode } from './errors.ts';
+import { compiledExecutionGateway } from './execution/compiled-executor.ts';
 import { setupHardening } from './hardening/index.ts';
 import { Readiness } from './health.ts';
 import { createLogger } from './logger.ts';
@@ -83,8 +84,10 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const readiness = new Readiness({ upstreamUrl, http, ...config.readiness });
   const hardening = await setupHardening(config, logger);
 
+  const schema = buildSchema();
   const apollo = new ApolloServer<GatewayContext>({
-    schema: buildSchema(),
+    // The compiled executor keeps Apollo's pipeline and replaces only graphql-js' interpretation of each document.
+    ...(config.compiledExecution.enabled ? { gateway: compiledExecutionGateway(schema, config.compiledExecution.cacheSize) } : { schema }),
     logger,
     introspection: config.introspection,
     includeStacktraceInErrorResponses: !production,
