@@ -14,13 +14,15 @@
  * sandbox run on CPU 0 and the systems under test on CPU 1.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderChartSvg } from './lib/chart.ts';
+import { buildGrowthCases } from './lib/growth.ts';
+import type { GrowthPoint } from './lib/growth.ts';
 import { runLoad } from './lib/load.ts';
 import type { LoadResult } from './lib/load.ts';
 import { describeMachine, gitRevision, packageVersion } from './lib/machine.ts';
@@ -116,6 +118,18 @@ function composePeer(node: string): void {
   if (existsSync(output) && inputs.every((input) => statSync(input).mtimeMs < statSync(output).mtimeMs)) return;
   log('composing the peer supergraph from openapi/platform.yaml');
   execFileSync(node, [bin, '-o', 'supergraph.graphql'], { cwd: PEER, stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+/**
+ * The Node flags of `npm start` (heap sizing among them), so the gateway is
+ * measured as it is deployed: the tokens between `node` and the entry file.
+ */
+function startFlags(): string[] {
+  const scripts = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const tokens = (scripts.start ?? '').split(/\s+/).filter(Boolean);
+  const entry = tokens.indexOf('src/main.ts');
+  if (tokens[0] !== 'node' || entry < 0) throw new Error(`package.json "start" is not "node [flags] src/main.ts": ${scripts.start}`);
+  return tokens.slice(1, entry);
 }
 
 interface Targets {
@@ -288,6 +302,42 @@ async function measureWorkload(workload: Workload, targets: Targets, settings: S
   return result;
 }
 
+/** One saturation run per growth case and target: CPU per operation, throughput and latency percentiles. */
+async function measureGrowth(fixtures: Parameters<typeof buildGrowthCases>[0], targets: Targets, settings: Settings, children: readonly Child[]): Promise<GrowthPoint[]> {
+  const points: GrowthPoint[] = [];
+  for (const growthCase of buildGrowthCases(fixtures)) {
+    for (const [target, call] of Object.entries(growthCase.calls) as Array<['bare' | 'gateway', HttpCall]>) {
+      const origin = targets.origins[target];
+      const problem = await probeOnce(origin, call);
+      if (problem) {
+        log(`growth ${growthCase.series} ${growthCase.x}: ${target} answered wrongly, not measured: ${problem}`);
+        points.push({ series: growthCase.series, x: growthCase.x, target, opsPerSecond: Number.NaN, p50Ms: Number.NaN, p99Ms: Number.NaN, failures: 1 });
+        continue;
+      }
+      assertRunning(children);
+      const pid = targets.pids[target];
+      await runLoad({ origin, calls: [call], connections: growthCase.connections, durationS: settings.warmupS });
+      const cpuBefore = pid === undefined ? 0 : readCpuSeconds(pid);
+      const result = await runLoad({ origin, calls: [call], connections: growthCase.connections, durationS: settings.saturationS });
+      const cpuAfter = pid === undefined ? 0 : readCpuSeconds(pid);
+      const latencies = result.latencyByLabel.get(call.label) ?? new Float64Array();
+      points.push({
+        series: growthCase.series,
+        x: growthCase.x,
+        target,
+        opsPerSecond: result.valid / result.durationS,
+        ...(pid !== undefined && result.valid > 0 ? { cpuUsPerOp: ((cpuAfter - cpuBefore) / result.valid) * 1e6 } : {}),
+        p50Ms: percentile(latencies, 50),
+        p99Ms: percentile(latencies, 99),
+        failures: result.failures,
+      });
+    }
+    const mine = points.filter((p) => p.series === growthCase.series && p.x === growthCase.x);
+    log(`growth ${growthCase.series} ${growthCase.x}: ${mine.map((p) => `${p.target} ${p.cpuUsPerOp?.toFixed(0) ?? '-'} µs/op ${p.opsPerSecond.toFixed(0)} ops/s p50 ${p.p50Ms.toFixed(2)} p99 ${p.p99Ms.toFixed(2)} ms`).join(' · ')}`);
+  }
+  return points;
+}
+
 async function soak(workload: Workload, targets: Targets, seconds: number): Promise<SoakFigure> {
   const pid = targets.pids.gateway as number;
   const plan = workload.plans.gateway as TargetPlan;
@@ -387,7 +437,7 @@ async function main(): Promise<void> {
       }
       const spawnedAt = performance.now();
       gateway = spawnLogged({
-        name: 'gateway', command: node, args: [...ts, 'src/main.ts'], cwd: ROOT, logDir, cpu: cpu(1),
+        name: 'gateway', command: node, args: [...startFlags(), 'src/main.ts'], cwd: ROOT, logDir, cpu: cpu(1),
         env: { ...baseEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.gateway) },
       });
       children.push(gateway);
@@ -406,6 +456,12 @@ async function main(): Promise<void> {
       results.push(await measureWorkload(workload, targets, settings, sandboxUrl, memory, children));
     }
     if (memory.peakMiB === 0) memory.peakMiB = readRssBytes((gateway as Child).pid) / MiB;
+
+    log('cost growth: rows, root fields, concurrency');
+    const growthRss = sampleRss((gateway as Child).pid, 200);
+    const growth = await measureGrowth(fixtures, targets, settings, children);
+    // The 256-connection case is part of saturation too.
+    memory.peakMiB = Math.max(memory.peakMiB, ...growthRss.stop().map((b) => b / MiB));
 
     log(`soak: ${settings.soakS} s of (${SOAK_WORKLOAD}) against the gateway`);
     assertRunning(children);
@@ -437,7 +493,9 @@ async function main(): Promise<void> {
       startupMs,
       workloads: results,
       memory: { idleMiB, saturationPeakMiB: memory.peakMiB, soak: soakFigure },
+      growth,
       notes: [
+        `The gateway runs with the Node flags of \`npm start\` (${startFlags().join(' ')}).`,
         ...notes,
         `Server logs of this run: ${logDir}.`,
         'Direct REST is the sandbox itself (zero added latency), on the load generator\'s CPU; the bare proxy, the gateway and the peer each run alone on the other CPU while measured.',

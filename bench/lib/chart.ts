@@ -121,17 +121,23 @@ export function renderChartSvg(report: BenchReport): string {
       if (c?.throughput && Number.isFinite(c.throughput.opsPerSecond)) throughput.push({ group, target, value: c.throughput.opsPerSecond });
     }
   });
-  const legendY = 2 * PANEL_HEIGHT + 20;
+  // Cost growth: gateway (and bare proxy) CPU per operation by page size and root fields.
+  const growthPoints = (report.growth ?? []).filter((p) => p.series !== 'concurrency' && p.cpuUsPerOp !== undefined && Number.isFinite(p.cpuUsPerOp));
+  const growthGroups = [...new Set(growthPoints.map((p) => `${p.x} ${p.series === 'rows' ? 'rows' : p.x === 1 ? 'root' : 'roots'}`))];
+  const growthBars: Bar[] = growthPoints.map((p) => ({ group: `${p.x} ${p.series === 'rows' ? 'rows' : p.x === 1 ? 'root' : 'roots'}`, target: p.target, value: p.cpuUsPerOp as number }));
+  const panels = growthBars.length > 0 ? 3 : 2;
+  const legendY = panels * PANEL_HEIGHT + 20;
   const legend = TARGETS.map((target, i) => {
     const x = MARGIN.left + i * 210;
     return `<rect x="${x}" y="${legendY - 11}" width="14" height="14" fill="${TARGET_COLOURS[target]}"/><text x="${x + 20}" y="${legendY}" font-size="12">${escapeXml(TARGET_LABELS[target])}</text>`;
   }).join('\n');
-  const height = 2 * PANEL_HEIGHT + 60;
+  const height = panels * PANEL_HEIGHT + 60;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">`,
     `<rect width="100%" height="100%" fill="#ffffff"/>`,
     renderPanel({ title: `Latency at ${report.settings.latencyRate} req/s: bar p50, whisker p99 (log scale)`, unit: 'ms', bars: latency, log: true }, groups, 0),
     renderPanel({ title: 'Saturation throughput', unit: 'operations/s', bars: throughput, log: false }, groups, PANEL_HEIGHT),
+    ...(panels === 3 ? [renderPanel({ title: 'Cost growth: CPU per operation at saturation', unit: 'µs', bars: growthBars, log: false }, growthGroups, 2 * PANEL_HEIGHT)] : []),
     legend,
     `<text x="${WIDTH - MARGIN.right}" y="${legendY + 24}" font-size="10" text-anchor="end" fill="#666">${escapeXml(`${report.date} · ${report.machine.cpuModel} · ${report.settings.quick ? 'quick mode' : `median of ${report.settings.runs} runs`}`)}</text>`,
     '</svg>',

@@ -1,4 +1,6 @@
 /** Renders a benchmark report as Markdown (bench/results.md). */
+import { GROWTH_CONNECTIONS, linearity, ROOTS_PAGE_SIZE } from './growth.ts';
+import type { GrowthPoint, GrowthSeries } from './growth.ts';
 import { cell, evaluateTargets, GOALS, startupMedianMs, throughputRatio } from './results.ts';
 import type { BenchReport, CellResult, WorkloadResult } from './results.ts';
 import { TARGET_LABELS, TARGETS } from './workloads.ts';
@@ -40,6 +42,51 @@ function latencyRows(w: WorkloadResult): string[][] {
 
 function throughputCell(c: CellResult | undefined): string {
   return formatNumber(c?.throughput?.opsPerSecond, 0);
+}
+
+const SERIES_TITLES: Record<GrowthSeries, string> = {
+  rows: `Exception page size (rows; assignee and note per row; ${GROWTH_CONNECTIONS} connections)`,
+  roots: `Root fields in one request (each an exceptions page of ${ROOTS_PAGE_SIZE} with its own order; ${GROWTH_CONNECTIONS} connections)`,
+  concurrency: `Connections (exceptions page of ${ROOTS_PAGE_SIZE}, closed loop)`,
+};
+
+function growthRows(points: GrowthPoint[], series: GrowthSeries): string[][] {
+  const xs = [...new Set(points.filter((p) => p.series === series).map((p) => p.x))].sort((a, b) => a - b);
+  return xs.map((x) => {
+    const at = (target: GrowthPoint['target']) => points.find((p) => p.series === series && p.x === x && p.target === target);
+    const gateway = at('gateway');
+    const bare = at('bare');
+    return [
+      String(x),
+      formatNumber(gateway?.cpuUsPerOp, 0),
+      formatNumber(gateway?.opsPerSecond, 0),
+      formatNumber(gateway?.p50Ms, 2),
+      formatNumber(gateway?.p99Ms, 2),
+      formatNumber(bare?.cpuUsPerOp, 0),
+      formatNumber(bare?.opsPerSecond, 0),
+      formatNumber(bare?.p50Ms, 2),
+      formatNumber(bare?.p99Ms, 2),
+    ];
+  });
+}
+
+/** One sentence per series: linear or not, from the measured figures. */
+function growthVerdicts(points: GrowthPoint[]): string[] {
+  const lines: string[] = [];
+  const gatewaySeries = (series: GrowthSeries) => points.filter((p) => p.series === series && p.target === 'gateway').sort((a, b) => a.x - b.x);
+  for (const [series, unit] of [['rows', 'row'], ['roots', 'root field']] as const) {
+    const fit = linearity(gatewaySeries(series).map((p) => ({ x: p.x, y: p.cpuUsPerOp })));
+    if (!fit) continue;
+    lines.push(`- ${series === 'rows' ? 'Rows' : 'Root fields'}: each further ${unit} costs the gateway ${fit.lowerSlope.toFixed(1)} µs of CPU over the lower half of the range and ${fit.upperSlope.toFixed(1)} µs over the upper half: ${fit.linear ? 'linear (within 35 %)' : '**not linear** (the slopes differ by more than 35 %)'}.`);
+  }
+  const concurrency = gatewaySeries('concurrency');
+  if (concurrency.length > 1) {
+    const best = Math.max(...concurrency.map((p) => p.opsPerSecond));
+    const last = concurrency[concurrency.length - 1] as GrowthPoint;
+    const cliff = Number.isFinite(best) && last.opsPerSecond < 0.8 * best;
+    lines.push(`- Concurrency: throughput at ${last.x} connections is ${((100 * last.opsPerSecond) / best).toFixed(0)} % of the best; ${cliff ? '**a cliff**: it falls by more than 20 %' : 'no cliff'}. Once the CPU is saturated, latency grows with the queue (connections ÷ throughput), as it must for any server.`);
+  }
+  return lines;
 }
 
 function failureLines(report: BenchReport): string[] {
@@ -137,6 +184,18 @@ export function renderReport(report: BenchReport): string {
     ])),
     ['l', 'l', 'r', 'r', 'r'],
   ), '');
+
+  if (report.growth && report.growth.length > 0) {
+    out.push('## How cost grows with work', '');
+    out.push('One saturation run per case and target (CPU per operation from /proc as above; latency over every response of the run). The bare proxy fetches the same platform page; it has no equivalent of several root fields.', '');
+    for (const series of ['rows', 'roots', 'concurrency'] as const) {
+      const rows = growthRows(report.growth, series);
+      if (rows.length === 0) continue;
+      out.push(`### ${SERIES_TITLES[series]}`, '');
+      out.push(markdownTable(['x', 'Gateway µs/op', 'Gateway ops/s', 'Gateway p50 ms', 'Gateway p99 ms', 'Bare µs/op', 'Bare ops/s', 'Bare p50 ms', 'Bare p99 ms'], rows, ['r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']), '');
+    }
+    out.push(...growthVerdicts(report.growth), '');
+  }
 
   out.push('## Memory and start-up', '');
   const soak = report.memory.soak;

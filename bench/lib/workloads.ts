@@ -60,6 +60,8 @@ export interface Workload {
   short: string;
   /** True for the "simple connection query" the CPU target applies to. */
   simpleConnection: boolean;
+  /** True for the several-areas read, whose throughput target against the bare proxy is higher. */
+  composite?: boolean;
   plans: Partial<Record<TargetName, TargetPlan>>;
 }
 
@@ -77,7 +79,7 @@ function isObject(value: Json): value is Record<string, Json> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function field(value: Json, ...path: string[]): Json {
+export function field(value: Json, ...path: string[]): Json {
   let current = value;
   for (const key of path) current = isObject(current) ? current[key] : undefined;
   return current;
@@ -124,7 +126,7 @@ export function graphqlValidator(check: (data: Json) => string | undefined): Val
   };
 }
 
-function graphqlCall(label: string, token: string, operationName: string, query: string, variables: Record<string, unknown>, validate: Validator): HttpCall {
+export function graphqlCall(label: string, token: string, operationName: string, query: string, variables: Record<string, unknown>, validate: Validator): HttpCall {
   return {
     label,
     method: 'POST',
@@ -135,7 +137,7 @@ function graphqlCall(label: string, token: string, operationName: string, query:
   };
 }
 
-function restCall(label: string, token: string, path: string, validate: Validator, method: 'GET' | 'PUT' = 'GET', body?: unknown): HttpCall {
+export function restCall(label: string, token: string, path: string, validate: Validator, method: 'GET' | 'PUT' = 'GET', body?: unknown): HttpCall {
   const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   return { label, method, path, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), validate };
@@ -244,6 +246,7 @@ export function buildWorkloads(f: Fixtures): Workload[] {
       short: 'three areas',
       title: 'Three areas in one query (exceptions, acceptances, LinX)',
       simpleConnection: false,
+      composite: true,
       plans: {
         rest: {
           shape: 'parallel',

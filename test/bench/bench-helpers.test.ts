@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { logTicks, niceScale } from '../../bench/lib/chart.ts';
 import { formatSigned, markdownTable, renderReport } from '../../bench/lib/report.ts';
+import { linearity, type GrowthPoint } from '../../bench/lib/growth.ts';
 import { evaluateTargets } from '../../bench/lib/results.ts';
 import type { BenchReport, CellResult } from '../../bench/lib/results.ts';
 import { groupCalls } from '../../bench/lib/sandbox-client.ts';
@@ -125,17 +126,43 @@ describe('report rendering', () => {
 
   it('judges every target on the figures', () => {
     expect(evaluateTargets(report).map((c) => [c.name, c.measured, c.pass])).toEqual([
-      ['(a) added latency p50', '0.80 ms', true],
-      ['(a) added latency p99', '3.10 ms', true],
+      // Added latency is judged against the bare proxy's own (0.30 / 0.60 ms): +0.50 meets ≤ +0.5 ms, +2.50 misses ≤ +2 ms.
+      ["(a) added latency p50 over the bare proxy's", '0.80 ms (bare 0.30 ms)', true],
+      ["(a) added latency p99 over the bare proxy's", '3.10 ms (bare 0.60 ms)', false],
       ['(a) throughput vs bare proxy', '0.63×', true],
       ['(a) throughput vs peer', '2.11×', true],
-      ['(a) gateway CPU per request', '350 µs', true],
+      // The bare proxy's CPU is not in the figures: the ratio cannot be judged.
+      ["(a) gateway CPU per operation ÷ bare proxy's", 'not measured (350 µs)', undefined],
       ['Gateway RSS at saturation (peak)', '151.0 MiB', false],
       ['Gateway RSS growth over a 3 s soak', '4.0 %', true],
-      ['Gateway start-up (spawn → /healthz 200)', '900 ms', true],
+      ['Gateway start-up (spawn → /healthz 200)', '900 ms', false],
       ['Duplicate upstream calls within a GraphQL request', '0', true],
       ['Failed responses (errors, wrong data, non-2xx)', '0', true],
     ]);
+  });
+
+  it('judges the several-areas read against its own throughput goal and the CPU against the bare proxy', () => {
+    const composite: BenchReport = {
+      ...report,
+      workloads: [{ ...report.workloads[0]!, id: 'c', composite: true, cells: [cellOf('rest', 0.3, 0.9, 4000), cellOf('bare', 0.6, 1.5, 3000, 200), cellOf('gateway', 1.1, 4.0, 2600, 290), cellOf('peer', 2.5, 9, 900)] }],
+    };
+    const checks = evaluateTargets(composite).map((c) => [c.name, c.goal, c.measured, c.pass]);
+    expect(checks).toContainEqual(['(c) throughput vs bare proxy', '≥ 0.9×', '0.87×', false]);
+    expect(checks).toContainEqual(["(c) gateway CPU per operation ÷ bare proxy's", '≤ 1.5×', '1.45× (290 µs)', true]);
+  });
+
+  it('writes the cost-growth tables and says which series grow linearly', () => {
+    const growth: GrowthPoint[] = [
+      ...[[10, 400], [50, 800], [100, 1300]].map(([x, cpu]) => ({ series: 'rows' as const, x: x!, target: 'gateway' as const, opsPerSecond: 1e6 / cpu!, cpuUsPerOp: cpu!, p50Ms: 1, p99Ms: 2, failures: 0 })),
+      ...[[1, 400], [3, 800], [5, 2400]].map(([x, cpu]) => ({ series: 'roots' as const, x: x!, target: 'gateway' as const, opsPerSecond: 1e6 / cpu!, cpuUsPerOp: cpu!, p50Ms: 1, p99Ms: 2, failures: 0 })),
+      ...[[1, 900], [16, 1000], [64, 1000], [256, 500]].map(([x, ops]) => ({ series: 'concurrency' as const, x: x!, target: 'gateway' as const, opsPerSecond: ops!, cpuUsPerOp: 1000, p50Ms: x! / 10, p99Ms: x! / 5, failures: 0 })),
+    ];
+    const markdown = renderReport({ ...report, growth });
+    expect(markdown).toContain('| 50 | 800 | 1250 | 1.00 | 2.00 | — | — | — | — |');
+    expect(markdown).toContain('- Rows: each further row costs the gateway 10.0 µs of CPU over the lower half of the range and 10.0 µs over the upper half: linear (within 35 %).');
+    expect(markdown).toContain('**not linear**');
+    expect(markdown).toContain('throughput at 256 connections is 50 % of the best; **a cliff**');
+    expect(linearity([{ x: 1, y: 1 }, { x: 2, y: undefined }, { x: 3, y: 3 }])).toBeUndefined();
   });
 
   it('writes the verdicts and the latency rows into the report', () => {
