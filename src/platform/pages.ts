@@ -1,28 +1,43 @@
-import { z } from 'zod';
 import type { PageResult } from '../connections/index.ts';
 import { transportError } from './errors.ts';
 
 // The gateway checks what it relies on (a list of records with string ids and,
 // for envelopes, a numeric total) and passes the rest through: a 200 that breaks
 // this is an upstream fault, reported as UPSTREAM_ERROR instead of a crash later.
-const record = z.looseObject({ id: z.string() });
-const envelope = z.looseObject({ totalElements: z.number().int().nonnegative(), content: z.array(record) });
-const bareArray = z.array(record);
+// Plain shape checks rather than a schema library: they run on every page of
+// every request, and return the platform's own objects without copying them.
+
+interface PlatformRecord {
+  id: string;
+}
+
+function isRecord(value: unknown): value is PlatformRecord {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { id?: unknown }).id === 'string';
+}
+
+function areRecords(list: readonly unknown[]): boolean {
+  for (const item of list) if (!isRecord(item)) return false;
+  return true;
+}
+
+function isEnvelope(value: unknown): value is { totalElements: number; content: unknown[] } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const { totalElements, content } = value as { totalElements?: unknown; content?: unknown };
+  return Number.isSafeInteger(totalElements) && (totalElements as number) >= 0 && Array.isArray(content) && areRecords(content);
+}
 
 /** Reads a page envelope, or (where the endpoint may answer one) a bare array without totals. */
 export function readPage<T>(body: unknown, requestId: string, options: { bareArrayAllowed: boolean }): PageResult<T> {
-  if (Array.isArray(body) && options.bareArrayAllowed) {
-    const parsed = bareArray.safeParse(body);
-    if (parsed.success) return { items: body as T[], total: null };
-  } else {
-    const parsed = envelope.safeParse(body);
-    if (parsed.success) return { items: parsed.data.content as T[], total: parsed.data.totalElements };
+  if (Array.isArray(body)) {
+    if (options.bareArrayAllowed && areRecords(body)) return { items: body as T[], total: null };
+  } else if (isEnvelope(body)) {
+    return { items: body.content as T[], total: body.totalElements };
   }
   throw transportError('body', requestId, 'not the page the contract describes');
 }
 
 /** Reads a single record (e.g. a Document). */
 export function readRecord<T>(body: unknown, requestId: string): T {
-  if (!record.safeParse(body).success) throw transportError('body', requestId, 'not the record the contract describes');
+  if (!isRecord(body)) throw transportError('body', requestId, 'not the record the contract describes');
   return body as T;
 }
