@@ -11,6 +11,7 @@ import type { Config } from './config.ts';
 import { createContext, type GatewayContext } from './context.ts';
 import { ErrorCode } from './errors.ts';
 import { compiledExecutionGateway } from './execution/compiled-executor.ts';
+import { graphqlHttp } from './graphql-http.ts';
 import { setupHardening } from './hardening/index.ts';
 import { Readiness } from './health.ts';
 import { createLogger } from './logger.ts';
@@ -79,7 +80,10 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const http = new PlatformHttp(upstreamUrl, config.upstream);
   const app = express();
   app.disable('x-powered-by');
-  const server = createServer(app);
+  // GraphQL answers are per caller and never revalidated: hashing each body for an ETag is wasted work.
+  app.set('etag', false);
+  // The listener is set once the GraphQL route exists; the drain plugin needs the server first.
+  const server = createServer();
   const observability = await setupObservability({ config, http, logger });
   const readiness = new Readiness({ upstreamUrl, http, ...config.readiness });
   const hardening = await setupHardening(config, logger);
@@ -117,13 +121,21 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   if (config.playground) {
     app.use(playgroundRouter({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues }));
   }
+  const graphql = graphqlHttp({
+    apollo,
+    context: async (req) => createContext({ config, http, logger }, req.headers),
+    bodyBytes: config.limits.bodyBytes,
+    fallback: app,
+  });
   app.use(
     '/graphql',
+    graphql.resume,
     ...hardening.bodyParser,
     expressMiddleware(apollo, { context: async ({ req }) => createContext({ config, http, logger }, req.headers) }),
   );
 
   app.use(hardening.errorHandler);
+  server.on('request', graphql.listener);
 
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const { port } = server.address() as AddressInfo;

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { gzipSync } from 'node:zlib';
+import { startStack, type Stack } from '../support/stack.ts';
+
+// POST /graphql is served from node:http straight to Apollo; /graphql/ (and
+// anything unusual) goes through the Express route. Both must answer every
+// request alike: same status, content type and body, refusals included.
+
+let stack: Stack;
+let batching: Stack;
+
+beforeAll(async () => {
+  // Production mode: development answers carry stack traces, which name the serving code.
+  [stack, batching] = await Promise.all([
+    startStack({ NODE_ENV: 'production', MAX_BODY_BYTES: '2048' }),
+    startStack({ NODE_ENV: 'production', ALLOW_BATCHED_REQUESTS: 'true', MAX_BATCH_SIZE: '2' }),
+  ]);
+});
+afterAll(() => Promise.all([stack.close(), batching.close()]));
+
+interface Answer {
+  status: number;
+  contentType: string | null;
+  etag: string | null;
+  body: unknown;
+}
+
+async function send(target: Stack, path: string, body: string | Buffer, headers: Record<string, string>): Promise<Answer> {
+  const response = await fetch(`${target.gateway.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${target.acme}`, 'x-request-id': 'same-request', ...headers },
+    body,
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not JSON: compared as text.
+  }
+  return { status: response.status, contentType: response.headers.get('content-type'), etag: response.headers.get('etag'), body: parsed };
+}
+
+const json = { 'content-type': 'application/json' };
+const query = JSON.stringify({ query: '{ exceptions(first: 1) { totalCount } }' });
+const cases: Array<[string, string | Buffer, Record<string, string>]> = [
+  ['a query', query, json],
+  ['a query with charset=utf-8', query, { 'content-type': 'application/json; charset=UTF-8' }],
+  ['a query after a UTF-8 byte order mark', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(query)]), json],
+  ['a query after whitespace', `\n\t ${query}`, json],
+  ['a syntax error in the body', '{"query": "{ __typename }"', json],
+  ['a JSON string', '"{ __typename }"', json],
+  ['JSON null', 'null', json],
+  ['an empty object', '{}', json],
+  ['a GraphQL syntax error', JSON.stringify({ query: '{ exceptions(' }), json],
+  ['an unknown field', JSON.stringify({ query: '{ nope }' }), json],
+  ['a batch (not allowed here)', JSON.stringify([{ query: '{ __typename }' }]), json],
+  ['a body over the limit', JSON.stringify({ query: `{ __typename } #${'x'.repeat(3000)}` }), json],
+  ['a gzip-compressed body', gzipSync(query), { ...json, 'content-encoding': 'gzip' }],
+  ['a latin-1 charset', query, { 'content-type': 'application/json; charset=latin1' }],
+  ['a text/plain body', query, { 'content-type': 'text/plain' }],
+];
+
+describe('the GraphQL route served from node:http', () => {
+  for (const [name, body, headers] of cases) {
+    it(`answers ${name} exactly as the Express route does`, async () => {
+      const fast = await send(stack, '/graphql', body, headers);
+      const express = await send(stack, '/graphql/', body, headers);
+      expect(fast).toEqual(express);
+    });
+  }
+
+  it('answers a plain query without the Express app, and hands it anything else', async () => {
+    const handle = jest.spyOn(stack.gateway.app as unknown as { handle: (...args: unknown[]) => void }, 'handle');
+    try {
+      expect((await send(stack, '/graphql', query, json)).status).toBe(200);
+      expect(handle).not.toHaveBeenCalled();
+      expect((await send(stack, '/graphql', '{"query": ', json)).status).toBe(400);
+      expect((await send(stack, '/graphql/', query, json)).status).toBe(200);
+      expect(handle).toHaveBeenCalledTimes(2);
+    } finally {
+      handle.mockRestore();
+    }
+  });
+
+  it('sends no ETag on GraphQL answers', async () => {
+    const answer = await send(stack, '/graphql', query, json);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ data: { exceptions: { totalCount: expect.any(Number) } } });
+    expect(answer.etag).toBeNull();
+  });
+
+  it('hands batches to the Express route, where their size limit applies', async () => {
+    const two = JSON.stringify([{ query: '{ __typename }' }, { query: '{ a: __typename }' }]);
+    const three = JSON.stringify([{ query: '{ __typename }' }, { query: '{ __typename }' }, { query: '{ __typename }' }]);
+    expect(await send(batching, '/graphql', two, json)).toEqual(await send(batching, '/graphql/', two, json));
+    const refused = await send(batching, '/graphql', three, json);
+    expect(refused).toEqual(await send(batching, '/graphql/', three, json));
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ errors: [{ extensions: { code: 'BAD_REQUEST', limit: 'MAX_BATCH_SIZE', requestId: 'same-request' } }] });
+  });
+});
