@@ -10,14 +10,14 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { createContext, type GatewayContext } from './context.ts';
 import { ErrorCode } from './errors.ts';
-import { compiledExecutionGateway } from './execution/compiled-executor.ts';
+import { CompiledExecution, compiledExecutionGateway } from './execution/compiled-executor.ts';
 import { graphqlHttp } from './graphql-http.ts';
 import { setupHardening } from './hardening/index.ts';
 import { Readiness } from './health.ts';
 import { createLogger } from './logger.ts';
 import { setupObservability } from './observability/index.ts';
 import { PlatformHttp } from './platform/http.ts';
-import { playgroundRouter, type ExampleValues } from './playground/index.ts';
+import type { ExampleValues } from './playground/index.ts';
 import { buildSchema } from './schema.ts';
 
 export interface Gateway {
@@ -89,9 +89,10 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const hardening = await setupHardening(config, logger);
 
   const schema = buildSchema();
+  const compiled = config.compiledExecution.enabled ? new CompiledExecution(schema, config.compiledExecution.cacheSize) : undefined;
   const apollo = new ApolloServer<GatewayContext>({
     // The compiled executor keeps Apollo's pipeline and replaces only graphql-js' interpretation of each document.
-    ...(config.compiledExecution.enabled ? { gateway: compiledExecutionGateway(schema, config.compiledExecution.cacheSize) } : { schema }),
+    ...(compiled ? { gateway: compiledExecutionGateway(compiled, schema) } : { schema }),
     logger,
     introspection: config.introspection,
     includeStacktraceInErrorResponses: !production,
@@ -119,6 +120,8 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   app.get('/readyz', readiness.handler());
   observability.mount(app);
   if (config.playground) {
+    // Loaded only where the playground is served: production start-up does not pay for it.
+    const { playgroundRouter } = await import('./playground/index.ts');
     app.use(playgroundRouter({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues }));
   }
   const graphql = graphqlHttp({
@@ -139,6 +142,8 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
 
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const { port } = server.address() as AddressInfo;
+  // After listening, so start-up does not wait for the compiler; a failure leaves graphql-js answering.
+  void compiled?.load().catch((error: unknown) => logger.error({ err: error }, 'graphql-jit failed to load: documents run on graphql-js'));
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   return {
     app,

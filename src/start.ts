@@ -1,7 +1,6 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startGateway } from './server.ts';
-import { sandboxExampleValues } from './playground/index.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 
 const SHUTDOWN_BACKSTOP_MS = 5_000;
@@ -23,7 +22,7 @@ async function main() {
   const gateway = await startGateway(config, upstreamUrl, {
     logger,
     demoToken: demo?.token,
-    exampleValues: sandbox && demo ? sandboxExampleValues(sandbox.store, demo.businessAccountId) : undefined,
+    exampleValues: sandbox && demo ? (await import('./playground/sandbox-examples.ts')).sandboxExampleValues(sandbox.store, demo.businessAccountId) : undefined,
   });
   const lines = [`GraphQL endpoint: ${gateway.url}/graphql`, `Platform: ${upstreamUrl}${sandbox ? ' (embedded sandbox)' : ''}`];
   if (config.playground) lines.push(`Playground: open ${gateway.url}/graphql in a browser`);

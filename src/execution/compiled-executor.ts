@@ -1,6 +1,11 @@
 import type { ApolloServerOptionsWithGateway, BaseContext } from '@apollo/server';
 import { execute, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema, type SourceLocation } from 'graphql';
-import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import type { CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
+
+interface Jit {
+  compileQuery: typeof compileQuery;
+  isCompiledQuery: typeof isCompiledQuery;
+}
 
 type GatewayInterface = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
 type GatewayExecutor = NonNullable<Awaited<ReturnType<GatewayInterface['load']>>['executor']>;
@@ -32,10 +37,21 @@ export class CompiledExecution {
   private readonly maxEntries: number;
   /** Insertion-ordered, so the oldest entry is evicted first; null marks a document jit could not compile. */
   private readonly compiled = new Map<string, CompiledQuery | null>();
+  /** graphql-jit (and the JSON-schema compiler it loads) is loaded once the server listens; graphql-js answers until then. */
+  private jit: Jit | undefined;
+  private loading: Promise<void> | undefined;
 
   constructor(schema: GraphQLSchema, maxEntries: number) {
     this.schema = schema;
     this.maxEntries = maxEntries;
+  }
+
+  /** Loads the compiler; until it has, documents run on graphql-js. */
+  load(): Promise<void> {
+    this.loading ??= import('graphql-jit').then((jit) => {
+      this.jit = jit;
+    });
+    return this.loading;
   }
 
   /** Compiled documents held (for tests and metrics). */
@@ -68,13 +84,15 @@ export class CompiledExecution {
   }
 
   private compiledFor(request: ExecutionRequest): CompiledQuery | null {
+    const jit = this.jit;
+    if (!jit) return null;
     const key = `${request.operationName ?? ''}\n${request.documentKey}`;
     const known = this.compiled.get(key);
     if (known !== undefined) return known;
     let query: CompiledQuery | null = null;
     try {
-      const outcome = compileQuery(this.schema, request.document, request.operationName ?? undefined);
-      if (isCompiledQuery(outcome)) query = outcome;
+      const outcome = jit.compileQuery(this.schema, request.document, request.operationName ?? undefined);
+      if (jit.isCompiledQuery(outcome)) query = outcome;
     } catch {
       // graphql-jit throws on a few shapes it does not support; graphql-js executes those.
     }
@@ -122,8 +140,7 @@ function refusedBeforeExecution(result: ExecutionResult): boolean {
  * formatting) and hands each validated document to `executor`. The "gateway"
  * serves one fixed schema; it never changes after start-up.
  */
-export function compiledExecutionGateway(schema: GraphQLSchema, maxEntries: number): GatewayInterface {
-  const execution = new CompiledExecution(schema, maxEntries);
+export function compiledExecutionGateway(execution: CompiledExecution, schema: GraphQLSchema): GatewayInterface {
   const executor: GatewayExecutor = async (requestContext) =>
     execution.execute({
       documentKey: requestContext.queryHash,

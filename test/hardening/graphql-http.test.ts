@@ -25,7 +25,7 @@ interface Answer {
   body: unknown;
 }
 
-async function send(target: Stack, path: string, body: string | Buffer, headers: Record<string, string>): Promise<Answer> {
+async function send(target: Stack, path: string, body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string>): Promise<Answer> {
   const response = await fetch(`${target.gateway.url}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${target.acme}`, 'x-request-id': 'same-request', ...headers },
@@ -43,10 +43,10 @@ async function send(target: Stack, path: string, body: string | Buffer, headers:
 
 const json = { 'content-type': 'application/json' };
 const query = JSON.stringify({ query: '{ exceptions(first: 1) { totalCount } }' });
-const cases: Array<[string, string | Buffer, Record<string, string>]> = [
+const cases: Array<[string, string | Uint8Array<ArrayBuffer>, Record<string, string>]> = [
   ['a query', query, json],
   ['a query with charset=utf-8', query, { 'content-type': 'application/json; charset=UTF-8' }],
-  ['a query after a UTF-8 byte order mark', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(query)]), json],
+  ['a query after a UTF-8 byte order mark', new Uint8Array([0xef, 0xbb, 0xbf, ...Buffer.from(query)]), json],
   ['a query after whitespace', `\n\t ${query}`, json],
   ['a syntax error in the body', '{"query": "{ __typename }"', json],
   ['a JSON string', '"{ __typename }"', json],
@@ -56,7 +56,7 @@ const cases: Array<[string, string | Buffer, Record<string, string>]> = [
   ['an unknown field', JSON.stringify({ query: '{ nope }' }), json],
   ['a batch (not allowed here)', JSON.stringify([{ query: '{ __typename }' }]), json],
   ['a body over the limit', JSON.stringify({ query: `{ __typename } #${'x'.repeat(3000)}` }), json],
-  ['a gzip-compressed body', gzipSync(query), { ...json, 'content-encoding': 'gzip' }],
+  ['a gzip-compressed body', new Uint8Array(gzipSync(query)), { ...json, 'content-encoding': 'gzip' }],
   ['a latin-1 charset', query, { 'content-type': 'application/json; charset=latin1' }],
   ['a text/plain body', query, { 'content-type': 'text/plain' }],
 ];

@@ -26,6 +26,7 @@ beforeAll(async () => {
   http = new PlatformHttp(sandbox.url, { ...config.upstream, retryLimit: 0 });
   schema = buildSchema();
   compiled = new CompiledExecution(schema, 50);
+  await compiled.load();
 });
 afterAll(async () => {
   http.close();
@@ -145,6 +146,7 @@ describe('compiled execution', () => {
 
   it('compiles each document once and keeps the cache within its bound', async () => {
     const bounded = new CompiledExecution(schema, 2);
+    await bounded.load();
     const context = createContext({ config, http, logger }, {});
     for (const name of ['a', 'b', 'c', 'a']) {
       const document = parse(`{ ${name}: __typename }`);
