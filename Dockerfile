@@ -35,4 +35,4 @@ EXPOSE 4000
 # Liveness only; readiness (platform reachable, circuit closed) is /readyz, for orchestrators that route traffic.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 4000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "--max-semi-space-size=4", "src/main.ts"]
+CMD ["node", "--max-semi-space-size=16", "src/main.ts"]
