@@ -82,6 +82,8 @@ const SEVERITY: Record<BreakerState, number> = { closed: 0, 'half-open': 1, open
 export class RouteBreakers {
   private readonly settings: BreakerSettings;
   private readonly byKey = new Map<string, RouteBreaker>();
+  /** Route name → its breaker, so a call's lookup is one Map read. */
+  private readonly byRoute = new Map<string, RouteBreaker>();
   private readonly listeners: BreakerListener[] = [];
 
   constructor(settings: BreakerSettings) {
@@ -90,6 +92,10 @@ export class RouteBreakers {
 
   /** The breaker guarding `route` (created closed on first use). */
   for(route: string): RouteBreaker {
+    return this.byRoute.get(route) ?? this.create(route);
+  }
+
+  private create(route: string): RouteBreaker {
     const dot = route.indexOf('.');
     const key = dot === -1 ? route : route.slice(0, dot);
     let breaker = this.byKey.get(key);
@@ -99,6 +105,7 @@ export class RouteBreakers {
       });
       this.byKey.set(key, breaker);
     }
+    this.byRoute.set(route, breaker);
     return breaker;
   }
 
