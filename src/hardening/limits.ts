@@ -190,10 +190,16 @@ function withEffectivePageSizes(schema: GraphQLSchema, document: DocumentNode, v
 
 const VERDICT_CACHE_SIZE = 1_000;
 
-function verdictKey(queryHash: string, variables: Record<string, unknown>, representations: number): string {
-  let key = `${queryHash}|_entities=${representations}`;
+/**
+ * What a verdict depends on besides the document: integer variables (page sizes) and, for `_entities`,
+ * how many representations each variable holds (a list's length; a single object is one).
+ */
+function verdictKey(queryHash: string, variables: Record<string, unknown>): string {
+  let key = queryHash;
   for (const [name, value] of Object.entries(variables)) {
     if (typeof value === 'number' && Number.isInteger(value)) key += `|${name}=${value}`;
+    else if (Array.isArray(value)) key += `|${name}#${value.length}`;
+    else if (value !== null && typeof value === 'object') key += `|${name}#1`;
   }
   return key;
 }
@@ -246,7 +252,7 @@ export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes, maxRepr
               extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 }, limit: REPRESENTATIONS_LIMIT_VARIABLE, max: maxRepresentations },
             });
           }
-          const key = queryHash === undefined ? undefined : verdictKey(queryHash, variables, representations);
+          const key = queryHash === undefined ? undefined : verdictKey(queryHash, variables);
           let verdict = key === undefined ? undefined : verdicts.get(key);
           if (verdict === undefined) {
             // validate() and the rule run synchronously, so the shared slot cannot be seen by another request.

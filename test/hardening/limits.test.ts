@@ -218,6 +218,17 @@ describe('abusive operations are refused before execution', () => {
       expectRefused(await send({ query, variables: { r: accounts(17) } }), 'GRAPHQL_VALIDATION_FAILED', 'MAX_QUERY_COST', /^Query cost limit of 50000 exceeded, found 51068\.$/);
     });
 
+    it('prices each _entities field by its own representations, not by the total', async () => {
+      const query = `query($a: [_Any!]!, $b: [_Any!]!) {
+        a: _entities(representations: $a) { ... on FinancialAccount { documentAcceptances(first: 100) { totalCount nodes { id documentId documentVersion accepted respondedAt acceptorId } } } }
+        b: _entities(representations: $b) { __typename } }`;
+      const cheap = await send({ query, variables: { a: [{ __typename: 'FinancialAccount', id: financialAccountId }], b: accounts(16) } });
+      expect([cheap.status, cheap.json?.errors]).toEqual([200, undefined]);
+      stack.sandbox.resetRequests();
+      // The same total of 17, now all on the costly field.
+      expectRefused(await send({ query, variables: { a: accounts(17), b: [] } }), 'GRAPHQL_VALIDATION_FAILED', 'MAX_QUERY_COST', /^Query cost limit of 50000 exceeded, found 51071\.5\.$/);
+    });
+
     it('has a default of 25, read from MAX_ENTITY_REPRESENTATIONS', () => {
       expect(testConfig().maxEntityRepresentations).toBe(25);
       expect(testConfig({ MAX_ENTITY_REPRESENTATIONS: '100' }).maxEntityRepresentations).toBe(100);
