@@ -17,7 +17,8 @@ import type { RequestHandler } from 'express';
  */
 export interface GraphQLHttpOptions<TContext extends BaseContext> {
   apollo: ApolloServer<TContext>;
-  context: (req: IncomingMessage) => Promise<TContext>;
+  /** Builds the request's context; `res` lets a caller that hangs up cancel the request's platform calls. */
+  context: (req: IncomingMessage, res: ServerResponse) => Promise<TContext>;
   /** The body limit the Express route enforces (MAX_BODY_BYTES). */
   bodyBytes: number;
   /** Serves all other requests (the Express app). */
@@ -114,7 +115,7 @@ export function graphqlHttp<TContext extends BaseContext>(options: GraphQLHttpOp
     const query = url.indexOf('?');
     const response = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: 'POST', headers, search: query < 0 ? '' : url.slice(query), body },
-      context: () => context(req),
+      context: () => context(req, res),
     });
     for (const [key, value] of response.headers) res.setHeader(key, value);
     res.statusCode = response.status ?? 200;

@@ -126,7 +126,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   }
   const graphql = graphqlHttp({
     apollo,
-    context: async (req) => createContext({ config, http, logger }, req.headers),
+    context: async (req, res) => createContext({ config, http, logger }, req.headers, undefined, res),
     bodyBytes: config.limits.bodyBytes,
     fallback: app,
   });
