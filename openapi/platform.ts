@@ -187,6 +187,8 @@ export interface components {
             numberOfElements: number;
             /** @description Whether a further page exists. */
             hasNext: boolean;
+            /** @description Records of the page (their schema is given by each page type). */
+            content: unknown[];
         };
         /** @description A page of document acceptances. */
         DocumentAcceptancePage: components["schemas"]["PageEnvelope"] & {
