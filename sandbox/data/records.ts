@@ -19,22 +19,22 @@ type Sent<T, Optional extends keyof T = never, Nested extends Partial<Record<key
 >;
 
 /** Every value of the contract's enum `T`, each once: the compiler refuses a list that misses one or invents one. */
-function allOf<T extends string>() {
+function enumValues<T extends string>() {
   return <const V extends readonly T[]>(values: V & ([T] extends [V[number]] ? unknown : { missing: Exclude<T, V[number]> })): V => values;
 }
 
 export type ActorType = Schema['ActorType'];
-export const ACTOR_TYPES = allOf<ActorType>()(['employee', 'internal', 'operator_employee', 'service-account']);
+export const ACTOR_TYPES = enumValues<ActorType>()(['employee', 'internal', 'operator_employee', 'service-account']);
 /** `id` is blank ("") or absent when the type is internal. */
 export type Actor = Sent<Schema['Actor'], 'id'>;
 type Actors = { createdBy: Actor; updatedBy: Actor };
 
 export type ExceptionCategory = Schema['ExceptionCategory'];
-export const EXCEPTION_CATEGORIES = allOf<ExceptionCategory>()(['BANK_ACCOUNT_VERIFICATION', 'CUSTOMER', 'TRANSACTION']);
+export const EXCEPTION_CATEGORIES = enumValues<ExceptionCategory>()(['BANK_ACCOUNT_VERIFICATION', 'CUSTOMER', 'TRANSACTION']);
 export type ExceptionType = Schema['ExceptionType'];
-export const EXCEPTION_TYPES = allOf<ExceptionType>()(['ACH_RETURN', 'ACH_NOC', 'BANK_ACCOUNT_VERIFICATION_DECLINED', 'BANK_ACCOUNT_VERIFICATION_NOC', 'EARNED_WAGE_ACCESS', 'RECONCILIATION']);
+export const EXCEPTION_TYPES = enumValues<ExceptionType>()(['ACH_RETURN', 'ACH_NOC', 'BANK_ACCOUNT_VERIFICATION_DECLINED', 'BANK_ACCOUNT_VERIFICATION_NOC', 'EARNED_WAGE_ACCESS', 'RECONCILIATION']);
 export type ExceptionStatus = Schema['ExceptionStatus'];
-export const EXCEPTION_STATUSES = allOf<ExceptionStatus>()(['NEW', 'IN_PROGRESS', 'RESOLVED', 'REOPENED']);
+export const EXCEPTION_STATUSES = enumValues<ExceptionStatus>()(['NEW', 'IN_PROGRESS', 'RESOLVED', 'REOPENED']);
 
 export type Assignee = Sent<Schema['Assignee']>;
 
@@ -50,7 +50,7 @@ export type AcceptanceRecord = Sent<
 >;
 
 /** Values the LinX search accepts as a status filter. */
-export const LINX_FILTER_STATUSES = allOf<Schema['LinxBatchStatusFilter']>()(['NEW', 'QUEUED', 'COMPLETED', 'INVALID', 'CANCELLING', 'FAILED']);
+export const LINX_FILTER_STATUSES = enumValues<Schema['LinxBatchStatusFilter']>()(['NEW', 'QUEUED', 'COMPLETED', 'INVALID', 'CANCELLING', 'FAILED']);
 /** Values a returned batch carries: the filter values plus ACTIVE (the contract leaves the set open). */
 export const LINX_STATUSES = [...LINX_FILTER_STATUSES, 'ACTIVE'] as const;
 export type LinxStatus = (typeof LINX_STATUSES)[number];
@@ -61,13 +61,13 @@ export interface LinxTemplateVersion { readonly templateVersionId: string; reado
 export interface LinxTemplate { readonly templateId: string; readonly versions: readonly LinxTemplateVersion[] }
 
 export type DocumentType = Schema['DocumentType'];
-export const DOCUMENT_TYPES = allOf<DocumentType>()(['driving-license', 'passport', 'formation', 'tax', 'ownership', 'other']);
+export const DOCUMENT_TYPES = enumValues<DocumentType>()(['driving-license', 'passport', 'formation', 'tax', 'ownership', 'other']);
 export type HolderType = Schema['HolderType'];
-export const HOLDER_TYPES = allOf<HolderType>()(['BENEFICIARY', 'BUSINESS_ACCOUNT', 'CUSTOMER']);
+export const HOLDER_TYPES = enumValues<HolderType>()(['BENEFICIARY', 'BUSINESS_ACCOUNT', 'CUSTOMER']);
 export type DocumentStatus = Schema['DocumentStatus'];
-export const DOCUMENT_STATUSES = allOf<DocumentStatus>()(['NEW', 'UPLOADED', 'INCOMPLETE', 'SCANNED', 'MALICIOUS']);
+export const DOCUMENT_STATUSES = enumValues<DocumentStatus>()(['NEW', 'UPLOADED', 'INCOMPLETE', 'SCANNED', 'MALICIOUS']);
 export type DocumentExtension = Schema['FileExtension'];
-export const DOCUMENT_EXTENSIONS = allOf<DocumentExtension>()(['JPG', 'JPEG', 'PNG', 'PDF']);
+export const DOCUMENT_EXTENSIONS = enumValues<DocumentExtension>()(['JPG', 'JPEG', 'PNG', 'PDF']);
 export type VerificationStatus = Schema['VerificationStatus'];
 
 /**
