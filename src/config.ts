@@ -27,7 +27,7 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PLAYGROUND: bool.optional(),
   INTROSPECTION: bool.optional(),
-  SANDBOX_PORT: int(0, 65535).default(0),
+  SANDBOX_PORT: int(0, 65535).default(4010),
   SHUTDOWN_TIMEOUT_MS: int(0, 120_000).default(10_000),
   METRICS: bool.optional(),
   READY_PROBE_TIMEOUT_MS: int(1, 30_000).default(500),
@@ -49,6 +49,13 @@ const schema = z.object({
   PERSISTED_QUERIES: bool.optional(),
   PERSISTED_QUERY_TTL_SECONDS: int(0, 30 * 86_400).default(86_400),
   PERSISTED_QUERY_STORE_TIMEOUT_MS: int(1, 10_000).default(250),
+  CORS_ORIGINS: z.string().optional(),
+  CORS_CREDENTIALS: bool.optional(),
+  CORS_MAX_AGE_SECONDS: int(0, 86_400).default(600),
+  TRUSTED_DOCUMENTS: z.string().min(1).optional(),
+  TRUSTED_DOCUMENTS_ONLY: bool.optional(),
+  STACK_TRACES: bool.optional(),
+  SANDBOX_CONTENT_PORT: int(0, 65535).default(4011),
 });
 
 export type Env = z.input<typeof schema>;
@@ -76,8 +83,12 @@ export interface Config {
   logLevel: string;
   playground: boolean;
   introspection: boolean;
-  /** Port of the embedded sandbox `npm start` runs when no UPSTREAM_URL is set; 0 = any free port. */
+  /**
+   * Ports of the embedded sandbox `npm start` runs when no UPSTREAM_URL is set (API and content
+   * host); 0 = any free port. The defaults are `npm run sandbox`'s, so its documented URLs work.
+   */
   sandboxPort: number;
+  sandboxContentPort: number;
   shutdownTimeoutMs: number;
   /** Serve GET /metrics. */
   metrics: boolean;
@@ -94,6 +105,32 @@ export interface Config {
   fieldSuggestions: boolean;
   /** Automatic persisted queries; `ttlSeconds` 0 keeps entries until evicted. */
   persistedQueries: { enabled: boolean; ttlSeconds: number; storeTimeoutMs: number };
+  /** Which browser origins may call the gateway (see src/hardening/cors.ts). */
+  cors: CorsConfig;
+  /** Trusted documents: a Relay persisted-query manifest (id → document); `only` refuses anything not in it. */
+  trustedDocuments: { file: string; only: boolean } | undefined;
+  /** Send stack traces of errors to clients (never in production). */
+  stackTraces: boolean;
+}
+
+export interface CorsConfig {
+  /** Origins allowed exactly, e.g. https://app.example.com. */
+  origins: string[];
+  /** Any http://localhost:<port> and http://127.0.0.1:<port> (development default). */
+  allowLoopbackOrigins: boolean;
+  /** Access-Control-Allow-Credentials: only for cookie-carrying clients; a bearer token needs none. */
+  credentials: boolean;
+  /** How long a browser may reuse a preflight answer. */
+  maxAgeSeconds: number;
+}
+
+/** `scheme://host[:port]` exactly as a browser sends it in `Origin`: no path, no trailing slash. */
+const ORIGIN = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/;
+
+function corsOrigins(text: string | undefined): string[] | string {
+  const origins = (text ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  const bad = origins.filter((origin) => !ORIGIN.test(origin));
+  return bad.length > 0 ? `CORS_ORIGINS: not an origin (scheme://host[:port], no path): ${bad.join(', ')}` : origins.map((origin) => origin.toLowerCase());
 }
 
 export class ConfigError extends Error {
@@ -115,6 +152,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n  PAGE_SIZE_DEFAULT: must not exceed PAGE_SIZE_MAX (${e.PAGE_SIZE_MAX})`);
   }
   const production = e.NODE_ENV === 'production';
+  const origins = corsOrigins(e.CORS_ORIGINS);
+  if (typeof origins === 'string') throw new ConfigError(`Invalid configuration:\n  ${origins}`);
+  if (e.STACK_TRACES && production) {
+    throw new ConfigError('Invalid configuration:\n  STACK_TRACES: stack traces are never sent in production (NODE_ENV=production)');
+  }
+  if (e.TRUSTED_DOCUMENTS_ONLY && !e.TRUSTED_DOCUMENTS) {
+    throw new ConfigError('Invalid configuration:\n  TRUSTED_DOCUMENTS_ONLY: needs TRUSTED_DOCUMENTS=<manifest file>');
+  }
   // OpenTelemetry's own conventions: a traces endpoint is used as is, a base endpoint gets /v1/traces.
   const tracesEndpoint = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT && `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`);
   const exporter = e.OTEL_TRACES_EXPORTER ?? (tracesEndpoint ? 'otlp' : 'none');
@@ -141,6 +186,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     playground: e.PLAYGROUND ?? !production,
     introspection: e.INTROSPECTION ?? !production,
     sandboxPort: e.SANDBOX_PORT,
+    sandboxContentPort: e.SANDBOX_CONTENT_PORT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     metrics: e.METRICS ?? true,
     readiness: { probeTimeoutMs: e.READY_PROBE_TIMEOUT_MS, cacheMs: e.READY_CACHE_MS },
@@ -166,6 +212,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ttlSeconds: e.PERSISTED_QUERY_TTL_SECONDS,
       storeTimeoutMs: e.PERSISTED_QUERY_STORE_TIMEOUT_MS,
     },
+    cors: { origins, allowLoopbackOrigins: !production, credentials: e.CORS_CREDENTIALS ?? false, maxAgeSeconds: e.CORS_MAX_AGE_SECONDS },
+    trustedDocuments: e.TRUSTED_DOCUMENTS ? { file: e.TRUSTED_DOCUMENTS, only: e.TRUSTED_DOCUMENTS_ONLY ?? production } : undefined,
+    stackTraces: e.STACK_TRACES ?? false,
   };
 }
 

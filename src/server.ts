@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
@@ -63,6 +64,15 @@ const requestIdPlugin: ApolloServerPlugin<GatewayContext> = {
   },
 };
 
+/**
+ * Express tags every answer it sends with a weak ETag. GraphQL answers are
+ * `no-store` (they carry account data and change with every call), so a tag
+ * only costs a hash of each body; the playground's static files keep theirs.
+ */
+function withoutEtags(app: express.Express): void {
+  app.set('etag', false);
+}
+
 export interface GatewayOptions {
   logger?: Logger;
   /** Token the playground pre-fills (the embedded sandbox's demo token). */
@@ -78,6 +88,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const http = new PlatformHttp(upstreamUrl, config.upstream);
   const app = express();
   app.disable('x-powered-by');
+  withoutEtags(app);
   const server = createServer(app);
   const observability = await setupObservability({ config, http, logger });
   const readiness = new Readiness({ upstreamUrl, http, ...config.readiness });
@@ -86,8 +97,9 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const apollo = new ApolloServer<GatewayContext>({
     schema: buildSchema(),
     logger,
-    introspection: config.introspection,
-    includeStacktraceInErrorResponses: !production,
+    // Refused by hardening's own rule when off, with a message naming INTROSPECTION.
+    introspection: true,
+    includeStacktraceInErrorResponses: config.stackTraces && !production,
     allowBatchedHttpRequests: hardening.apollo.allowBatchedHttpRequests,
     parseOptions: hardening.apollo.parseOptions,
     validationRules: hardening.apollo.validationRules,
@@ -97,6 +109,8 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
       // In-flight requests get up to SHUTDOWN_TIMEOUT_MS to finish once the listener has closed.
       ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: config.shutdownTimeoutMs }),
       ApolloServerPluginLandingPageDisabled(),
+      // Federation's trace for a router that asks for it; installed here so Apollo does not log that it installs it.
+      ApolloServerPluginInlineTrace(),
       // The platform's answers carry no cache hints; the default cache-control plugin would only add a hook per field.
       ApolloServerPluginCacheControlDisabled(),
       requestIdPlugin,
@@ -111,12 +125,14 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   });
   app.get('/readyz', readiness.handler());
   observability.mount(app);
+  app.use('/graphql', hardening.webClientHeaders);
   if (config.playground) {
     app.use(playgroundRouter({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues }));
   }
   app.use(
     '/graphql',
     ...hardening.bodyParser,
+    ...hardening.trustedDocuments,
     expressMiddleware(apollo, { context: async ({ req }) => createContext({ config, http, logger }, req.headers) }),
   );
 
