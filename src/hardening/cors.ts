@@ -41,8 +41,9 @@ export function corsHandler(config: CorsConfig): NodeHandler {
   return (req, res, next) => {
     // The answer depends on the Origin header whatever it holds: shared caches must key on it.
     res.setHeader('Vary', 'Origin');
+    // `cors` calls back with null, not undefined, when it passes a request on.
     middleware(req, res, (error?: unknown) => {
-      if (error !== undefined) {
+      if (error !== undefined && error !== null) {
         next(error);
         return;
       }
@@ -73,7 +74,7 @@ export function webClientHeaders(config: CorsConfig): NodeHandler {
   const corsPolicy = corsHandler(config);
   return (req, res, next) => {
     corsPolicy(req, res, (error) => {
-      if (error !== undefined) next(error);
+      if (error !== undefined && error !== null) next(error);
       else noStore(req, res, next);
     });
   };
