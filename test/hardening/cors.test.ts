@@ -9,7 +9,9 @@ const APP = 'http://localhost:5173';
 
 /** Every `access-control-*` header of an answer, by name. */
 function accessControl(response: Response): Record<string, string> {
-  return Object.fromEntries([...response.headers].filter(([name]) => name.startsWith('access-control-')));
+  const headers: [string, string][] = [];
+  response.headers.forEach((value, name) => headers.push([name, value]));
+  return Object.fromEntries(headers.filter(([name]) => name.startsWith('access-control-')));
 }
 
 const preflight = (url: string, origin: string) =>

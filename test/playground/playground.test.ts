@@ -44,7 +44,7 @@ describeInBrowser('playground in a browser', () => {
     gateway = await startGateway(testConfig({ HOST: '127.0.0.1', PLAYGROUND: 'true' }), sandbox.url, {
       logger: createLogger('silent'),
       demoToken: demo.token,
-      exampleValues: sandboxExampleValues(sandbox.store, demo.businessAccountId),
+      exampleValues: sandboxExampleValues(sandbox.examples(demo.businessAccountId)),
     });
     userDataDir = await mkdtemp(join(tmpdir(), 'playground-chromium-'));
     context = await chromium.launchPersistentContext(userDataDir, {
