@@ -107,3 +107,13 @@ describe('npm start', () => {
     expect(update).toMatchObject({ updateDocument: { document: { id: variables.DOCUMENT_NEW }, uploadUrl: { value: expect.any(String) }, userErrors: [] } });
   }, 30_000);
 });
+
+describe('the documentation of settings', () => {
+  it('names every variable the configuration reads', () => {
+    const source = readFileSync(new URL('../../src/config.ts', import.meta.url), 'utf8');
+    const variables = [...source.matchAll(/^ {2}([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1]!);
+    expect(variables.length).toBeGreaterThan(40);
+    const docs = ['configuration.md', 'security.md'].map((name) => readFileSync(new URL(`../../docs/${name}`, import.meta.url), 'utf8')).join('\n');
+    expect(variables.filter((name) => !docs.includes(`\`${name}\``))).toEqual([]);
+  });
+});
