@@ -91,7 +91,7 @@ describe('npm start', () => {
   it('answer each area with data and no error', async () => {
     const block = /```sh\n(gql\(\)[\s\S]*?)```/.exec(README)![1]!.replaceAll('localhost:4000', new URL(endpoint).host);
     const { stdout } = await promisify(execFile)('bash', ['-c', block], { env: { PATH: process.env.PATH ?? '', ...shellVariables(banner) } });
-    const answers = stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { data: Record<string, never>; errors?: unknown });
+    const answers = stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { data: Record<string, unknown>; errors?: unknown });
     expect(answers.map((answer) => answer.errors)).toEqual([undefined, undefined, undefined, undefined, undefined]);
     const [exceptions, acceptances, batches, document, update] = answers.map((answer) => answer.data);
 
@@ -100,9 +100,9 @@ describe('npm start', () => {
     expect(exceptions).toMatchObject({ exceptions: { totalCount: open.length, nodes: open.slice(0, 3).map(({ id, status, category }) => ({ id, status, category })) } });
     const variables = shellVariables(banner);
     const forAccount = sortRecords(reference.store.acceptances(acme).filter((a) => a.scopes.FINANCIAL_ACCOUNT_ID === variables.ACCOUNT), [[(a) => a.createdAt, 'DESC']]);
-    expect((acceptances as { documentAcceptances: { nodes: { id: string }[] } }).documentAcceptances.nodes.map((n) => n.id)).toEqual(forAccount.slice(-3).map((a) => a.id));
+    expect((acceptances as unknown as { documentAcceptances: { nodes: { id: string }[] } }).documentAcceptances.nodes.map((n) => n.id)).toEqual(forAccount.slice(-3).map((a) => a.id));
     const ofVersion = sortRecords(reference.store.linxBatches(acme).filter((b) => b.templateVersionId === variables.TEMPLATE_VERSION_ID), [[(b) => b.createdAt, 'DESC']]);
-    expect((batches as { linxBatches: { nodes: { id: string }[] } }).linxBatches.nodes.map((n) => n.id)).toEqual(ofVersion.slice(0, 3).map((b) => b.id));
+    expect((batches as unknown as { linxBatches: { nodes: { id: string }[] } }).linxBatches.nodes.map((n) => n.id)).toEqual(ofVersion.slice(0, 3).map((b) => b.id));
     expect(document).toMatchObject({ document: { id: variables.DOCUMENT_SCANNED, documentType: 'PASSPORT', status: 'SCANNED', url: { value: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\//) } } });
     expect(update).toMatchObject({ updateDocument: { document: { id: variables.DOCUMENT_NEW }, uploadUrl: { value: expect.any(String) }, userErrors: [] } });
   }, 30_000);
