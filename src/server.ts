@@ -133,7 +133,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     '/graphql',
     ...hardening.bodyParser,
     ...hardening.trustedDocuments,
-    expressMiddleware(apollo, { context: async ({ req }) => createContext({ config, http, logger }, req.headers) }),
+    expressMiddleware(apollo, { context: async ({ req, res }) => createContext({ config, http, logger }, req.headers, undefined, res) }),
   );
 
   app.use(hardening.errorHandler);

@@ -11,7 +11,7 @@ import { persistedQueries } from './persisted-queries.ts';
 import { loadTrustedDocuments, trustedDocumentsHandler, TrustedDocumentsError, type TrustedDocuments } from './trusted-documents.ts';
 import { wellFormedVariablesPlugin } from './unicode.ts';
 
-export { LIMIT_VARIABLES, type PageSizes, type QueryLimits } from './limits.ts';
+export { LIMIT_VARIABLES, REPRESENTATIONS_LIMIT_VARIABLE, type PageSizes, type QueryLimits } from './limits.ts';
 export { tolerantCache } from './persisted-queries.ts';
 
 export interface Hardening {
@@ -41,7 +41,7 @@ export async function setupHardening(config: Config, logger: Logger): Promise<Ha
   const http = { bodyBytes: limits.bodyBytes, allowBatchedRequests: config.allowBatchedRequests, maxBatchSize: limits.batchSize };
   const trusted = config.trustedDocuments && (await trustedDocuments(config.trustedDocuments.file));
   const apq = await persistedQueries({ ...config.persistedQueries, redisUrl: config.redisUrl }, logger);
-  const plugins: ApolloServerPlugin[] = [wellFormedVariablesPlugin(), queryLimitsPlugin(limits, config.paging)];
+  const plugins: ApolloServerPlugin[] = [wellFormedVariablesPlugin(), queryLimitsPlugin(limits, config.paging, config.maxEntityRepresentations)];
   if (!config.fieldSuggestions) plugins.push(hideSuggestionsPlugin());
   return {
     apollo: {
