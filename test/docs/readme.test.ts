@@ -42,7 +42,8 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
   heldPort = (held.address() as AddressInfo).port;
   [reference] = await Promise.all([startSandbox()]);
-  gateway = startGatewayProcess({ PORT: '0', SANDBOX_PORT: String(heldPort), SANDBOX_CONTENT_PORT: '0', LOG_LEVEL: 'warn' });
+  // The default log level, so a log line printed during start-up would show in the banner.
+  gateway = startGatewayProcess({ PORT: '0', SANDBOX_PORT: String(heldPort), SANDBOX_CONTENT_PORT: '0' });
   await gateway.waitFor(/DOCUMENT_MALICIOUS=\S+.*\n/, 30_000);
   banner = gateway.stdout();
   endpoint = /^GraphQL endpoint: (\S+)$/m.exec(banner)![1]!;

@@ -39,6 +39,8 @@ describe('trusted documents outside production (TRUSTED_DOCUMENTS set, TRUSTED_D
 
   it('still runs any document sent as text (the playground works) and leaves unknown hashes to automatic persisted queries', async () => {
     expect((await send({ query: '{ exceptions(first: 1) { totalCount } }' })).json).toEqual({ data: { exceptions: { totalCount: total() } } });
+    // What the playground sends first.
+    expect((await send({ query: '{ __schema { queryType { name } } }' })).json).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
     const unregistered = await send({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256('{ __typename }') } } });
     expect(unregistered.json!.errors![0]!.extensions!.code).toBe('PERSISTED_QUERY_NOT_FOUND');
   });
