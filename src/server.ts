@@ -73,6 +73,17 @@ function withoutEtags(app: express.Express): void {
   app.set('etag', false);
 }
 
+/** Resolves once listening; rejects (instead of crashing the process) when the port is taken. */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
 export interface GatewayOptions {
   logger?: Logger;
   /** Token the playground pre-fills (the embedded sandbox's demo token). */
@@ -138,7 +149,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
 
   app.use(hardening.errorHandler);
 
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  await listen(server, config.port, config.host);
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   return {

@@ -71,6 +71,11 @@ main().catch((error: unknown) => {
     process.stderr.write(`${error.message}\n`);
     process.exit(1);
   }
+  const { code, port, address } = error as { code?: string; port?: number; address?: string };
+  if (code === 'EADDRINUSE') {
+    process.stderr.write(`Port ${String(port)} on ${String(address)} is already in use: choose another with PORT (0 picks a free one)\n`);
+    process.exit(1);
+  }
   process.stderr.write(`Start-up failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

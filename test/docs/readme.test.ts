@@ -80,6 +80,12 @@ describe('npm start', () => {
     expect(reference.store.document(printed.DOCUMENT_NEW!)!.documentType).toBe('passport');
   });
 
+  it('says which variable to change when the gateway port is taken', async () => {
+    const taken = startGatewayProcess({ PORT: String(heldPort), UPSTREAM_URL: reference.url });
+    expect(await taken.exited).toBe(1);
+    expect(taken.stderr()).toBe(`Port ${heldPort} on 127.0.0.1 is already in use: choose another with PORT (0 picks a free one)\n`);
+  });
+
   it('serves the printed fixtures URL', async () => {
     const fixtures = /every seeded id: GET (\S+)\)/.exec(banner)![1]!;
     const body = (await (await fetch(fixtures)).json()) as { businessAccounts: { token: string; examples: { financialAccountId: string } }[] };
