@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PlatformHttp, UpstreamCallEvent } from '../platform/http.ts';
-import type { RequestSummary } from './request-plugin.ts';
+import type { RequestSummary } from './request-summary.ts';
 
 /** Numeric value of `upstream_breaker_state`: alerting rules compare against these. */
 export const BREAKER_STATE_VALUE = { closed: 0, 'half-open': 1, open: 2, isolated: 2 } as const;
