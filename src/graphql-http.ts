@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { HeaderMap, type ApolloServer, type BaseContext } from '@apollo/server';
 import type { RequestHandler } from 'express';
+import type { NodeHandler } from './hardening/cors.ts';
 
 /**
  * The common GraphQL request (POST /graphql with a plain JSON object body)
@@ -21,6 +22,12 @@ export interface GraphQLHttpOptions<TContext extends BaseContext> {
   context: (req: IncomingMessage, res: ServerResponse) => Promise<TContext>;
   /** The body limit the Express route enforces (MAX_BODY_BYTES). */
   bodyBytes: number;
+  /**
+   * What the Express route runs on a parsed body before Apollo (web-client headers, trusted
+   * documents), in its order. Each sees `req.body`, may replace it, answer the request itself,
+   * or pass an error on (answered by the Express error handler).
+   */
+  handlers: readonly NodeHandler[];
   /** Serves all other requests (the Express app). */
   fallback: RequestListener;
 }
@@ -97,7 +104,7 @@ function parseJson(buffer: Buffer): { value: unknown } | { error: BodyError } {
 }
 
 export function graphqlHttp<TContext extends BaseContext>(options: GraphQLHttpOptions<TContext>): GraphQLHttp {
-  const { apollo, context, bodyBytes, fallback } = options;
+  const { apollo, context, bodyBytes, handlers, fallback } = options;
   const handoffs = new WeakMap<IncomingMessage, Handoff>();
 
   const handOver = (req: IncomingMessage, res: ServerResponse, handoff: Handoff) => {
@@ -141,11 +148,28 @@ export function graphqlHttp<TContext extends BaseContext>(options: GraphQLHttpOp
         const { value } = parsed;
         // A batch goes the Express way, where its size limit is checked.
         if (Array.isArray(value)) return handOver(req, res, { body: value });
-        return serve(req, res, value).catch((error: unknown) => {
+        const withBody = req as IncomingMessage & { body?: unknown };
+        withBody.body = value;
+        const fail = (error: unknown) => {
           // What the Express route did with a failure outside Apollo: its error handler answers.
           if (!res.headersSent) handOver(req, res, { error: error as BodyError });
           else res.destroy(error as Error);
-        });
+        };
+        // Runs the route's handlers in order; one that answers the request itself ends the chain.
+        const step = (index: number, error?: unknown): void => {
+          if (error !== undefined && error !== null) return fail(error);
+          const handler = handlers[index];
+          if (!handler) {
+            serve(req, res, withBody.body).catch(fail);
+            return;
+          }
+          try {
+            handler(req, res, (next?: unknown) => step(index + 1, next));
+          } catch (thrown) {
+            fail(thrown);
+          }
+        };
+        step(0);
       },
       (error: BodyError) => handOver(req, res, { error }),
     );

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerErrorCode } from '@apollo/server/errors';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
@@ -67,6 +68,26 @@ const requestIdPlugin: ApolloServerPlugin<GatewayContext> = {
   },
 };
 
+/**
+ * Express tags every answer it sends with a weak ETag. GraphQL answers are
+ * `no-store` (they carry account data and change with every call), so a tag
+ * only costs a hash of each body; the playground's static files keep theirs.
+ */
+function withoutEtags(app: express.Express): void {
+  app.set('etag', false);
+}
+
+/** Resolves once listening; rejects (instead of crashing the process) when the port is taken. */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
 export interface GatewayOptions {
   logger?: Logger;
   /** Token the playground pre-fills (the embedded sandbox's demo token). */
@@ -82,8 +103,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const http = new PlatformHttp(upstreamUrl, config.upstream);
   const app = express();
   app.disable('x-powered-by');
-  // GraphQL answers are per caller and never revalidated: hashing each body for an ETag is wasted work.
-  app.set('etag', false);
+  withoutEtags(app);
   // The listener is set once the GraphQL route exists; the drain plugin needs the server first.
   const server = createServer();
   const observability = await setupObservability({ config, http, logger });
@@ -96,8 +116,9 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     // The compiled executor keeps Apollo's pipeline and replaces only graphql-js' interpretation of each document.
     ...(compiled ? { gateway: compiledExecutionGateway(compiled, schema) } : { schema }),
     logger,
-    introspection: config.introspection,
-    includeStacktraceInErrorResponses: !production,
+    // Refused by hardening's own rule when off, with a message naming INTROSPECTION.
+    introspection: true,
+    includeStacktraceInErrorResponses: config.stackTraces && !production,
     allowBatchedHttpRequests: hardening.apollo.allowBatchedHttpRequests,
     parseOptions: hardening.apollo.parseOptions,
     validationRules: hardening.apollo.validationRules,
@@ -107,6 +128,8 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
       // In-flight requests get up to SHUTDOWN_TIMEOUT_MS to finish once the listener has closed.
       ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: config.shutdownTimeoutMs }),
       ApolloServerPluginLandingPageDisabled(),
+      // Federation's trace for a router that asks for it; installed here so Apollo does not log that it installs it.
+      ApolloServerPluginInlineTrace(),
       // The platform's answers carry no cache hints; the default cache-control plugin would only add a hook per field.
       ApolloServerPluginCacheControlDisabled(),
       requestIdPlugin,
@@ -121,6 +144,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   });
   app.get('/readyz', readiness.handler());
   observability.mount(app);
+  app.use('/graphql', hardening.webClientHeaders);
   if (config.playground) {
     // Loaded only where the playground is served: production start-up does not pay for it.
     const { playgroundRouter } = await import('./playground/index.ts');
@@ -130,19 +154,22 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     apollo,
     context: async (req, res) => createContext({ config, http, logger }, req.headers, undefined, res),
     bodyBytes: config.limits.bodyBytes,
+    // The same handlers, in the same order, as the Express route below.
+    handlers: [hardening.webClientHeaders, ...hardening.trustedDocuments],
     fallback: app,
   });
   app.use(
     '/graphql',
     graphql.resume,
     ...hardening.bodyParser,
+    ...hardening.trustedDocuments,
     expressMiddleware(apollo, { context: async ({ req, res }) => createContext({ config, http, logger }, req.headers, undefined, res) }),
   );
 
   app.use(hardening.errorHandler);
   server.on('request', graphql.listener);
 
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  await listen(server, config.port, config.host);
   const { port } = server.address() as AddressInfo;
   // After listening, so start-up does not wait for the compiler; a failure leaves graphql-js answering.
   void compiled?.load().catch((error: unknown) => logger.error({ err: error }, 'graphql-jit failed to load: documents run on graphql-js'));

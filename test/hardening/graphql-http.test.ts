@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { startStack, type Stack } from '../support/stack.ts';
 
@@ -8,6 +11,9 @@ import { startStack, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
 let batching: Stack;
+let guarded: Stack;
+let manifestDir: string;
+const COUNT = 'query ExceptionCount { exceptions(first: 1) { totalCount } }';
 
 beforeAll(async () => {
   // Production mode: development answers carry stack traces, which name the serving code.
@@ -15,13 +21,21 @@ beforeAll(async () => {
     startStack({ NODE_ENV: 'production', MAX_BODY_BYTES: '2048' }),
     startStack({ NODE_ENV: 'production', ALLOW_BATCHED_REQUESTS: 'true', MAX_BATCH_SIZE: '2' }),
   ]);
+  manifestDir = await mkdtemp(join(tmpdir(), 'graphql-http-'));
+  await writeFile(join(manifestDir, 'manifest.json'), JSON.stringify({ 'count-v1': COUNT }));
+  guarded = await startStack({ NODE_ENV: 'production', TRUSTED_DOCUMENTS: join(manifestDir, 'manifest.json'), CORS_ORIGINS: 'https://app.example.com' });
 });
-afterAll(() => Promise.all([stack.close(), batching.close()]));
+afterAll(async () => {
+  await Promise.all([stack.close(), batching.close(), guarded.close()]);
+  await rm(manifestDir, { recursive: true, force: true });
+});
 
 interface Answer {
   status: number;
   contentType: string | null;
   etag: string | null;
+  /** The web-client headers (CORS, no-store) every GraphQL answer carries. */
+  web: Array<string | null>;
   body: unknown;
 }
 
@@ -38,7 +52,8 @@ async function send(target: Stack, path: string, body: string | Uint8Array<Array
   } catch {
     // Not JSON: compared as text.
   }
-  return { status: response.status, contentType: response.headers.get('content-type'), etag: response.headers.get('etag'), body: parsed };
+  const web = ['access-control-allow-origin', 'access-control-allow-credentials', 'vary', 'cache-control'].map((name) => response.headers.get(name));
+  return { status: response.status, contentType: response.headers.get('content-type'), etag: response.headers.get('etag'), web, body: parsed };
 }
 
 const json = { 'content-type': 'application/json' };
@@ -88,6 +103,23 @@ describe('the GraphQL route served from node:http', () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ data: { exceptions: { totalCount: expect.any(Number) } } });
     expect(answer.etag).toBeNull();
+  });
+
+  it('applies the web-client headers and trusted documents as the Express route does', async () => {
+    const fromApp = { ...json, origin: 'https://app.example.com' };
+    const fromElsewhere = { ...json, origin: 'https://evil.example.com' };
+    const bodies = [JSON.stringify({ documentId: 'count-v1' }), JSON.stringify({ query: COUNT }), JSON.stringify({ query: '{ exceptions(first: 2) { totalCount } }' }), JSON.stringify({ documentId: 'nope' })];
+    for (const body of bodies) {
+      for (const headers of [fromApp, fromElsewhere, json]) {
+        const fast = await send(guarded, '/graphql', body, headers);
+        expect(fast).toEqual(await send(guarded, '/graphql/', body, headers));
+        expect(fast.web[3]).toBe('no-store');
+      }
+    }
+    const served = await send(guarded, '/graphql', bodies[0]!, fromApp);
+    expect(served.status).toBe(200);
+    expect(served.web[0]).toBe('https://app.example.com');
+    expect((await send(guarded, '/graphql', bodies[2]!, fromApp)).status).toBe(400);
   });
 
   it('hands batches to the Express route, where their size limit applies', async () => {

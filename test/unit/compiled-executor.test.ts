@@ -75,7 +75,7 @@ async function both(query: string, variables: Record<string, unknown> | undefine
   }
 }
 
-const queriesOf = () => exampleTabs(sandboxExampleValues(sandbox.store, acme().businessAccountId), '{}').filter((tab) => !tab.query.includes('mutation'));
+const queriesOf = () => exampleTabs(sandboxExampleValues(sandbox.examples(acme().businessAccountId)), '{}').filter((tab) => !tab.query.includes('mutation'));
 
 describe('compiled execution', () => {
   it('answers every example query exactly as graphql-js does', async () => {
@@ -89,7 +89,7 @@ describe('compiled execution', () => {
   });
 
   it('answers the example mutation exactly as graphql-js does, user errors included', async () => {
-    const mutation = exampleTabs(sandboxExampleValues(sandbox.store, acme().businessAccountId), '{}').find((tab) => tab.query.includes('mutation'))!;
+    const mutation = exampleTabs(sandboxExampleValues(sandbox.examples(acme().businessAccountId)), '{}').find((tab) => tab.query.includes('mutation'))!;
     const input = (JSON.parse(mutation.variables) as { input: Record<string, unknown> }).input;
     for (const variables of [{ input }, { input: { ...input, expiryDate: '2000-01-01' } }, { input: { ...input, documentType: 'NOT_A_TYPE' } }]) {
       const { reference, fast } = await both(mutation.query, variables);
