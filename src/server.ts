@@ -93,6 +93,9 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     validationRules: hardening.apollo.validationRules,
     persistedQueries: hardening.apollo.persistedQueries,
     formatError: formatError(production),
+    // start.ts owns SIGTERM/SIGINT: Apollo's own handler would start a second stop() beside the
+    // gateway's and re-raise the signal, so the gateway's drain never completed outside NODE_ENV=test.
+    stopOnTerminationSignals: false,
     plugins: [
       // In-flight requests get up to SHUTDOWN_TIMEOUT_MS to finish once the listener has closed.
       ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: config.shutdownTimeoutMs }),
