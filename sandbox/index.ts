@@ -16,7 +16,7 @@ import { FaultRegistry } from './admin/faults.ts';
 import type { Fault, RouteName } from './admin/faults.ts';
 import { MAX_CONTENT_LENGTH } from './content/file-samples.ts';
 import { plainError, send, TimerSet } from './http.ts';
-import { RequestLog } from './admin/request-log.ts';
+import { DEFAULT_RECORDED_REQUESTS, RequestLog } from './admin/request-log.ts';
 import type { RecordedRequest } from './admin/request-log.ts';
 import { ACCOUNT_PROFILES } from './data/seed.ts';
 import type { DemoToken } from './data/seed.ts';
@@ -47,7 +47,7 @@ export interface SandboxOptions {
   latencyMs?: number;
   /** Clock for timestamps, URL expiry and date rules; default the real clock. Seed data never uses it. */
   now?: () => Date;
-  /** How many requests `requests` keeps (the counters stay exact); default 100000. */
+  /** How many requests `requests` keeps, the most recent ones (the counters stay exact); default 10000. */
   maxRecordedRequests?: number;
   /**
    * Origin clients reach the content host at, when it differs from the bind address
@@ -64,8 +64,8 @@ export interface Sandbox {
   tokens: DemoToken[];
   store: SandboxStore;
   faults: { set(route: RouteName | '*', fault: Fault): void; clear(route?: RouteName | '*'): void };
-  /** Every request received by both hosts, in order (admin routes excluded). */
-  requests: RecordedRequest[];
+  /** The requests received by both hosts, oldest first (admin routes excluded): the most recent `maxRecordedRequests`; a fresh copy on each read. */
+  readonly requests: RecordedRequest[];
   resetRequests(): void;
   setLinxEnvelope(on: boolean): void;
   /** Closes both listeners and destroys hanging sockets. */
@@ -118,7 +118,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const timers = new TimerSet();
   const scans = new TimerSet();
   const faults = new FaultRegistry();
-  const log = new RequestLog(options.maxRecordedRequests ?? 100_000);
+  const log = new RequestLog(options.maxRecordedRequests ?? DEFAULT_RECORDED_REQUESTS);
   let linxEnvelope = options.linxEnvelope ?? false;
   const dispatchEnv: DispatchEnv = { now, faults, log, timers, latencyMs: options.latencyMs ?? 0 };
   const urlHost = host.includes(':') ? `[${host}]` : host;
@@ -193,7 +193,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     tokens: DEMO_TOKENS.map((token) => ({ ...token })),
     store: platformStore,
     faults: { set: (route, fault) => faults.set(route, fault), clear: (route) => faults.clear(route) },
-    requests: log.requests,
+    get requests() {
+      return log.requests;
+    },
     resetRequests: () => log.reset(),
     setLinxEnvelope: (on) => { linxEnvelope = on; },
     close: () => {

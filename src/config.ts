@@ -30,6 +30,8 @@ const schema = z.object({
   SANDBOX_PORT: int(0, 65535).default(0),
   SHUTDOWN_TIMEOUT_MS: int(0, 120_000).default(10_000),
   METRICS: bool.optional(),
+  METRICS_MAX_OPERATIONS: int(1, 10_000).default(200),
+  MAX_ECHOED_CHARS: int(16, 10_000).default(64),
   READY_PROBE_TIMEOUT_MS: int(1, 30_000).default(500),
   READY_CACHE_MS: int(0, 60_000).default(2_000),
   OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none']).optional(),
@@ -81,6 +83,10 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Serve GET /metrics. */
   metrics: boolean;
+  /** Distinct operation names /metrics keeps a series for; later names are counted as `other`. */
+  metricsMaxOperations: number;
+  /** Longest client-supplied text repeated in an error message, a log line or a metric label; longer text is cut. */
+  echoChars: number;
   readiness: { probeTimeoutMs: number; cacheMs: number };
   /** `none`: no tracing code is loaded at all. */
   tracing: { exporter: 'otlp' | 'console' | 'none'; endpoint: string | undefined; serviceName: string };
@@ -143,6 +149,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sandboxPort: e.SANDBOX_PORT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     metrics: e.METRICS ?? true,
+    metricsMaxOperations: e.METRICS_MAX_OPERATIONS,
+    echoChars: e.MAX_ECHOED_CHARS,
     readiness: { probeTimeoutMs: e.READY_PROBE_TIMEOUT_MS, cacheMs: e.READY_CACHE_MS },
     tracing: {
       exporter,

@@ -1,19 +1,19 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
-import type { GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { createContext, type GatewayContext } from './context.ts';
-import { ErrorCode } from './errors.ts';
+import { createContext, requestIdFrom, type GatewayContext } from './context.ts';
+import { formatError } from './format-error.ts';
 import { setupHardening } from './hardening/index.ts';
 import { Readiness } from './health.ts';
 import { createLogger } from './logger.ts';
 import { setupObservability } from './observability/index.ts';
+import { currentRequestId, runWithRequestId } from './observability/request-scope.ts';
 import { PlatformHttp } from './platform/http.ts';
 import { playgroundRouter, type ExampleValues } from './playground/index.ts';
 import { buildSchema } from './schema.ts';
@@ -28,40 +28,6 @@ export interface Gateway {
   url: string;
   close(): Promise<void>;
 }
-
-const PUBLIC_CODES = new Set<string>([...Object.values(ErrorCode), ...['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE']]);
-
-/**
- * In production an unexpected error's message may reveal internals: keep the
- * code (and request id, added by the plugin below), hide the text.
- */
-export function formatError(production: boolean) {
-  return (formatted: GraphQLFormattedError): GraphQLFormattedError => {
-    const code = String(formatted.extensions?.code ?? ErrorCode.INTERNAL_SERVER_ERROR);
-    if (production && !PUBLIC_CODES.has(code)) {
-      return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };
-    }
-    if (production && code === ErrorCode.INTERNAL_SERVER_ERROR) {
-      return { ...formatted, message: 'Internal server error', extensions: { code } };
-    }
-    return formatted.extensions?.code ? formatted : { ...formatted, extensions: { ...formatted.extensions, code } };
-  };
-}
-
-/** Every error carries the request id, so a client report can be matched with the logs. */
-const requestIdPlugin: ApolloServerPlugin<GatewayContext> = {
-  async requestDidStart() {
-    return {
-      async willSendResponse({ response, contextValue }) {
-        if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
-        response.body.singleResult.errors = response.body.singleResult.errors.map((error) => ({
-          ...error,
-          extensions: { ...error.extensions, requestId: contextValue.requestId },
-        }));
-      },
-    };
-  },
-};
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -92,7 +58,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     parseOptions: hardening.apollo.parseOptions,
     validationRules: hardening.apollo.validationRules,
     persistedQueries: hardening.apollo.persistedQueries,
-    formatError: formatError(production),
+    formatError: formatError({ production, echoChars: config.echoChars, logger }),
     // start.ts owns SIGTERM/SIGINT: Apollo's own handler would start a second stop() beside the
     // gateway's and re-raise the signal, so the gateway's drain never completed outside NODE_ENV=test.
     stopOnTerminationSignals: false,
@@ -102,7 +68,6 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
       ApolloServerPluginLandingPageDisabled(),
       // The platform's answers carry no cache hints; the default cache-control plugin would only add a hook per field.
       ApolloServerPluginCacheControlDisabled(),
-      requestIdPlugin,
       observability.plugin,
       ...hardening.apollo.plugins,
     ],
@@ -120,7 +85,9 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   app.use(
     '/graphql',
     ...hardening.bodyParser,
-    expressMiddleware(apollo, { context: async ({ req }) => createContext({ config, http, logger }, req.headers) }),
+    // After body parsing: the parser's stream callbacks would not carry the scope along.
+    (req, _res, next) => runWithRequestId(requestIdFrom(req.headers), next),
+    expressMiddleware(apollo, { context: async ({ req }) => createContext({ config, http, logger }, req.headers, currentRequestId()) }),
   );
 
   app.use(hardening.errorHandler);
