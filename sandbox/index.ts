@@ -11,7 +11,7 @@ import { handleApi, matchApi } from './api/host.ts';
 import { CORS_HEADERS, legalDocumentPath, matchContent, serveContent } from './content/host.ts';
 import type { ContentEnv } from './content/host.ts';
 import { dispatch } from './dispatch.ts';
-import type { DispatchEnv } from './dispatch.ts';
+import type { DispatchEnv, SandboxAnswer } from './dispatch.ts';
 import { FaultRegistry } from './admin/faults.ts';
 import type { Fault, RouteName } from './admin/faults.ts';
 import { MAX_CONTENT_LENGTH } from './content/file-samples.ts';
@@ -25,6 +25,7 @@ import { PlatformStore } from './data/store.ts';
 import type { SandboxStore } from './data/store.ts';
 
 export type { Fault, RouteName } from './admin/faults.ts';
+export type { SandboxAnswer } from './dispatch.ts';
 export type { RecordedRequest, RequestSummary } from './admin/request-log.ts';
 export type { DemoToken } from './data/seed.ts';
 export type { SandboxStore } from './data/store.ts';
@@ -54,6 +55,8 @@ export interface SandboxOptions {
    * (e.g. `http://localhost:4011` behind docker-compose). Default: the listener's own address.
    */
   publicContentOrigin?: string;
+  /** Sees every answer of both hosts just before it is sent (admin routes excluded). */
+  onAnswer?: (answer: SandboxAnswer) => void;
 }
 
 export interface Sandbox {
@@ -120,7 +123,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const faults = new FaultRegistry();
   const log = new RequestLog(options.maxRecordedRequests ?? DEFAULT_RECORDED_REQUESTS);
   let linxEnvelope = options.linxEnvelope ?? false;
-  const dispatchEnv: DispatchEnv = { now, faults, log, timers, latencyMs: options.latencyMs ?? 0 };
+  const dispatchEnv: DispatchEnv = { now, faults, log, timers, latencyMs: options.latencyMs ?? 0, onAnswer: options.onAnswer };
   const urlHost = host.includes(':') ? `[${host}]` : host;
 
   // The content origin is known only once its listener is bound, and the

@@ -21,6 +21,8 @@ const schema = z.object({
   UPSTREAM_BREAKER_THRESHOLD: int(1, 1_000).default(5),
   UPSTREAM_BREAKER_COOLDOWN_MS: int(100, 600_000).default(10_000),
   UPSTREAM_MAX_PAGE_SIZE: int(1, 1_000).default(100),
+  REQUEST_DEADLINE_MS: int(100, 300_000).default(8_000),
+  MAX_ENTITY_REPRESENTATIONS: int(1, 10_000).default(25),
   DOCUMENT_LOADER_CONCURRENCY: int(1, 100).default(8),
   PAGE_SIZE_DEFAULT: int(1, 1_000).default(20),
   PAGE_SIZE_MAX: int(1, 1_000).default(100),
@@ -55,70 +57,14 @@ const schema = z.object({
 
 export type Env = z.input<typeof schema>;
 
-export interface Config {
-  env: 'development' | 'production' | 'test';
-  host: string;
-  port: number;
-  /** Platform base URL; absent means "serve over the embedded sandbox". */
-  upstreamUrl: string | undefined;
-  upstream: {
-    connectTimeoutMs: number;
-    responseTimeoutMs: number;
-    requestTimeoutMs: number;
-    maxSockets: number;
-    retryLimit: number;
-    retryBaseMs: number;
-    retryAfterCapMs: number;
-    breakerThreshold: number;
-    breakerCooldownMs: number;
-    maxPageSize: number;
-  };
-  documentLoaderConcurrency: number;
-  paging: { defaultSize: number; maxSize: number };
-  logLevel: string;
-  playground: boolean;
-  introspection: boolean;
-  /** Port of the embedded sandbox `npm start` runs when no UPSTREAM_URL is set; 0 = any free port. */
-  sandboxPort: number;
-  shutdownTimeoutMs: number;
-  /** Serve GET /metrics. */
-  metrics: boolean;
-  /** Distinct operation names /metrics keeps a series for; later names are counted as `other`. */
-  metricsMaxOperations: number;
-  /** Longest client-supplied text repeated in an error message, a log line or a metric label; longer text is cut. */
-  echoChars: number;
-  readiness: { probeTimeoutMs: number; cacheMs: number };
-  /** `none`: no tracing code is loaded at all. */
-  tracing: { exporter: 'otlp' | 'console' | 'none'; endpoint: string | undefined; serviceName: string };
-  /** Shared store of persisted queries; absent means an in-memory store per instance. */
-  redisUrl: string | undefined;
-  /** Abuse limits, all enforced before execution (see src/hardening/). */
-  limits: { depth: number; aliases: number; directives: number; tokens: number; cost: number; bodyBytes: number; batchSize: number };
-  /** Accept a JSON array of operations in one request. */
-  allowBatchedRequests: boolean;
-  /** Keep graphql-js's "Did you mean …" hints in error messages. */
-  fieldSuggestions: boolean;
-  /** Automatic persisted queries; `ttlSeconds` 0 keeps entries until evicted. */
-  persistedQueries: { enabled: boolean; ttlSeconds: number; storeTimeoutMs: number };
-}
-
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
-/** Reads and validates the configuration; throws ConfigError naming every bad variable. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const relevant = Object.fromEntries(
-    Object.keys(schema.shape).map((key) => [key, env[key] === '' ? undefined : env[key]]),
-  );
-  const parsed = schema.safeParse(relevant);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
-  }
-  const e = parsed.data;
+/**
+ * The environment as the gateway uses it. The checks that involve several
+ * variables are issues of this step, reported like any other bad value.
+ */
+const configSchema = schema.transform((e, ctx) => {
   if (e.PAGE_SIZE_DEFAULT > e.PAGE_SIZE_MAX) {
-    throw new ConfigError(`Invalid configuration:\n  PAGE_SIZE_DEFAULT: must not exceed PAGE_SIZE_MAX (${e.PAGE_SIZE_MAX})`);
+    ctx.addIssue({ code: 'custom', path: ['PAGE_SIZE_DEFAULT'], message: `must not exceed PAGE_SIZE_MAX (${e.PAGE_SIZE_MAX})` });
+    return z.NEVER;
   }
   const production = e.NODE_ENV === 'production';
   // OpenTelemetry's own conventions: a traces endpoint is used as is, a base endpoint gets /v1/traces.
@@ -128,6 +74,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     env: e.NODE_ENV,
     host: e.HOST,
     port: e.PORT,
+    /** Platform base URL; absent means "serve over the embedded sandbox". */
     upstreamUrl: e.UPSTREAM_URL?.replace(/\/+$/, ''),
     upstream: {
       connectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
@@ -141,23 +88,37 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       breakerCooldownMs: e.UPSTREAM_BREAKER_COOLDOWN_MS,
       maxPageSize: e.UPSTREAM_MAX_PAGE_SIZE,
     },
+    /**
+     * Longest a GraphQL request may spend on platform calls, retries and their waits included; then its
+     * unfinished calls stop and their fields answer UPSTREAM_TIMEOUT.
+     */
+    requestDeadlineMs: e.REQUEST_DEADLINE_MS,
+    /** Most federation representations (`_entities`) one request may ask for; each can cost platform calls. */
+    maxEntityRepresentations: e.MAX_ENTITY_REPRESENTATIONS,
     documentLoaderConcurrency: e.DOCUMENT_LOADER_CONCURRENCY,
     paging: { defaultSize: e.PAGE_SIZE_DEFAULT, maxSize: e.PAGE_SIZE_MAX },
     logLevel: e.LOG_LEVEL,
     playground: e.PLAYGROUND ?? !production,
     introspection: e.INTROSPECTION ?? !production,
+    /** Port of the embedded sandbox `npm start` runs when no UPSTREAM_URL is set; 0 = any free port. */
     sandboxPort: e.SANDBOX_PORT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    /** Serve GET /metrics. */
     metrics: e.METRICS ?? true,
+    /** Distinct operation names /metrics keeps a series for; later names are counted as `other`. */
     metricsMaxOperations: e.METRICS_MAX_OPERATIONS,
+    /** Longest client-supplied text repeated in an error message, a log line or a metric label; longer text is cut. */
     echoChars: e.MAX_ECHOED_CHARS,
     readiness: { probeTimeoutMs: e.READY_PROBE_TIMEOUT_MS, cacheMs: e.READY_CACHE_MS },
+    /** `none`: no tracing code is loaded at all. */
     tracing: {
       exporter,
       endpoint: exporter === 'otlp' ? (tracesEndpoint ?? 'http://localhost:4318/v1/traces') : undefined,
       serviceName: e.OTEL_SERVICE_NAME,
     },
+    /** Shared store of persisted queries; absent means an in-memory store per instance. */
     redisUrl: e.REDIS_URL,
+    /** Abuse limits, all enforced before execution (see src/hardening/). */
     limits: {
       depth: e.MAX_QUERY_DEPTH,
       aliases: e.MAX_QUERY_ALIASES,
@@ -167,14 +128,36 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       bodyBytes: e.MAX_BODY_BYTES,
       batchSize: e.MAX_BATCH_SIZE,
     },
+    /** Accept a JSON array of operations in one request. */
     allowBatchedRequests: e.ALLOW_BATCHED_REQUESTS ?? false,
+    /** Keep graphql-js's "Did you mean …" hints in error messages. */
     fieldSuggestions: e.FIELD_SUGGESTIONS ?? !production,
+    /** Automatic persisted queries; `ttlSeconds` 0 keeps entries until evicted. */
     persistedQueries: {
       enabled: e.PERSISTED_QUERIES ?? true,
       ttlSeconds: e.PERSISTED_QUERY_TTL_SECONDS,
       storeTimeoutMs: e.PERSISTED_QUERY_STORE_TIMEOUT_MS,
     },
   };
+});
+
+export type Config = z.output<typeof configSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads and validates the configuration; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const relevant = Object.fromEntries(
+    Object.keys(schema.shape).map((key) => [key, env[key] === '' ? undefined : env[key]]),
+  );
+  const parsed = configSchema.safeParse(relevant);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  return parsed.data;
 }
 
 /** A configuration for in-process use (tests, benchmark): defaults plus overrides. */

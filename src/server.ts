@@ -87,7 +87,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     ...hardening.bodyParser,
     // After body parsing: the parser's stream callbacks would not carry the scope along.
     (req, _res, next) => runWithRequestId(requestIdFrom(req.headers), next),
-    expressMiddleware(apollo, { context: async ({ req }) => createContext({ config, http, logger }, req.headers, currentRequestId()) }),
+    expressMiddleware(apollo, { context: async ({ req, res }) => createContext({ config, http, logger }, req.headers, currentRequestId(), res) }),
   );
 
   app.use(hardening.errorHandler);

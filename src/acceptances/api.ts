@@ -1,6 +1,7 @@
 import type { PageRequest, PageResult } from '../connections/index.ts';
 import type { DocumentAcceptanceOrder } from '../generated/graphql.ts';
 import type { PlatformClient, Query } from '../platform/client.ts';
+import { rethrowOnArguments, type ArgumentPaths } from '../platform/errors.ts';
 import { readPage } from '../platform/pages.ts';
 import { sortParams } from '../platform/values.ts';
 import type { AcceptanceRecord } from './records.ts';
@@ -10,8 +11,14 @@ export function acceptancesQuery(financialAccountId: string, orderBy: readonly D
   return { financialAccountId, sort: sortParams(orderBy) };
 }
 
+/**
+ * The argument each query parameter of `acceptancesQuery` comes from, for the platform's field errors. On the
+ * federated `FinancialAccount.documentAcceptances` the account id is the entity's own id rather than an argument.
+ */
+const ACCEPTANCE_ARGUMENTS: ArgumentPaths = { financialAccountId: ['financialAccountId'], sort: ['orderBy'] };
+
 /** One page of `GET /v1/acceptances` (zero-based pages, always an envelope). */
 export async function fetchAcceptances(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<AcceptanceRecord>> {
-  const body = await client.get('acceptances.list', '/v1/acceptances', { ...query, page: page.page, size: page.size });
+  const body = await client.get('acceptances.list', '/v1/acceptances', { ...query, page: page.page, size: page.size }).catch(rethrowOnArguments(ACCEPTANCE_ARGUMENTS));
   return readPage<AcceptanceRecord>(body, client.requestId, { bareArrayAllowed: false });
 }

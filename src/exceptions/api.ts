@@ -2,6 +2,7 @@ import type { PageRequest, PageResult } from '../connections/index.ts';
 import { badUserInput } from '../errors.ts';
 import type { ExceptionFilter, ExceptionOrder } from '../generated/graphql.ts';
 import type { PlatformClient, Query } from '../platform/client.ts';
+import { rethrowOnArguments, type ArgumentPaths } from '../platform/errors.ts';
 import { readPage } from '../platform/pages.ts';
 import { sortParams } from '../platform/values.ts';
 import type { ExceptionRecord } from './records.ts';
@@ -36,8 +37,20 @@ export function exceptionsQuery(filter: ExceptionFilter | null | undefined, orde
   };
 }
 
+/** The argument each query parameter of `exceptionsQuery` comes from, for the platform's field errors. */
+const EXCEPTION_ARGUMENTS: ArgumentPaths = {
+  createdDateFrom: ['filter', 'createdFrom'],
+  createdDateTo: ['filter', 'createdTo'],
+  timeZone: ['filter', 'timeZone'],
+  assignedTo: ['filter', 'assignedTo'],
+  category: ['filter', 'category'],
+  type: ['filter', 'type'],
+  status: ['filter', 'status'],
+  sort: ['orderBy'],
+};
+
 /** One page of `GET /exceptions` (zero-based pages, always an envelope). */
 export async function fetchExceptions(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<ExceptionRecord>> {
-  const body = await client.get('exceptions.list', '/exceptions', { ...query, page: page.page, size: page.size });
+  const body = await client.get('exceptions.list', '/exceptions', { ...query, page: page.page, size: page.size }).catch(rethrowOnArguments(EXCEPTION_ARGUMENTS));
   return readPage<ExceptionRecord>(body, client.requestId, { bareArrayAllowed: false });
 }

@@ -2,6 +2,7 @@ import type { PageRequest, PageResult } from '../connections/index.ts';
 import { badUserInput } from '../errors.ts';
 import type { LinxBatchFilter, LinxBatchOrder } from '../generated/graphql.ts';
 import type { PlatformClient, Query } from '../platform/client.ts';
+import { rethrowOnArguments, type ArgumentPaths } from '../platform/errors.ts';
 import { readPage } from '../platform/pages.ts';
 import { sortParams } from '../platform/values.ts';
 import type { LinxBatchRecord } from './records.ts';
@@ -26,8 +27,17 @@ export function linxQuery(filter: LinxBatchFilter, orderBy: readonly LinxBatchOr
   };
 }
 
+/** The argument each query parameter of `linxQuery` comes from, for the platform's field errors. */
+const LINX_ARGUMENTS: ArgumentPaths = {
+  templateId: ['filter', 'templateId'],
+  templateVersionId: ['filter', 'templateVersionId'],
+  search: ['filter', 'search'],
+  status: ['filter', 'status'],
+  sort: ['orderBy'],
+};
+
 /** One page of LinX batch search: one-based pages; the answer may be a bare array without totals. */
 export async function fetchLinxBatches(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<LinxBatchRecord>> {
-  const body = await client.get('linx.batches', '/v2/linx/workflow-batches', { ...query, page: page.page, size: page.size });
+  const body = await client.get('linx.batches', '/v2/linx/workflow-batches', { ...query, page: page.page, size: page.size }).catch(rethrowOnArguments(LINX_ARGUMENTS));
   return readPage<LinxBatchRecord>(body, client.requestId, { bareArrayAllowed: true });
 }
