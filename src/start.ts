@@ -44,8 +44,14 @@ async function main() {
       logger.error('shutdown did not complete: exiting');
       process.exit(1);
     }, config.shutdownTimeoutMs + SHUTDOWN_BACKSTOP_MS).unref();
-    await gateway.close();
-    await sandbox?.close();
+    try {
+      await gateway.close();
+      await sandbox?.close();
+    } catch (error) {
+      // A failed close is still a stop, but not a clean one: the exit code says so.
+      logger.error({ err: error }, 'shutdown failed: exiting');
+      process.exit(1);
+    }
     clearTimeout(deadline);
     logger.info('stopped');
     process.exit(0);

@@ -154,7 +154,10 @@ describe('SIGTERM', () => {
     expect(stderr.text()).toBe('');
   }, 30_000);
 
-  it('stops `npm start` (embedded sandbox, no NODE_ENV) at once when idle, and npm exits 0', async () => {
+  it.each([
+    ['the gateway process', 'gateway'],
+    ['npm itself, as a process manager does', 'npm'],
+  ])('stops `npm start` (embedded sandbox, no NODE_ENV) at once when idle on a SIGTERM to %s, and npm exits 0', async (_label, target) => {
     child = spawn('npm', ['start'], {
       cwd: ROOT,
       detached: true,
@@ -175,7 +178,9 @@ describe('SIGTERM', () => {
 
     const gateway = descendantsOf(child.pid!).filter((p) => /^\S*node /.test(p.command) && p.command.endsWith('src/main.ts'));
     expect(gateway).toHaveLength(1);
-    process.kill(gateway[0]!.pid, 'SIGTERM');
+    // The start script execs node, so npm's child is the gateway itself and npm's forwarded signal reaches it.
+    expect(descendantsOf(child.pid!).map((p) => p.pid)).toEqual([gateway[0]!.pid]);
+    process.kill(target === 'npm' ? child.pid! : gateway[0]!.pid, 'SIGTERM');
 
     await stdout.waitFor(/"msg":"stopped"/, 5_000);
     expect(await exited).toEqual({ code: 0, signal: null });
