@@ -2,8 +2,8 @@
  * The hostile soak (`npm run bench:hostile`): the gateway in production mode
  * over the sandbox, both as child processes, serving ordinary queries while
  * hostile clients send what they can to grow it: a fresh 95 kB operation name
- * per request, unknown 90 kB operation names, large and malformed `_entities`
- * lists, CSRF-refused posts, requests aborted mid-answer and bodies cut
+ * per request, unknown 90 kB operation names, `_entities` lists of 2 000 and
+ * of 25 representations, malformed representations, CSRF-refused posts, requests aborted mid-answer and bodies cut
  * mid-upload. After a warm-up of the same traffic (V8 sizes its heap and
  * Apollo's document cache fills), samples the gateway's RSS and the size of
  * /metrics every second for the measured window, then stops the gateway with
@@ -80,7 +80,8 @@ const PICKS: Kind[] = KINDS.flatMap((kind) => Array.from({ length: WEIGHTS[kind]
 
 const ORDINARY = 'query Inbox { exceptions(first: 5) { totalCount nodes { id status } } }';
 const LONG_NAME_CHARS = 95_000;
-const FLOOD_SIZE = 2_000;
+/** Representations per `_entities` flood: alternately far over MAX_ENTITY_REPRESENTATIONS (refused) and at its default (served). */
+const FLOOD_SIZES = [2_000, 25] as const;
 
 interface Answer {
   status: number;
@@ -144,7 +145,7 @@ async function client(kindOf: () => Kind, url: string, port: number, until: numb
           check(tally, kind, await postJson(url, JSON.stringify({ query: ORDINARY, operationName: `${n}${'o'.repeat(90_000)}` })));
           break;
         case 'entities-flood': {
-          const representations = Array.from({ length: FLOOD_SIZE }, (_, i) => ({ __typename: 'FinancialAccount', id: `fa-${n}-${i}` }));
+          const representations = Array.from({ length: FLOOD_SIZES[n % 2]! }, (_, i) => ({ __typename: 'FinancialAccount', id: `fa-${n}-${i}` }));
           check(tally, kind, await postJson(url, JSON.stringify({ query: 'query($r: [_Any!]!) { _entities(representations: $r) { ... on FinancialAccount { id } } }', variables: { r: representations } })));
           break;
         }
