@@ -20,6 +20,8 @@ import { DEFAULT_RECORDED_REQUESTS, RequestLog } from './admin/request-log.ts';
 import type { RecordedRequest } from './admin/request-log.ts';
 import { ACCOUNT_PROFILES } from './data/seed.ts';
 import type { DemoToken } from './data/seed.ts';
+import { exampleIds } from './data/examples.ts';
+import type { ExampleIds } from './data/examples.ts';
 import { UrlSigner } from './content/signed-urls.ts';
 import { PlatformStore } from './data/store.ts';
 import type { SandboxStore } from './data/store.ts';
@@ -28,6 +30,7 @@ export type { Fault, RouteName } from './admin/faults.ts';
 export type { SandboxAnswer } from './dispatch.ts';
 export type { RecordedRequest, RequestSummary } from './admin/request-log.ts';
 export type { DemoToken } from './data/seed.ts';
+export type { ExampleIds } from './data/examples.ts';
 export type { SandboxStore } from './data/store.ts';
 export type * from './data/records.ts';
 
@@ -66,6 +69,8 @@ export interface Sandbox {
   documentsUrl: string;
   tokens: DemoToken[];
   store: SandboxStore;
+  /** Ready-to-use ids of a Business Account's seeded records (by default the first demo token's). */
+  examples(businessAccountId?: string): ExampleIds;
   faults: { set(route: RouteName | '*', fault: Fault): void; clear(route?: RouteName | '*'): void };
   /** The requests received by both hosts, oldest first (admin routes excluded): the most recent `maxRecordedRequests`; a fresh copy on each read. */
   readonly requests: RecordedRequest[];
@@ -195,6 +200,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     documentsUrl,
     tokens: DEMO_TOKENS.map((token) => ({ ...token })),
     store: platformStore,
+    examples: (businessAccountId = DEMO_TOKENS[0]!.businessAccountId) => exampleIds(platformStore, businessAccountId),
     faults: { set: (route, fault) => faults.set(route, fault), clear: (route) => faults.clear(route) },
     get requests() {
       return log.requests;

@@ -29,7 +29,7 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PLAYGROUND: bool.optional(),
   INTROSPECTION: bool.optional(),
-  SANDBOX_PORT: int(0, 65535).default(0),
+  SANDBOX_PORT: int(0, 65535).default(4010),
   SHUTDOWN_TIMEOUT_MS: int(0, 120_000).default(10_000),
   METRICS: bool.optional(),
   METRICS_MAX_OPERATIONS: int(1, 10_000).default(200),
@@ -53,9 +53,32 @@ const schema = z.object({
   PERSISTED_QUERIES: bool.optional(),
   PERSISTED_QUERY_TTL_SECONDS: int(0, 30 * 86_400).default(86_400),
   PERSISTED_QUERY_STORE_TIMEOUT_MS: int(1, 10_000).default(250),
+  CORS_ORIGINS: z.string().optional(),
+  CORS_CREDENTIALS: bool.optional(),
+  CORS_MAX_AGE_SECONDS: int(0, 86_400).default(600),
+  TRUSTED_DOCUMENTS: z.string().min(1).optional(),
+  TRUSTED_DOCUMENTS_ONLY: bool.optional(),
+  STACK_TRACES: bool.optional(),
+  SANDBOX_CONTENT_PORT: int(0, 65535).default(4011),
 });
 
 export type Env = z.input<typeof schema>;
+
+export interface CorsConfig {
+  /** Origins allowed exactly, e.g. https://app.example.com. */
+  origins: string[];
+  /** Any http://localhost:<port> and http://127.0.0.1:<port> (development default). */
+  allowLoopbackOrigins: boolean;
+  /** Access-Control-Allow-Credentials: only for cookie-carrying clients; a bearer token needs none. */
+  credentials: boolean;
+  /** How long a browser may reuse a preflight answer. */
+  maxAgeSeconds: number;
+}
+
+/** `scheme://host[:port]` exactly as a browser sends it in `Origin`: no path, no trailing slash. */
+const ORIGIN = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/;
+
+const listed = (text: string | undefined) => (text ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
 
 /**
  * The environment as the gateway uses it. The checks that involve several
@@ -67,6 +90,26 @@ const configSchema = schema.transform((e, ctx) => {
     return z.NEVER;
   }
   const production = e.NODE_ENV === 'production';
+  const origins = listed(e.CORS_ORIGINS);
+  const badOrigins = origins.filter((origin) => !ORIGIN.test(origin));
+  if (badOrigins.length > 0) {
+    ctx.addIssue({ code: 'custom', path: ['CORS_ORIGINS'], message: `not an origin (scheme://host[:port], no path): ${badOrigins.join(', ')}` });
+    return z.NEVER;
+  }
+  if (e.STACK_TRACES && production) {
+    ctx.addIssue({ code: 'custom', path: ['STACK_TRACES'], message: 'stack traces are never sent in production (NODE_ENV=production)' });
+    return z.NEVER;
+  }
+  if (e.TRUSTED_DOCUMENTS_ONLY && !e.TRUSTED_DOCUMENTS) {
+    ctx.addIssue({ code: 'custom', path: ['TRUSTED_DOCUMENTS_ONLY'], message: 'needs TRUSTED_DOCUMENTS=<manifest file>' });
+    return z.NEVER;
+  }
+  const cors: CorsConfig = {
+    origins: origins.map((origin) => origin.toLowerCase()),
+    allowLoopbackOrigins: !production,
+    credentials: e.CORS_CREDENTIALS ?? false,
+    maxAgeSeconds: e.CORS_MAX_AGE_SECONDS,
+  };
   // OpenTelemetry's own conventions: a traces endpoint is used as is, a base endpoint gets /v1/traces.
   const tracesEndpoint = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT && `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`);
   const exporter = e.OTEL_TRACES_EXPORTER ?? (tracesEndpoint ? 'otlp' : 'none');
@@ -100,8 +143,12 @@ const configSchema = schema.transform((e, ctx) => {
     logLevel: e.LOG_LEVEL,
     playground: e.PLAYGROUND ?? !production,
     introspection: e.INTROSPECTION ?? !production,
-    /** Port of the embedded sandbox `npm start` runs when no UPSTREAM_URL is set; 0 = any free port. */
+    /**
+     * Ports of the embedded sandbox `npm start` runs when no UPSTREAM_URL is set (API and content
+     * host); 0 = any free port. The defaults are `npm run sandbox`'s, so its documented URLs work.
+     */
     sandboxPort: e.SANDBOX_PORT,
+    sandboxContentPort: e.SANDBOX_CONTENT_PORT,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     /** Serve GET /metrics. */
     metrics: e.METRICS ?? true,
@@ -138,6 +185,12 @@ const configSchema = schema.transform((e, ctx) => {
       ttlSeconds: e.PERSISTED_QUERY_TTL_SECONDS,
       storeTimeoutMs: e.PERSISTED_QUERY_STORE_TIMEOUT_MS,
     },
+    /** Which browser origins may call the gateway (see src/hardening/cors.ts). */
+    cors,
+    /** Trusted documents: a Relay persisted-query manifest (id → document); `only` refuses anything not in it. */
+    trustedDocuments: e.TRUSTED_DOCUMENTS ? { file: e.TRUSTED_DOCUMENTS, only: e.TRUSTED_DOCUMENTS_ONLY ?? production } : undefined,
+    /** Send stack traces of errors to clients (never in production). */
+    stackTraces: e.STACK_TRACES ?? false,
   };
 });
 

@@ -5,7 +5,7 @@ import type { PlatformSchema } from '../platform/records.ts';
 import { enumMapping, sameSpelling } from '../platform/values.ts';
 import { updateDocument } from './api.ts';
 import type { ContentUrlModel, ContentUrlRecord, DocumentModel, UpdateDocumentBody, UpdateDocumentPayloadModel, UserErrorModel } from './records.ts';
-import { validateUpdate } from './validation.ts';
+import { platformFieldMessage, validateUpdate } from './validation.ts';
 
 const PLATFORM_DOCUMENT_TYPES = {
   DRIVING_LICENSE: 'driving-license',
@@ -52,7 +52,7 @@ function platformUserErrors(error: PlatformError): UserErrorModel[] {
   if (error.fieldErrors.length === 0) return [{ field: null, message: error.message, code: upstreamCode ?? 'REJECTED' }];
   return error.fieldErrors.map((fieldError) => ({
     field: fieldError.path ? ['input', ...fieldError.path.split('.')] : null,
-    message: fieldError.message,
+    message: platformFieldMessage(fieldError.path, fieldError.message),
     code: fieldError.errorCode,
   }));
 }

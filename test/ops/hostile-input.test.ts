@@ -26,7 +26,7 @@ let development: Stack;
 beforeAll(async () => {
   [production, development] = await Promise.all([
     startStack({ NODE_ENV: 'production', METRICS_MAX_OPERATIONS: '5' }, {}, createLogger('info', { destination: (capture = new Capture()) })),
-    startStack({ NODE_ENV: 'development' }),
+    startStack({ NODE_ENV: 'development', STACK_TRACES: 'true' }),
   ]);
 });
 afterAll(() => Promise.all([production.close(), development.close()]));

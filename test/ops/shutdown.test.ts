@@ -161,14 +161,14 @@ describe('SIGTERM', () => {
     child = spawn('npm', ['start'], {
       cwd: ROOT,
       detached: true,
-      env: { ...plainEnv(), HOST: '127.0.0.1', PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'info' },
+      env: { ...plainEnv(), HOST: '127.0.0.1', PORT: '0', SANDBOX_PORT: '0', SANDBOX_CONTENT_PORT: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child!.once('exit', (code, signal) => resolve({ code, signal })));
     const stdout = watch(child.stdout!);
     watch(child.stderr!);
     const [, port] = await stdout.waitFor(/GraphQL endpoint: http:\/\/127\.0\.0\.1:(\d+)\/graphql/, 30_000);
-    expect(stdout.text()).toContain('(embedded sandbox)');
+    expect(stdout.text()).toContain('(embedded sandbox');
     const answer = await fetch(`http://127.0.0.1:${port}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token-acme' },
