@@ -1,6 +1,6 @@
-import type { PageRequest, PageResult } from '../connections/index.ts';
+import type { ListDescriptor } from '../connections/index.ts';
 import type { DocumentAcceptanceOrder } from '../generated/graphql.ts';
-import type { PlatformClient, Query } from '../platform/client.ts';
+import type { Query } from '../platform/client.ts';
 import { readPage } from '../platform/pages.ts';
 import { sortParams } from '../platform/values.ts';
 import type { AcceptanceRecord } from './records.ts';
@@ -10,8 +10,13 @@ export function acceptancesQuery(financialAccountId: string, orderBy: readonly D
   return { financialAccountId, sort: sortParams(orderBy) };
 }
 
-/** One page of `GET /v1/acceptances` (zero-based pages, always an envelope). */
-export async function fetchAcceptances(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<AcceptanceRecord>> {
-  const body = await client.get('acceptances.list', '/v1/acceptances', { ...query, page: page.page, size: page.size });
-  return readPage<AcceptanceRecord>(body, client.requestId, { bareArrayAllowed: false });
-}
+/** `GET /v1/acceptances`: zero-based pages, always a page envelope. */
+export const acceptanceList: ListDescriptor<AcceptanceRecord> = {
+  list: 'acceptances',
+  pageBase: 0,
+  totals: 'always',
+  async fetch(client, query, page) {
+    const body = await client.get('acceptances.list', '/v1/acceptances', { ...query, page: page.page, size: page.size });
+    return readPage<AcceptanceRecord>(body, client.requestId, { bareArrayAllowed: false });
+  },
+};

@@ -3,6 +3,7 @@ export type {
   ConnectionArgs,
   Edge,
   FetchPage,
+  ListDescriptor,
   PageInfo,
   PageRequest,
   PageResult,
@@ -11,3 +12,4 @@ export type {
 export { encodeCursor, decodeCursor, MAX_CURSOR_POSITION } from './cursor.ts';
 export { planPages } from './plan-pages.ts';
 export { paginate } from './paginate.ts';
+export { listConnection, pagingOptions } from './list-connection.ts';

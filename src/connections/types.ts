@@ -1,3 +1,5 @@
+import type { PlatformClient, Query } from '../platform/client.ts';
+
 /** Relay connection arguments as a client sends them. */
 export interface ConnectionArgs {
   first?: number | null;
@@ -63,4 +65,20 @@ export interface Connection<T> {
   pageInfo: PageInfo;
   /** totalElements as the platform reported it; null when the endpoint answered without totals. */
   totalCount: number | null;
+}
+
+/**
+ * What the connections code needs to know about one platform list, declared once in its area's
+ * `api.ts`: its name, how its pages are numbered, whether its answers carry totals, and how to
+ * fetch one page of it.
+ */
+export interface ListDescriptor<T> {
+  /** Begins every cursor binding of the list, so a cursor of one list is refused by another. */
+  readonly list: string;
+  /** The endpoint's index of its first page. */
+  readonly pageBase: 0 | 1;
+  /** See PagingOptions.totals. */
+  readonly totals: 'always' | 'sometimes';
+  /** One page of the list, for the filter and order in `query` (the platform query without page and size). */
+  fetch(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<T>>;
 }

@@ -1,7 +1,7 @@
-import type { PageRequest, PageResult } from '../connections/index.ts';
+import type { ListDescriptor } from '../connections/index.ts';
 import { badUserInput } from '../errors.ts';
 import type { ExceptionFilter, ExceptionOrder } from '../generated/graphql.ts';
-import type { PlatformClient, Query } from '../platform/client.ts';
+import type { Query } from '../platform/client.ts';
 import { readPage } from '../platform/pages.ts';
 import { sortParams } from '../platform/values.ts';
 import type { ExceptionRecord } from './records.ts';
@@ -36,8 +36,13 @@ export function exceptionsQuery(filter: ExceptionFilter | null | undefined, orde
   };
 }
 
-/** One page of `GET /exceptions` (zero-based pages, always an envelope). */
-export async function fetchExceptions(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<ExceptionRecord>> {
-  const body = await client.get('exceptions.list', '/exceptions', { ...query, page: page.page, size: page.size });
-  return readPage<ExceptionRecord>(body, client.requestId, { bareArrayAllowed: false });
-}
+/** `GET /exceptions`: zero-based pages, always a page envelope. */
+export const exceptionList: ListDescriptor<ExceptionRecord> = {
+  list: 'exceptions',
+  pageBase: 0,
+  totals: 'always',
+  async fetch(client, query, page) {
+    const body = await client.get('exceptions.list', '/exceptions', { ...query, page: page.page, size: page.size });
+    return readPage<ExceptionRecord>(body, client.requestId, { bareArrayAllowed: false });
+  },
+};

@@ -1,6 +1,6 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { requestIdFrom } from '../context.ts';
+import { requestIdFrom } from '../request-id.ts';
 
 export interface HttpLimits {
   /** Largest request body in bytes. */

@@ -1,7 +1,7 @@
-import type { PageRequest, PageResult } from '../connections/index.ts';
+import type { ListDescriptor } from '../connections/index.ts';
 import { badUserInput } from '../errors.ts';
 import type { LinxBatchFilter, LinxBatchOrder } from '../generated/graphql.ts';
-import type { PlatformClient, Query } from '../platform/client.ts';
+import type { Query } from '../platform/client.ts';
 import { readPage } from '../platform/pages.ts';
 import { sortParams } from '../platform/values.ts';
 import type { LinxBatchRecord } from './records.ts';
@@ -26,8 +26,16 @@ export function linxQuery(filter: LinxBatchFilter, orderBy: readonly LinxBatchOr
   };
 }
 
-/** One page of LinX batch search: one-based pages; the answer may be a bare array without totals. */
-export async function fetchLinxBatches(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<LinxBatchRecord>> {
-  const body = await client.get('linx.batches', '/v2/linx/workflow-batches', { ...query, page: page.page, size: page.size });
-  return readPage<LinxBatchRecord>(body, client.requestId, { bareArrayAllowed: true });
-}
+/**
+ * LinX batch search: one-based pages; the answer may be a bare array without totals, so windows
+ * look one row ahead for hasNextPage ('sometimes').
+ */
+export const linxBatchList: ListDescriptor<LinxBatchRecord> = {
+  list: 'linx',
+  pageBase: 1,
+  totals: 'sometimes',
+  async fetch(client, query, page) {
+    const body = await client.get('linx.batches', '/v2/linx/workflow-batches', { ...query, page: page.page, size: page.size });
+    return readPage<LinxBatchRecord>(body, client.requestId, { bareArrayAllowed: true });
+  },
+};
