@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type DataLoader from 'dataloader';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import { pagingFactsFor, type PagingFacts } from './connections/paging-facts.ts';
 import { createDocumentLoader } from './documents/loader.ts';
 import type { DocumentModel } from './documents/records.ts';
 import { PlatformClient } from './platform/client.ts';
@@ -14,6 +15,8 @@ export interface GatewayContext {
   config: Config;
   logger: Logger;
   platform: PlatformClient;
+  /** What this gateway instance learned about the platform's lists (page-size caps); shared by its requests. */
+  paging: PagingFacts;
   loaders: {
     document: DataLoader<string, DocumentModel>;
   };
@@ -33,6 +36,7 @@ export function createContext(deps: ContextDependencies, headers: IncomingHttpHe
     config: deps.config,
     logger: deps.logger,
     platform,
+    paging: pagingFactsFor(deps.http),
     loaders: { document: createDocumentLoader(platform, deps.config.documentLoaderConcurrency) },
   };
 }

@@ -1,9 +1,9 @@
-import type { ListDescriptor } from '../connections/index.ts';
+import { capEvidence, type ListDescriptor } from '../connections/index.ts';
 import { badUserInput } from '../errors.ts';
 import type { ExceptionFilter, ExceptionOrder } from '../generated/graphql.ts';
 import type { Query } from '../platform/client.ts';
 import { readPage } from '../platform/pages.ts';
-import { sortParams } from '../platform/values.ts';
+import { PLATFORM_DEFAULT_SORT, sortParams } from '../platform/values.ts';
 import type { ExceptionRecord } from './records.ts';
 import { isAcceptedTimeZone } from './time-zone.ts';
 
@@ -41,8 +41,9 @@ export const exceptionList: ListDescriptor<ExceptionRecord> = {
   list: 'exceptions',
   pageBase: 0,
   totals: 'always',
+  defaultSort: PLATFORM_DEFAULT_SORT,
   async fetch(client, query, page) {
     const body = await client.get('exceptions.list', '/exceptions', { ...query, page: page.page, size: page.size });
-    return readPage<ExceptionRecord>(body, client.requestId, { bareArrayAllowed: false });
+    return { ...readPage<ExceptionRecord>(body, client.requestId, { bareArrayAllowed: false }), ...capEvidence(body) };
   },
 };

@@ -1,9 +1,9 @@
-import type { ListDescriptor } from '../connections/index.ts';
+import { capEvidence, type ListDescriptor } from '../connections/index.ts';
 import { badUserInput } from '../errors.ts';
 import type { LinxBatchFilter, LinxBatchOrder } from '../generated/graphql.ts';
 import type { Query } from '../platform/client.ts';
 import { readPage } from '../platform/pages.ts';
-import { sortParams } from '../platform/values.ts';
+import { PLATFORM_DEFAULT_SORT, sortParams } from '../platform/values.ts';
 import type { LinxBatchRecord } from './records.ts';
 
 /** Statuses the platform accepts as a filter; ACTIVE only ever appears in answers. */
@@ -34,8 +34,9 @@ export const linxBatchList: ListDescriptor<LinxBatchRecord> = {
   list: 'linx',
   pageBase: 1,
   totals: 'sometimes',
+  defaultSort: PLATFORM_DEFAULT_SORT,
   async fetch(client, query, page) {
     const body = await client.get('linx.batches', '/v2/linx/workflow-batches', { ...query, page: page.page, size: page.size });
-    return readPage<LinxBatchRecord>(body, client.requestId, { bareArrayAllowed: true });
+    return { ...readPage<LinxBatchRecord>(body, client.requestId, { bareArrayAllowed: true }), ...capEvidence(body) };
   },
 };
