@@ -239,6 +239,11 @@ function widePage(position: number, sizeLimit: number): PageRequest {
   return best;
 }
 
+/** Whether the rows read tell what is at `position`: a record, or the end of the list before it. */
+function readAt<T>(list: ListKnowledge<T>, position: number): boolean {
+  return list.at(position) !== undefined || list.firstAbsent <= position || (list.total !== null && list.total <= position);
+}
+
 /**
  * Whether the rows of the window contradict an anchor whose own row could not be read: after
  * `after`, every row must come later in the order; before `before`, earlier.
@@ -267,7 +272,7 @@ async function anchoredWindow<T>(
   const positions = { after: request.after?.position ?? null, before: request.before?.position ?? null };
   for (const anchor of anchors) {
     let located = locateById(list, anchor);
-    if (located === null && list.at(anchor.cursor.position) === undefined && !contradicted(list, anchor, order)) {
+    if (located === null && !readAt(list, anchor.cursor.position) && !contradicted(list, anchor, order)) {
       located = { position: anchor.cursor.position, outcome: 'unverified' };
     }
     if (located === null) {
