@@ -28,6 +28,9 @@ const schema = z.object({
   PLAYGROUND: bool.optional(),
   INTROSPECTION: bool.optional(),
   SANDBOX_PORT: int(0, 65535).default(0),
+  SANDBOX_LIVE: bool.optional(),
+  SANDBOX_LIVE_INTERVAL_MS: int(0, 3_600_000).default(3_000),
+  SANDBOX_MAX_PAGE_SIZE: int(1, 1_000).optional(),
   SHUTDOWN_TIMEOUT_MS: int(0, 120_000).default(10_000),
   METRICS: bool.optional(),
   READY_PROBE_TIMEOUT_MS: int(1, 30_000).default(500),
@@ -78,6 +81,8 @@ export interface Config {
   introspection: boolean;
   /** Port of the embedded sandbox `npm start` runs when no UPSTREAM_URL is set; 0 = any free port. */
   sandboxPort: number;
+  /** The embedded sandbox's live exceptions and silent page-size cap (sandbox/index.ts SandboxOptions). */
+  sandbox: { live: boolean; liveIntervalMs: number; maxPageSize: number | undefined };
   shutdownTimeoutMs: number;
   /** Serve GET /metrics. */
   metrics: boolean;
@@ -141,6 +146,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     playground: e.PLAYGROUND ?? !production,
     introspection: e.INTROSPECTION ?? !production,
     sandboxPort: e.SANDBOX_PORT,
+    sandbox: { live: e.SANDBOX_LIVE ?? false, liveIntervalMs: e.SANDBOX_LIVE_INTERVAL_MS, maxPageSize: e.SANDBOX_MAX_PAGE_SIZE },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     metrics: e.METRICS ?? true,
     readiness: { probeTimeoutMs: e.READY_PROBE_TIMEOUT_MS, cacheMs: e.READY_CACHE_MS },

@@ -15,7 +15,7 @@ async function main() {
   let sandbox: Sandbox | undefined;
   if (!upstreamUrl) {
     const { startSandbox } = await import('../sandbox/index.ts');
-    sandbox = await startSandbox({ port: config.sandboxPort });
+    sandbox = await startSandbox({ port: config.sandboxPort, ...config.sandbox });
     upstreamUrl = sandbox.url;
   }
   // The playground opens with the first demo account's token and ids from its records.
