@@ -183,12 +183,18 @@ function anchoredCursors(request: Request, settings: Settings): AnchoredCursor[]
   return found;
 }
 
-/** The anchor by its id in the rows read: where it was, or where it moved to. */
-function locateById<T>(list: ListKnowledge<T>, { cursor }: AnchoredCursor): Located | null {
+/**
+ * The anchor by its id in the rows read: where it was, or where it moved to. A record whose sort
+ * values changed is not where the cursor's place in the order is any more: it counts as not found,
+ * and the cursor's values place the window instead.
+ */
+function locateById<T>(list: ListKnowledge<T>, { cursor }: AnchoredCursor, order: readonly SortKey[]): Located | null {
   const { position, anchor } = cursor;
-  if (list.at(position) !== undefined && idOf(list.at(position)) === anchor.id) return { position, outcome: 'exact' };
+  const unchanged = (record: unknown) => anchor.keys === null || compareToAnchor(record, anchor.keys, order) === 0;
+  const there = list.at(position);
+  if (there !== undefined && idOf(there) === anchor.id) return unchanged(there) ? { position, outcome: 'exact' } : null;
   const moved = list.positionOf(anchor.id, idOf);
-  return moved === null ? null : { position: moved, outcome: 'moved' };
+  return moved === null || !unchanged(list.at(moved)) ? null : { position: moved, outcome: 'moved' };
 }
 
 /**
@@ -271,14 +277,17 @@ async function anchoredWindow<T>(
   let list = first;
   const positions = { after: request.after?.position ?? null, before: request.before?.position ?? null };
   for (const anchor of anchors) {
-    let located = locateById(list, anchor);
+    let located = locateById(list, anchor, order);
     if (located === null && !readAt(list, anchor.cursor.position) && !contradicted(list, anchor, order)) {
       located = { position: anchor.cursor.position, outcome: 'unverified' };
     }
+    // Rows read on both sides of the cursor's values, without its record between them: the record is
+    // gone (or its values changed), and a wider search could not place the window better.
+    if (located === null && readAt(list, anchor.cursor.position)) located = locateByKeys(list, anchor, order);
     if (located === null) {
       const wide = new ListKnowledge(fetchPage, settings.pageBase, settings.onPageCap);
       await wide.fetch([widePage(anchor.cursor.position, pageSizeLimit(list, settings))]);
-      const found = locateById(wide, anchor) ?? locateByKeys(wide, anchor, order);
+      const found = locateById(wide, anchor, order) ?? locateByKeys(wide, anchor, order);
       if (found !== null) {
         located = { position: found.position, outcome: found.outcome === 'sort-keys' ? 'sort-keys' : 'widened' };
         // Served from one snapshot: the other cursor is looked up again in it.
@@ -292,7 +301,7 @@ async function anchoredWindow<T>(
   }
   if (list !== first && anchors.length === 2) {
     for (const anchor of anchors) {
-      const again = locateById(list, anchor);
+      const again = locateById(list, anchor, order);
       if (again !== null) positions[anchor.side] = again.position;
     }
   }
