@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import { badUserInput } from '../errors.ts';
 
 /**
- * Cursor formats. Version 1 carries a position only; version 2 also carries the anchor: the id of
- * the record the cursor points at and the values of the connection's sort keys on it. Both are
- * read, so cursors handed out before anchors existed keep working (as plain offsets).
+ * Cursor formats. Version 1 is JSON carrying a position only; version 2 also carries the anchor:
+ * the id of the record the cursor points at and the values of the connection's sort keys on it.
+ * Both are read, so cursors handed out before anchors existed keep working (as plain offsets).
+ * Version 2 is packed binary, not JSON, so that a cursor carrying a UUID and a timestamp stays
+ * about as short as a version 1 cursor (clients show and send them back on every page).
  */
 const POSITION_VERSION = 1;
 const ANCHORED_VERSION = 2;
@@ -16,10 +18,12 @@ const ANCHORED_VERSION = 2;
  */
 export const MAX_CURSOR_POSITION = 2 ** 30;
 
-/** Longest record id an anchor carries; a longer one leaves the cursor a plain position. */
+/** Longest record id (UTF-8 bytes) an anchor carries; a longer one leaves the cursor a plain position. */
 export const MAX_ANCHOR_ID_LENGTH = 128;
-/** Longest JSON text of an anchor's sort-key values; longer values are left out (no sort-key fallback). */
+/** Most bytes an anchor's sort-key values take; longer values are left out (no sort-key fallback). */
 export const MAX_ANCHOR_KEYS_LENGTH = 400;
+/** Most sort keys an anchor carries values of. */
+const MAX_ANCHOR_KEYS = 16;
 
 /** Refuse to decode anything far larger than the largest cursor this gateway makes. */
 const MAX_CURSOR_LENGTH = 1024;
@@ -42,9 +46,15 @@ export interface DecodedCursor {
   anchor: Anchor | null;
 }
 
+const HASH_BYTES = 8;
+
+function bindingDigest(binding: string): Buffer {
+  return createHash('sha256').update(binding, 'utf8').digest();
+}
+
 function bindingHash(binding: string): string {
   // 66 bits: collisions between two filter/order texts of one connection are out of reach in practice.
-  return createHash('sha256').update(binding, 'utf8').digest('base64url').slice(0, 11);
+  return bindingDigest(binding).toString('base64url').slice(0, 11);
 }
 
 function isPosition(value: unknown): value is number {
@@ -61,19 +71,219 @@ function checkPosition(position: number): void {
   }
 }
 
-function serialise(position: number, hash: string, anchor: Anchor | null): string {
-  // Key order is fixed here; decoding re-serialises and compares, so no other spelling is accepted.
-  const payload = anchor === null ? { v: POSITION_VERSION, p: position, b: hash } : { v: ANCHORED_VERSION, p: position, b: hash, i: anchor.id, k: anchor.keys };
-  return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
+function serialise(position: number, hash: string): string {
+  return Buffer.from(JSON.stringify({ v: POSITION_VERSION, p: position, b: hash }), 'utf8').toString('base64url');
 }
 
-/** The anchor as a cursor can carry it: keys dropped when too long, no anchor when the id is. */
-function carriedAnchor(anchor: Anchor): Anchor | null {
-  if (anchor.id.length === 0 || anchor.id.length > MAX_ANCHOR_ID_LENGTH) return null;
-  if (anchor.keys === null || !anchor.keys.every(isKeyValue) || JSON.stringify(anchor.keys).length > MAX_ANCHOR_KEYS_LENGTH) {
-    return { id: anchor.id, keys: null };
+// Version 2 layout: version byte, position (unsigned LEB128), 8 bytes of the binding's SHA-256,
+// the id, then the keys: a count byte (255: none carried) and one tagged value per key.
+const ID_UUID = 0;
+const ID_TEXT = 1;
+const VALUE_NULL = 0;
+const VALUE_TRUE = 1;
+const VALUE_FALSE = 2;
+const VALUE_NUMBER = 3;
+const VALUE_TEXT = 4;
+/** A timestamp in the platform's form, yyyy-MM-ddTHH:mm:ss.SSS+0000, packed as epoch milliseconds. */
+const VALUE_PLATFORM_TIME = 5;
+/** The same value as the anchor's id (the id tiebreak key), not repeated. */
+const VALUE_ID = 6;
+const NO_KEYS = 255;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function platformTime(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 23)}+0000`;
+}
+
+/** Epoch milliseconds of a platform timestamp whose text they reproduce exactly; null otherwise. */
+function packableTime(text: string): number | null {
+  if (text.length !== 28 || !text.endsWith('+0000')) return null;
+  const ms = Date.parse(`${text.slice(0, 23)}Z`);
+  return Number.isFinite(ms) && platformTime(ms) === text ? ms : null;
+}
+
+class Writer {
+  readonly #bytes: number[] = [];
+
+  byte(value: number): void {
+    this.#bytes.push(value);
   }
-  return anchor;
+
+  varint(value: number): void {
+    let rest = value;
+    while (rest >= 0x80) {
+      this.#bytes.push((rest % 0x80) | 0x80);
+      rest = Math.floor(rest / 0x80);
+    }
+    this.#bytes.push(rest);
+  }
+
+  bytes(buffer: Uint8Array): void {
+    for (const byte of buffer) this.#bytes.push(byte);
+  }
+
+  text(value: string): void {
+    const encoded = Buffer.from(value, 'utf8');
+    this.varint(encoded.length);
+    this.bytes(encoded);
+  }
+
+  float(value: number): void {
+    const buffer = Buffer.alloc(8);
+    buffer.writeDoubleBE(value);
+    this.bytes(buffer);
+  }
+
+  get length(): number {
+    return this.#bytes.length;
+  }
+
+  toBuffer(): Buffer {
+    return Buffer.from(this.#bytes);
+  }
+}
+
+class Reader {
+  readonly #buffer: Buffer;
+  #offset = 0;
+
+  constructor(buffer: Buffer) {
+    this.#buffer = buffer;
+  }
+
+  #need(count: number): void {
+    if (this.#offset + count > this.#buffer.length) throw new RangeError('cursor ends early');
+  }
+
+  byte(): number {
+    this.#need(1);
+    return this.#buffer[this.#offset++] as number;
+  }
+
+  varint(): number {
+    let value = 0;
+    for (let shift = 1; ; shift *= 0x80) {
+      const byte = this.byte();
+      value += (byte & 0x7f) * shift;
+      if (byte < 0x80) return value;
+      if (shift > 2 ** 28) throw new RangeError('number too long');
+    }
+  }
+
+  bytes(count: number): Buffer {
+    this.#need(count);
+    const slice = this.#buffer.subarray(this.#offset, this.#offset + count);
+    this.#offset += count;
+    return slice;
+  }
+
+  text(): string {
+    return this.bytes(this.varint()).toString('utf8');
+  }
+
+  float(): number {
+    return this.bytes(8).readDoubleBE(0);
+  }
+
+  get done(): boolean {
+    return this.#offset === this.#buffer.length;
+  }
+}
+
+function writeValue(writer: Writer, value: KeyValue, id: string): void {
+  if (value === null) return writer.byte(VALUE_NULL);
+  if (value === true) return writer.byte(VALUE_TRUE);
+  if (value === false) return writer.byte(VALUE_FALSE);
+  if (typeof value === 'number') {
+    writer.byte(VALUE_NUMBER);
+    return writer.float(value);
+  }
+  if (value === id) return writer.byte(VALUE_ID);
+  const ms = packableTime(value);
+  if (ms !== null) {
+    writer.byte(VALUE_PLATFORM_TIME);
+    return writer.float(ms);
+  }
+  writer.byte(VALUE_TEXT);
+  writer.text(value);
+}
+
+function readValue(reader: Reader, id: string): KeyValue {
+  const tag = reader.byte();
+  switch (tag) {
+    case VALUE_NULL:
+      return null;
+    case VALUE_TRUE:
+      return true;
+    case VALUE_FALSE:
+      return false;
+    case VALUE_NUMBER:
+      return reader.float();
+    case VALUE_ID:
+      return id;
+    case VALUE_PLATFORM_TIME:
+      return platformTime(reader.float());
+    case VALUE_TEXT:
+      return reader.text();
+    default:
+      throw new RangeError(`unknown value tag ${tag}`);
+  }
+}
+
+/** The anchored cursor's bytes; keys are left out when they would make it too long. */
+function pack(position: number, digest: Buffer, anchor: Anchor): Buffer {
+  const writer = new Writer();
+  writer.byte(ANCHORED_VERSION);
+  writer.varint(position);
+  writer.bytes(digest.subarray(0, HASH_BYTES));
+  if (UUID.test(anchor.id)) {
+    writer.byte(ID_UUID);
+    writer.bytes(Buffer.from(anchor.id.replaceAll('-', ''), 'hex'));
+  } else {
+    writer.byte(ID_TEXT);
+    writer.text(anchor.id);
+  }
+  const keys = anchor.keys;
+  if (keys === null || keys.length > MAX_ANCHOR_KEYS || !keys.every(isKeyValue)) {
+    writer.byte(NO_KEYS);
+    return writer.toBuffer();
+  }
+  const values = new Writer();
+  for (const value of keys) writeValue(values, value, anchor.id);
+  if (values.length > MAX_ANCHOR_KEYS_LENGTH) {
+    writer.byte(NO_KEYS);
+    return writer.toBuffer();
+  }
+  writer.byte(keys.length);
+  writer.bytes(values.toBuffer());
+  return writer.toBuffer();
+}
+
+function unpack(bytes: Buffer): { position: number; digest: Buffer; anchor: Anchor } {
+  const reader = new Reader(bytes);
+  if (reader.byte() !== ANCHORED_VERSION) throw new RangeError('not an anchored cursor');
+  const position = reader.varint();
+  const digest = reader.bytes(HASH_BYTES);
+  const idKind = reader.byte();
+  let id: string;
+  if (idKind === ID_UUID) {
+    const hex = reader.bytes(16).toString('hex');
+    id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  } else if (idKind === ID_TEXT) {
+    id = reader.text();
+  } else {
+    throw new RangeError(`unknown id kind ${idKind}`);
+  }
+  const count = reader.byte();
+  let keys: KeyValue[] | null = null;
+  if (count !== NO_KEYS) {
+    if (count > MAX_ANCHOR_KEYS) throw new RangeError('too many keys');
+    keys = [];
+    for (let index = 0; index < count; index++) keys.push(readValue(reader, id));
+  }
+  if (!reader.done) throw new RangeError('trailing bytes');
+  return { position, digest, anchor: { id, keys } };
 }
 
 /** Encodes position-only cursors for one binding, hashing it once rather than once per edge. */
@@ -81,16 +291,18 @@ export function cursorEncoder(binding: string): (position: number) => string {
   const hash = bindingHash(binding);
   return (position) => {
     checkPosition(position);
-    return serialise(position, hash, null);
+    return serialise(position, hash);
   };
 }
 
-/** Encodes anchored cursors for one binding. */
+/** Encodes anchored cursors for one binding; an id too long to carry gives a position-only cursor. */
 export function anchoredCursorEncoder(binding: string): (position: number, anchor: Anchor) => string {
   const hash = bindingHash(binding);
+  const digest = bindingDigest(binding);
   return (position, anchor) => {
     checkPosition(position);
-    return serialise(position, hash, carriedAnchor(anchor));
+    if (anchor.id === '' || Buffer.byteLength(anchor.id, 'utf8') > MAX_ANCHOR_ID_LENGTH) return serialise(position, hash);
+    return pack(position, digest, anchor).toString('base64url');
   };
 }
 
@@ -115,33 +327,45 @@ export function readCursor(cursor: string, binding: string, argumentName = 'curs
       `${argumentName} is not a cursor of this connection; pass a startCursor, endCursor or edge cursor from a previous page, or restart paging without it`,
       { argumentName },
     );
+  const foreign = () =>
+    badUserInput(`${argumentName} cursor does not belong to this filter/order; restart paging without it`, {
+      argumentName,
+    });
   if (typeof cursor !== 'string' || cursor.length > MAX_CURSOR_LENGTH || !BASE64URL.test(cursor)) throw malformed();
+  const bytes = Buffer.from(cursor, 'base64url');
+  if (bytes[0] === ANCHORED_VERSION) {
+    let unpacked: ReturnType<typeof unpack>;
+    try {
+      unpacked = unpack(bytes);
+    } catch {
+      throw malformed();
+    }
+    const { position, digest, anchor } = unpacked;
+    if (!isPosition(position)) throw malformed();
+    const expected = bindingDigest(binding);
+    if (!digest.equals(expected.subarray(0, HASH_BYTES))) throw foreign();
+    // Only the exact bytes this gateway produces are accepted: no alternative spellings or padding.
+    if (anchoredCursorEncoder(binding)(position, anchor) !== cursor) throw malformed();
+    return { position, anchor };
+  }
   let payload: unknown;
   try {
-    payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    payload = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw malformed();
   }
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw malformed();
-  const { v, p, b, i, k } = payload as Partial<Record<'v' | 'p' | 'b' | 'i' | 'k', unknown>>;
-  const anchored = v === ANCHORED_VERSION && typeof i === 'string' && (k === null || (Array.isArray(k) && k.every(isKeyValue)));
-  if (typeof v === 'number' && v !== POSITION_VERSION && !anchored) {
+  const { v, p, b } = payload as Partial<Record<'v' | 'p' | 'b', unknown>>;
+  if (typeof v === 'number' && v !== POSITION_VERSION) {
     throw badUserInput(`${argumentName} cursor comes from another version of this API; restart paging without it`, {
       argumentName,
     });
   }
-  if ((v !== POSITION_VERSION && !anchored) || !isPosition(p) || typeof b !== 'string') throw malformed();
+  if (v !== POSITION_VERSION || !isPosition(p) || typeof b !== 'string') throw malformed();
   const hash = bindingHash(binding);
-  if (b !== hash) {
-    throw badUserInput(`${argumentName} cursor does not belong to this filter/order; restart paging without it`, {
-      argumentName,
-    });
-  }
-  const anchor = anchored ? { id: i, keys: k as KeyValue[] | null } : null;
-  // Only the exact bytes this gateway produces are accepted: no extra fields, padding or alternative spellings.
-  if (anchor !== null && carriedAnchor(anchor) !== anchor) throw malformed();
-  if (serialise(p, hash, anchor) !== cursor) throw malformed();
-  return { position: p, anchor };
+  if (b !== hash) throw foreign();
+  if (serialise(p, hash) !== cursor) throw malformed();
+  return { position: p, anchor: null };
 }
 
 /** The position a cursor points at (see readCursor). */

@@ -73,6 +73,21 @@ export class ListKnowledge<T> {
     if (items.length < size) this.#firstAbsent = Math.min(this.#firstAbsent, from + items.length);
   }
 
+  /**
+   * Takes the rows `other` saw in [from, to), moved by `delta` positions: rows of a later response
+   * joined to this one where the two agree on a record, when the list shifted between the calls.
+   */
+  adopt(other: ListKnowledge<T>, from: number, delta: number, to = Infinity): void {
+    for (const [position, item] of other.#items) {
+      if (position < from || position >= to) continue;
+      this.#items.set(position + delta, item);
+      this.#lastPresent = Math.max(this.#lastPresent, position + delta);
+    }
+    if (other.#firstAbsent !== Infinity) this.#firstAbsent = Math.min(this.#firstAbsent, other.#firstAbsent + delta);
+    if (other.#total !== null) this.#total = other.#total;
+    this.#pageCap = Math.min(this.#pageCap, other.#pageCap);
+  }
+
   /** The record seen at `position`, if any. */
   at(position: number): T | undefined {
     return this.#items.get(position);

@@ -127,10 +127,16 @@ async function tailWindow<T>(list: ListKnowledge<T>, { start, last }: WindowArgs
   // The cheapest way to learn totalElements: a one-row page.
   if (settings.totals === 'always') await list.fetch([{ page: 0, size: 1 }]);
   if (list.total === null) await walkToEnd(list, start, count, settings);
-  const end = Math.max(start, list.total ?? list.firstAbsent);
-  const window = { start: Math.max(start, end - count), end };
+  let end = Math.max(start, list.total ?? list.firstAbsent);
+  let window = { start: Math.max(start, end - count), end };
   if (!list.covers(window.start, window.end)) {
     await list.fetch(planPages(window.start, window.end - window.start, pageSizeLimit(list, settings)));
+    // The list's length changed between the call that told it and this one: the window ends where
+    // the list ends now (what it lacks is fetched with the rest of the page).
+    if (settings.order !== null && list.total !== null && list.total !== end) {
+      end = Math.max(start, list.total);
+      window = { start: Math.max(start, end - count), end };
+    }
   }
   return window;
 }
@@ -152,13 +158,51 @@ function neededRange(window: Window, settings: Settings): { from: number; to: nu
  * platform takes. Needed after the platform revealed a page-size cap, or a moved anchor shifted
  * the window past the rows already read.
  */
-async function fill<T>(list: ListKnowledge<T>, window: Window, settings: Settings): Promise<void> {
+async function fill<T>(list: ListKnowledge<T>, window: Window, settings: Settings, fetchPage: FetchPage<T>): Promise<void> {
   for (let round = 0; round < MAX_FILL_ROUNDS; round++) {
     const end = Math.min(window.end, list.firstAbsent, list.total ?? Infinity);
     const missing = list.run(window.start, end).length + window.start;
     if (missing >= end) return;
-    await list.fetch(planPages(missing, end - missing, pageSizeLimit(list, settings)));
+    const before = list.at(missing - 1);
+    const after = nextSeen(list, missing, end);
+    if (settings.order === null || (before === undefined && after === null)) {
+      await list.fetch(planPages(missing, end - missing, pageSizeLimit(list, settings)));
+      continue;
+    }
+    // The list may change between two calls of one request too: the new rows are read together with
+    // a row already held next to the gap, and joined where that row is in them now.
+    const fresh = new ListKnowledge(fetchPage, settings.pageBase, settings.onPageCap);
+    if (before !== undefined) {
+      await fresh.fetch(planPages(missing - 1, end - missing + 1, pageSizeLimit(list, settings)));
+      const joined = locateJoin(fresh, before, missing - 1, 'after', settings.order);
+      list.adopt(fresh, joined + 1, missing - 1 - joined);
+    } else if (after !== null) {
+      await fresh.fetch(planPages(missing, after + 1 - missing, pageSizeLimit(list, settings)));
+      const joined = locateJoin(fresh, list.at(after) as T, after, 'before', settings.order);
+      list.adopt(fresh, 0, after - joined, joined);
+    }
   }
+}
+
+/** The first position in [from, to) holding a record already read; null when none does. */
+function nextSeen<T>(list: ListKnowledge<T>, from: number, to: number): number | null {
+  for (let position = from; position < to; position++) if (list.at(position) !== undefined) return position;
+  return null;
+}
+
+/**
+ * Where `record`, last seen at `position`, is in `fresh`: by id, else by its sort values, else where
+ * it was. `side` says which side of the gap the record bounds, as for cursors.
+ */
+function locateJoin<T>(fresh: ListKnowledge<T>, record: T, position: number, side: 'after' | 'before', order: readonly SortKey[]): number {
+  const anchor = anchorOf(record, order);
+  const byId = fresh.positionOf(anchor.id, idOf);
+  if (byId !== null) return byId;
+  const byKeys = locateByKeys(fresh, { side, cursor: { position, anchor } }, order);
+  if (byKeys !== null) return byKeys.position;
+  // The first new row already follows the vanished record: it takes its successor's place.
+  const first = fresh.at(position);
+  return side === 'after' && first !== undefined && anchor.keys !== null && compareToAnchor(first, anchor.keys, order) > 0 ? position - 1 : position;
 }
 
 /** An anchored cursor of the request: which side of the window it bounds, and what it carries. */
@@ -345,9 +389,9 @@ export async function paginate<T>(
     await list.fetch(plan);
     if (anchors.length > 0) ({ list, window } = await anchoredWindow(list, request, anchors, settings, fetchPage));
   }
-  await fill(list, window, settings);
+  await fill(list, window, settings, fetchPage);
 
-  const nodes = list.run(window.start, window.end);
+  const nodes = distinct(list.run(window.start, window.end), settings);
   const hasNextPage = await list.settleExistsFrom(window.start + nodes.length);
   const hasPreviousPage = window.start > 0 && (await list.settleExistsFrom(0));
   const edges = edgesOf(nodes, window.start, settings);
@@ -362,6 +406,21 @@ export async function paginate<T>(
     },
     totalCount: list.total,
   };
+}
+
+/**
+ * Rows joined from two calls of one request between which the list changed can hold a record twice;
+ * with anchors, a page never does. Without an order, records are served as read.
+ */
+function distinct<T>(nodes: T[], settings: Settings): T[] {
+  if (settings.order === null) return nodes;
+  const seen = new Set<string>();
+  return nodes.filter((node) => {
+    const id = idOf(node);
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
 }
 
 function edgesOf<T>(nodes: T[], start: number, settings: Settings) {

@@ -33,10 +33,21 @@ export class LiveList {
   /** Every row, visible or not, in the list's order. */
   #rows: LiveRow[];
   #next: number;
+  /** Rows in the list at the start that have been out of it at some point since. */
+  readonly #left = new Set<string>();
+  readonly #initial: Set<string>;
+  /** The row the walk's cursor points at, for `remove-anchor`. */
+  anchorId: string | null = null;
 
   constructor(count: number) {
     this.#rows = Array.from({ length: count }, (_, index) => ({ id: `r${String(index).padStart(4, '0')}`, key: count - index, status: 'NEW' as const }));
     this.#next = count;
+    this.#initial = new Set(this.visible().map((row) => row.id));
+  }
+
+  /** Rows in the list from the start until now without a break. */
+  stayed(): Set<string> {
+    return new Set([...this.#initial].filter((id) => !this.#left.has(id)));
   }
 
   /** The filtered list: what the platform returns pages of. */
@@ -53,8 +64,15 @@ export class LiveList {
     };
   }
 
-  /** Applies a change; `anchorId` is the row the walk's next cursor points at. */
-  apply(change: Change, anchorId: string | null): void {
+  /** Applies a change. */
+  apply(change: Change): void {
+    this.#change(change);
+    const now = new Set(this.visible().map((row) => row.id));
+    for (const id of this.#initial) if (!now.has(id)) this.#left.add(id);
+  }
+
+  #change(change: Change): void {
+    const anchorId = this.anchorId;
     switch (change.kind) {
       case 'insert': {
         const index = Math.floor(change.at * (this.#rows.length + 1));
