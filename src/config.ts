@@ -21,6 +21,8 @@ const schema = z.object({
   UPSTREAM_BREAKER_THRESHOLD: int(1, 1_000).default(5),
   UPSTREAM_BREAKER_COOLDOWN_MS: int(100, 600_000).default(10_000),
   UPSTREAM_MAX_PAGE_SIZE: int(1, 1_000).default(100),
+  REQUEST_DEADLINE_MS: int(100, 300_000).default(8_000),
+  MAX_ENTITY_REPRESENTATIONS: int(1, 10_000).default(25),
   DOCUMENT_LOADER_CONCURRENCY: int(1, 100).default(8),
   PAGE_SIZE_DEFAULT: int(1, 1_000).default(20),
   PAGE_SIZE_MAX: int(1, 1_000).default(100),
@@ -74,6 +76,13 @@ export interface Config {
     breakerCooldownMs: number;
     maxPageSize: number;
   };
+  /**
+   * Longest a GraphQL request may spend on platform calls, retries and their waits included; then its
+   * unfinished calls stop and their fields answer UPSTREAM_TIMEOUT.
+   */
+  requestDeadlineMs: number;
+  /** Most federation representations (`_entities`) one request may ask for; each can cost platform calls. */
+  maxEntityRepresentations: number;
   documentLoaderConcurrency: number;
   paging: { defaultSize: number; maxSize: number };
   logLevel: string;
@@ -140,6 +149,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       breakerCooldownMs: e.UPSTREAM_BREAKER_COOLDOWN_MS,
       maxPageSize: e.UPSTREAM_MAX_PAGE_SIZE,
     },
+    requestDeadlineMs: e.REQUEST_DEADLINE_MS,
+    maxEntityRepresentations: e.MAX_ENTITY_REPRESENTATIONS,
     documentLoaderConcurrency: e.DOCUMENT_LOADER_CONCURRENCY,
     paging: { defaultSize: e.PAGE_SIZE_DEFAULT, maxSize: e.PAGE_SIZE_MAX },
     logLevel: e.LOG_LEVEL,

@@ -1,10 +1,11 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type DataLoader from 'dataloader';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { pagingFactsFor, type PagingFacts } from './connections/paging-facts.ts';
 import { createDocumentLoader } from './documents/loader.ts';
 import type { DocumentModel } from './documents/records.ts';
+import { requestSignal } from './platform/cancellation.ts';
 import { PlatformClient } from './platform/client.ts';
 import type { PlatformHttp } from './platform/http.ts';
 import { requestIdFrom } from './request-id.ts';
@@ -28,9 +29,19 @@ export interface ContextDependencies {
   logger: Logger;
 }
 
-/** The per-request client and its loaders, created together so they share the caller's token and lifetime. */
-export function createContext(deps: ContextDependencies, headers: IncomingHttpHeaders, requestId = requestIdFrom(headers)): GatewayContext {
-  const platform = new PlatformClient(deps.http, headers.authorization, requestId);
+/**
+ * The per-request client and its loaders, created together so they share the caller's token and lifetime.
+ * With the HTTP `response`, a caller that closes the connection early stops the request's platform calls;
+ * the request deadline (REQUEST_DEADLINE_MS) stops them in any case.
+ */
+export function createContext(
+  deps: ContextDependencies,
+  headers: IncomingHttpHeaders,
+  requestId = requestIdFrom(headers),
+  response?: ServerResponse,
+): GatewayContext {
+  const signal = requestSignal(deps.config.requestDeadlineMs, response);
+  const platform = new PlatformClient(deps.http, headers.authorization, requestId, signal);
   return {
     requestId,
     config: deps.config,

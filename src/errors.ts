@@ -13,6 +13,8 @@ export const ErrorCode = {
   RATE_LIMITED: 'RATE_LIMITED',
   UPSTREAM_ERROR: 'UPSTREAM_ERROR',
   UPSTREAM_TIMEOUT: 'UPSTREAM_TIMEOUT',
+  /** A platform call stopped because the caller closed the connection; only logs and metrics ever see it. */
+  CANCELLED: 'CANCELLED',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

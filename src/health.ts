@@ -2,11 +2,14 @@ import { connect } from 'node:net';
 import type { Request, Response } from 'express';
 import type { PlatformHttp } from './platform/http.ts';
 
-export type NotReadyReason = 'shutting down' | 'circuit open' | 'upstream unreachable';
+export type NotReadyReason = 'shutting down' | 'upstream unreachable';
+
+/** Platform routes whose circuit breaker is not closed; absent when every breaker is closed. */
+type RouteBreakerStates = Record<string, 'open' | 'half-open'>;
 
 export type ReadinessReport =
-  | { status: 'ready'; breaker: string; upstream: 'reachable' }
-  | { status: 'unavailable'; reason: NotReadyReason; breaker: string; detail?: string };
+  | { status: 'ready'; breaker: string; upstream: 'reachable'; routes?: RouteBreakerStates }
+  | { status: 'unavailable'; reason: NotReadyReason; breaker: string; detail?: string; routes?: RouteBreakerStates };
 
 export interface ReadinessOptions {
   upstreamUrl: string;
@@ -40,11 +43,14 @@ function probeTcp(url: URL, timeoutMs: number): Promise<{ ok: boolean; detail?: 
 }
 
 /**
- * Readiness of this instance to serve GraphQL traffic. Ready means all of:
+ * Readiness of this instance to serve GraphQL traffic. Ready means both of:
  * 1. the gateway is not shutting down (it stops being ready the moment SIGTERM arrives);
- * 2. the circuit breaker towards the platform is not open (half-open is ready: it is probing);
- * 3. a TCP connection to UPSTREAM_URL's host and port succeeded within the probe
+ * 2. a TCP connection to UPSTREAM_URL's host and port succeeded within the probe
  *    timeout, on the most recent probe (probes are cached for `cacheMs`).
+ * Circuit breakers are reported, never a reason to be unready: each guards one
+ * platform route, and while one is open every other route (and every other
+ * instance, which shares the platform) serves as before. `breaker` is the most
+ * severe state of any route; `routes` names the routes that are not closed.
  * A TCP probe sends nothing to the platform's API, so it adds no load there and
  * never appears in its request logs. Liveness (/healthz) depends on none of this.
  */
@@ -65,12 +71,18 @@ export class Readiness {
   }
 
   async check(): Promise<ReadinessReport> {
-    const breaker = this.options.http.breakerState;
-    if (this.stopping) return { status: 'unavailable', reason: 'shutting down', breaker };
-    if (breaker === 'open' || breaker === 'isolated') return { status: 'unavailable', reason: 'circuit open', breaker };
+    if (this.stopping) return { status: 'unavailable', reason: 'shutting down', ...this.breakers() };
     const probe = await this.probe();
-    if (!probe.ok) return { status: 'unavailable', reason: 'upstream unreachable', breaker, detail: probe.detail };
-    return { status: 'ready', breaker, upstream: 'reachable' };
+    // Read after the probe, so the report shows the breakers as they are when it is sent.
+    const breakers = this.breakers();
+    if (!probe.ok) return { status: 'unavailable', reason: 'upstream unreachable', ...breakers, detail: probe.detail };
+    return { status: 'ready', ...breakers, upstream: 'reachable' };
+  }
+
+  private breakers(): { breaker: string; routes?: RouteBreakerStates } {
+    const routes = this.options.http.breakerStates();
+    const breaker = this.options.http.breakerState;
+    return breaker === 'closed' ? { breaker } : { breaker, routes };
   }
 
   private probe(): Promise<ProbeResult> {

@@ -117,7 +117,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   app.use(
     '/graphql',
     ...hardening.bodyParser,
-    expressMiddleware(apollo, { context: async ({ req }) => createContext({ config, http, logger }, req.headers) }),
+    expressMiddleware(apollo, { context: async ({ req, res }) => createContext({ config, http, logger }, req.headers, undefined, res) }),
   );
 
   app.use(hardening.errorHandler);

@@ -1,6 +1,7 @@
-import { capEvidence, type ListDescriptor } from '../connections/index.ts';
+import { capEvidence, type ListDescriptor, type PageRequest, type PageResult } from '../connections/index.ts';
 import type { DocumentAcceptanceOrder } from '../generated/graphql.ts';
-import type { Query } from '../platform/client.ts';
+import type { PlatformClient, Query } from '../platform/client.ts';
+import { rethrowOnArguments, type ArgumentPaths } from '../platform/errors.ts';
 import { readPage } from '../platform/pages.ts';
 import { PLATFORM_DEFAULT_SORT, sortParams } from '../platform/values.ts';
 import type { AcceptanceRecord } from './records.ts';
@@ -10,14 +11,23 @@ export function acceptancesQuery(financialAccountId: string, orderBy: readonly D
   return { financialAccountId, sort: sortParams(orderBy) };
 }
 
+/**
+ * The argument each query parameter of `acceptancesQuery` comes from, for the platform's field errors. On the
+ * federated `FinancialAccount.documentAcceptances` the account id is the entity's own id rather than an argument.
+ */
+const ACCEPTANCE_ARGUMENTS: ArgumentPaths = { financialAccountId: ['financialAccountId'], sort: ['orderBy'] };
+
+/** One page of the list, with the envelope fields that reveal a page-size cap. */
+export async function fetchAcceptances(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<AcceptanceRecord>> {
+  const body = await client.get('acceptances.list', '/v1/acceptances', { ...query, page: page.page, size: page.size }).catch(rethrowOnArguments(ACCEPTANCE_ARGUMENTS));
+  return { ...readPage<AcceptanceRecord>(body, client.requestId, { bareArrayAllowed: false }), ...capEvidence(body) };
+}
+
 /** `GET /v1/acceptances`: zero-based pages, always a page envelope. */
 export const acceptanceList: ListDescriptor<AcceptanceRecord> = {
   list: 'acceptances',
   pageBase: 0,
   totals: 'always',
   defaultSort: PLATFORM_DEFAULT_SORT,
-  async fetch(client, query, page) {
-    const body = await client.get('acceptances.list', '/v1/acceptances', { ...query, page: page.page, size: page.size });
-    return { ...readPage<AcceptanceRecord>(body, client.requestId, { bareArrayAllowed: false }), ...capEvidence(body) };
-  },
+  fetch: fetchAcceptances,
 };

@@ -1,7 +1,8 @@
-import { capEvidence, type ListDescriptor } from '../connections/index.ts';
+import { capEvidence, type ListDescriptor, type PageRequest, type PageResult } from '../connections/index.ts';
 import { badUserInput } from '../errors.ts';
 import type { ExceptionFilter, ExceptionOrder } from '../generated/graphql.ts';
-import type { Query } from '../platform/client.ts';
+import type { PlatformClient, Query } from '../platform/client.ts';
+import { rethrowOnArguments, type ArgumentPaths } from '../platform/errors.ts';
 import { readPage } from '../platform/pages.ts';
 import { PLATFORM_DEFAULT_SORT, sortParams } from '../platform/values.ts';
 import type { ExceptionRecord } from './records.ts';
@@ -36,14 +37,29 @@ export function exceptionsQuery(filter: ExceptionFilter | null | undefined, orde
   };
 }
 
+/** The argument each query parameter of `exceptionsQuery` comes from, for the platform's field errors. */
+const EXCEPTION_ARGUMENTS: ArgumentPaths = {
+  createdDateFrom: ['filter', 'createdFrom'],
+  createdDateTo: ['filter', 'createdTo'],
+  timeZone: ['filter', 'timeZone'],
+  assignedTo: ['filter', 'assignedTo'],
+  category: ['filter', 'category'],
+  type: ['filter', 'type'],
+  status: ['filter', 'status'],
+  sort: ['orderBy'],
+};
+
+/** One page of the list, with the envelope fields that reveal a page-size cap. */
+export async function fetchExceptions(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<ExceptionRecord>> {
+  const body = await client.get('exceptions.list', '/exceptions', { ...query, page: page.page, size: page.size }).catch(rethrowOnArguments(EXCEPTION_ARGUMENTS));
+  return { ...readPage<ExceptionRecord>(body, client.requestId, { bareArrayAllowed: false }), ...capEvidence(body) };
+}
+
 /** `GET /exceptions`: zero-based pages, always a page envelope. */
 export const exceptionList: ListDescriptor<ExceptionRecord> = {
   list: 'exceptions',
   pageBase: 0,
   totals: 'always',
   defaultSort: PLATFORM_DEFAULT_SORT,
-  async fetch(client, query, page) {
-    const body = await client.get('exceptions.list', '/exceptions', { ...query, page: page.page, size: page.size });
-    return { ...readPage<ExceptionRecord>(body, client.requestId, { bareArrayAllowed: false }), ...capEvidence(body) };
-  },
+  fetch: fetchExceptions,
 };

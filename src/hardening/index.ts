@@ -8,7 +8,7 @@ import { hideSuggestionsPlugin, limitValidationRules, parseOptions, queryLimitsP
 import { persistedQueries } from './persisted-queries.ts';
 import { wellFormedVariablesPlugin } from './unicode.ts';
 
-export { LIMIT_VARIABLES, type PageSizes, type QueryLimits } from './limits.ts';
+export { LIMIT_VARIABLES, REPRESENTATIONS_LIMIT_VARIABLE, type PageSizes, type QueryLimits } from './limits.ts';
 export { tolerantCache } from './persisted-queries.ts';
 
 export interface Hardening {
@@ -33,7 +33,7 @@ export async function setupHardening(config: Config, logger: Logger): Promise<Ha
   const { limits } = config;
   const http = { bodyBytes: limits.bodyBytes, allowBatchedRequests: config.allowBatchedRequests, maxBatchSize: limits.batchSize };
   const apq = await persistedQueries({ ...config.persistedQueries, redisUrl: config.redisUrl }, logger);
-  const plugins: ApolloServerPlugin[] = [wellFormedVariablesPlugin(), queryLimitsPlugin(limits, config.paging)];
+  const plugins: ApolloServerPlugin[] = [wellFormedVariablesPlugin(), queryLimitsPlugin(limits, config.paging, config.maxEntityRepresentations)];
   if (!config.fieldSuggestions) plugins.push(hideSuggestionsPlugin());
   return {
     apollo: {

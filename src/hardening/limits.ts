@@ -10,8 +10,11 @@ import {
   type ArgumentNode,
   type DocumentNode,
   type FieldNode,
+  type FragmentDefinitionNode,
   type GraphQLSchema,
+  type OperationDefinitionNode,
   type ParseOptions,
+  type SelectionSetNode,
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
@@ -37,6 +40,9 @@ export interface PageSizes {
   /** Largest `first`/`last`; anything above is refused by the connection itself. */
   maxSize: number;
 }
+
+/** The variable that sets the cap on federation representations per request. */
+export const REPRESENTATIONS_LIMIT_VARIABLE = 'MAX_ENTITY_REPRESENTATIONS';
 
 /** The variable that sets each limit; rejections name it in `extensions.limit`. */
 export const LIMIT_VARIABLES = {
@@ -106,10 +112,53 @@ export function parseOptions(limits: Pick<QueryLimits, 'tokens'>): ParseOptions 
 
 const TOKEN_LIMIT_MESSAGE = /^Syntax Error: Document contains more tha[nt] \d+ tokens/;
 
+/** Representations one `_entities` field asks for: a list literal's length, a variable's list length (a single value is a list of one). */
+function representationsOf(field: FieldNode, variables: Record<string, unknown>): number {
+  const argument = field.arguments?.find((arg) => arg.name.value === 'representations');
+  if (!argument) return 0;
+  const { value } = argument;
+  if (value.kind === Kind.LIST) return value.values.length;
+  if (value.kind === Kind.NULL) return 0;
+  if (value.kind !== Kind.VARIABLE) return 1;
+  const given = variables[value.name.value];
+  if (Array.isArray(given)) return given.length;
+  return given === null || given === undefined ? 0 : 1;
+}
+
 /**
- * Only the page-size arguments armor's cost rule multiplies by are rewritten: a
+ * Representations the operation asks `_entities` for, over every `_entities` field of its root selection
+ * (inline fragments and fragment spreads on Query included; each fragment counted once, as execution merges
+ * repeated spreads). `_entities` exists only on Query, so only the root is walked: a few nodes per request.
+ */
+export function representationCount(operation: OperationDefinitionNode, document: DocumentNode, variables: Record<string, unknown>): number {
+  if (operation.operation !== 'query') return 0;
+  const seen = new Set<string>();
+  const fragment = (name: string) =>
+    document.definitions.find((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION && definition.name.value === name);
+  const count = (selectionSet: SelectionSetNode): number => {
+    let total = 0;
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        if (selection.name.value === '_entities') total += representationsOf(selection, variables);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        total += count(selection.selectionSet);
+      } else if (!seen.has(selection.name.value)) {
+        seen.add(selection.name.value);
+        const definition = fragment(selection.name.value);
+        if (definition) total += count(definition.selectionSet);
+      }
+    }
+    return total;
+  };
+  return count(operation.selectionSet);
+}
+
+/**
+ * Only the arguments armor's cost rule multiplies by are rewritten: a page-size
  * variable becomes its value, a missing size the default, a size over the cap
- * the cap (the connection refuses it anyway, with a clearer message).
+ * the cap (the connection refuses it anyway, with a clearer message). `_entities`
+ * gets its number of representations as its `first`, so armor multiplies the
+ * cost of its selection by it, like a page: each representation is resolved.
  */
 function withEffectivePageSizes(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>, sizes: PageSizes): DocumentNode {
   const typeInfo = new TypeInfo(schema);
@@ -124,6 +173,9 @@ function withEffectivePageSizes(schema: GraphQLSchema, document: DocumentNode, v
     visitWithTypeInfo(typeInfo, {
       Field(node: FieldNode) {
         const definition = typeInfo.getFieldDef();
+        if (definition?.name === '_entities' && typeInfo.getParentType() === schema.getQueryType()) {
+          return { ...node, arguments: [...(node.arguments ?? []), intArgument('first', representationsOf(node, variables))] };
+        }
         if (!definition?.args.some((arg) => arg.name === 'first')) return undefined;
         const given = (node.arguments ?? []).find((arg) => arg.name.value === 'first' || arg.name.value === 'last');
         let effective = sizes.defaultSize;
@@ -138,10 +190,16 @@ function withEffectivePageSizes(schema: GraphQLSchema, document: DocumentNode, v
 
 const VERDICT_CACHE_SIZE = 1_000;
 
+/**
+ * What a verdict depends on besides the document: integer variables (page sizes) and, for `_entities`,
+ * how many representations each variable holds (a list's length; a single object is one).
+ */
 function verdictKey(queryHash: string, variables: Record<string, unknown>): string {
   let key = queryHash;
   for (const [name, value] of Object.entries(variables)) {
     if (typeof value === 'number' && Number.isInteger(value)) key += `|${name}=${value}`;
+    else if (Array.isArray(value)) key += `|${name}#${value.length}`;
+    else if (value !== null && typeof value === 'object') key += `|${name}#1`;
   }
   return key;
 }
@@ -153,9 +211,13 @@ function verdictKey(queryHash: string, variables: Record<string, unknown>): stri
  * document with every connection's effective page size, and still before
  * execution: a rejection makes no platform call.
  *
+ * Federation's `_entities` is bounded the same way, before any platform call:
+ * at most `maxRepresentations` representations per request (each may cost a
+ * platform call of its own), and each one counts the cost of its selection.
+ *
  * Also names the token limit in its parse error, like the other limits.
  */
-export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes): ApolloServerPlugin {
+export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes, maxRepresentations: number): ApolloServerPlugin {
   let rejection: GraphQLError | undefined;
   const costRule = armorRules({
     costLimit: {
@@ -182,8 +244,14 @@ export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes): Apollo
             }
           };
         },
-        async didResolveOperation({ document, schema, request, queryHash }) {
+        async didResolveOperation({ document, operation, schema, request, queryHash }) {
           const variables = request.variables ?? {};
+          const representations = operation ? representationCount(operation, document, variables) : 0;
+          if (representations > maxRepresentations) {
+            throw new GraphQLError(`Query asks _entities for ${representations} representations; at most ${maxRepresentations} are allowed per request`, {
+              extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 }, limit: REPRESENTATIONS_LIMIT_VARIABLE, max: maxRepresentations },
+            });
+          }
           const key = queryHash === undefined ? undefined : verdictKey(queryHash, variables);
           let verdict = key === undefined ? undefined : verdicts.get(key);
           if (verdict === undefined) {

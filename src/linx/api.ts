@@ -1,7 +1,8 @@
-import { capEvidence, type ListDescriptor } from '../connections/index.ts';
+import { capEvidence, type ListDescriptor, type PageRequest, type PageResult } from '../connections/index.ts';
 import { badUserInput } from '../errors.ts';
 import type { LinxBatchFilter, LinxBatchOrder } from '../generated/graphql.ts';
-import type { Query } from '../platform/client.ts';
+import type { PlatformClient, Query } from '../platform/client.ts';
+import { rethrowOnArguments, type ArgumentPaths } from '../platform/errors.ts';
 import { readPage } from '../platform/pages.ts';
 import { PLATFORM_DEFAULT_SORT, sortParams } from '../platform/values.ts';
 import type { LinxBatchRecord } from './records.ts';
@@ -26,6 +27,21 @@ export function linxQuery(filter: LinxBatchFilter, orderBy: readonly LinxBatchOr
   };
 }
 
+/** The argument each query parameter of `linxQuery` comes from, for the platform's field errors. */
+const LINX_ARGUMENTS: ArgumentPaths = {
+  templateId: ['filter', 'templateId'],
+  templateVersionId: ['filter', 'templateVersionId'],
+  search: ['filter', 'search'],
+  status: ['filter', 'status'],
+  sort: ['orderBy'],
+};
+
+/** One page of the list, with the envelope fields that reveal a page-size cap. */
+export async function fetchLinxBatches(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<LinxBatchRecord>> {
+  const body = await client.get('linx.batches', '/v2/linx/workflow-batches', { ...query, page: page.page, size: page.size }).catch(rethrowOnArguments(LINX_ARGUMENTS));
+  return { ...readPage<LinxBatchRecord>(body, client.requestId, { bareArrayAllowed: true }), ...capEvidence(body) };
+}
+
 /**
  * LinX batch search: one-based pages; the answer may be a bare array without totals, so windows
  * look one row ahead for hasNextPage ('sometimes').
@@ -35,8 +51,5 @@ export const linxBatchList: ListDescriptor<LinxBatchRecord> = {
   pageBase: 1,
   totals: 'sometimes',
   defaultSort: PLATFORM_DEFAULT_SORT,
-  async fetch(client, query, page) {
-    const body = await client.get('linx.batches', '/v2/linx/workflow-batches', { ...query, page: page.page, size: page.size });
-    return { ...readPage<LinxBatchRecord>(body, client.requestId, { bareArrayAllowed: true }), ...capEvidence(body) };
-  },
+  fetch: fetchLinxBatches,
 };

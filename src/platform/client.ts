@@ -57,13 +57,16 @@ export class PlatformClient {
   private readonly http: PlatformHttp;
   private readonly gets: DataLoader<string, unknown, string>;
   private readonly routes = new Map<string, string>();
+  /** Stops every call of this request: its deadline, or the caller hanging up (see cancellation.ts). */
+  private readonly signal: AbortSignal | undefined;
   /** Upstream calls this request made (for logs and the benchmark). */
   calls = 0;
 
-  constructor(http: PlatformHttp, authorization: string | undefined, requestId: string) {
+  constructor(http: PlatformHttp, authorization: string | undefined, requestId: string, signal?: AbortSignal) {
     this.http = http;
     this.authorization = authorization;
     this.requestId = requestId;
+    this.signal = signal;
     this.gets = new DataLoader((keys) => Promise.all(keys.map((key) => this.fetchGet(key).catch((error: Error) => error))), {
       // Nothing to batch upstream: the loader is here for per-request dedup of identical GETs.
       batch: false,
@@ -92,7 +95,7 @@ export class PlatformClient {
   async put(route: string, path: string, body: unknown): Promise<unknown> {
     const authorization = this.credentials();
     this.calls++;
-    const response = await this.http.send({ route, method: 'PUT', pathAndQuery: path, authorization, requestId: this.requestId, body });
+    const response = await this.http.send({ route, method: 'PUT', pathAndQuery: path, authorization, requestId: this.requestId, body, signal: this.signal });
     return parseJson(response.body, this.requestId);
   }
 
@@ -108,6 +111,7 @@ export class PlatformClient {
       pathAndQuery,
       authorization: this.credentials(),
       requestId: this.requestId,
+      signal: this.signal,
     });
     return parseJson(response.body, this.requestId);
   }

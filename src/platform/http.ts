@@ -1,9 +1,10 @@
 import http from 'node:http';
 import https from 'node:https';
-import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen } from 'cockatiel';
-import got, { RequestError, TimeoutError, type Got, type Response } from 'got';
+import got, { RequestError, TimeoutError, type Got } from 'got';
 import type { Config } from '../config.ts';
-import { errorFromResponse, transportError } from './errors.ts';
+import { RouteBreakers, type BreakerState } from './breaker.ts';
+import { RequestDeadlineExceeded } from './cancellation.ts';
+import { PlatformError, errorFromResponse, transportError } from './errors.ts';
 
 /** What every upstream call reports, for logs, metrics and traces. */
 export interface UpstreamCallEvent {
@@ -28,6 +29,8 @@ export interface UpstreamRequest {
   authorization: string;
   requestId: string;
   body?: unknown;
+  /** The GraphQL request's deadline and cancellation (see cancellation.ts); stops the call, its retries and their waits. */
+  signal?: AbortSignal;
 }
 
 export interface UpstreamResponse {
@@ -38,14 +41,15 @@ export interface UpstreamResponse {
 /**
  * The single place that talks HTTP to the platform: one got instance with
  * keep-alive agents and a bounded pool, explicit timeouts, retries for reads
- * only, a circuit breaker, and the mapping of every failure to a public code.
- * Created once per process; per-request state lives in PlatformClient.
+ * only, a circuit breaker per platform route, and the mapping of every failure
+ * to a public code. Created once per process; per-request state lives in
+ * PlatformClient.
  */
 export class PlatformHttp {
   readonly baseUrl: string;
   readonly agents: { http: http.Agent; https: https.Agent };
   private readonly got: Got;
-  private readonly breaker;
+  private readonly breakers: RouteBreakers;
   private readonly observers: UpstreamObserver[] = [];
 
   constructor(baseUrl: string, settings: Config['upstream']) {
@@ -84,28 +88,22 @@ export class PlatformHttp {
       decompress: true,
       responseType: 'text',
     });
-    this.breaker = circuitBreaker(
-      handleWhen((error) => error instanceof RequestError).orWhenResult((response) => (response as Response).statusCode >= 500),
-      { halfOpenAfter: settings.breakerCooldownMs, breaker: new ConsecutiveBreaker(settings.breakerThreshold) },
-    );
+    this.breakers = new RouteBreakers({ threshold: settings.breakerThreshold, cooldownMs: settings.breakerCooldownMs });
   }
 
-  /** 'closed', 'open' or 'half-open', for readiness and metrics. */
-  get breakerState(): 'closed' | 'open' | 'half-open' | 'isolated' {
-    switch (this.breaker.state) {
-      case CircuitState.Closed:
-        return 'closed';
-      case CircuitState.Open:
-        return 'open';
-      case CircuitState.HalfOpen:
-        return 'half-open';
-      default:
-        return 'isolated';
-    }
+  /** The most severe state of any route's breaker ('open' when at least one is open), for metrics. */
+  get breakerState(): BreakerState {
+    return this.breakers.worst();
   }
 
-  onBreakerStateChange(listener: (state: string) => void): void {
-    this.breaker.onStateChange(() => listener(this.breakerState));
+  /** Routes whose breaker is not closed (open or half-open), for readiness. */
+  breakerStates(): Record<string, Exclude<BreakerState, 'closed'>> {
+    return this.breakers.notClosed();
+  }
+
+  /** Called on every transition of any route's breaker. */
+  onBreakerStateChange(listener: (state: BreakerState, route: string) => void): void {
+    this.breakers.onStateChange(listener);
   }
 
   observe(observer: UpstreamObserver): void {
@@ -117,16 +115,29 @@ export class PlatformHttp {
     const started = performance.now();
     let retries = 0;
     let status = 0;
+    const breaker = this.breakers.for(request.route);
     try {
-      const response = await this.breaker.execute(() =>
-        this.got(this.baseUrl + request.pathAndQuery, {
+      // A call queued behind others (a loader's concurrency limit) may start after its request was stopped.
+      if (request.signal?.aborted) throw request.signal.reason;
+      if (!breaker.admit()) throw transportError('breaker', request.requestId, 'circuit open');
+      let response;
+      try {
+        response = await this.got(this.baseUrl + request.pathAndQuery, {
           method: request.method,
           headers: { authorization: request.authorization, 'x-request-id': request.requestId, accept: 'application/json' },
           json: request.body,
-        }),
-      );
+          signal: request.signal,
+        });
+      } catch (error) {
+        // A stopped call says nothing about the platform's health.
+        if (request.signal?.aborted) breaker.released();
+        else breaker.failed();
+        throw error;
+      }
       status = response.statusCode;
       retries = response.retryCount;
+      if (status >= 500) breaker.failed();
+      else breaker.succeeded();
       if (status < 200 || status >= 300) {
         throw errorFromResponse(
           { status, body: response.body, contentType: response.headers['content-type'], retryAfter: response.headers['retry-after'] },
@@ -138,17 +149,21 @@ export class PlatformHttp {
       return { status, body: response.body };
     } catch (error) {
       if (error instanceof RequestError) retries = error.request?.retryCount ?? retries;
-      const mapped = this.mapFailure(error, request.requestId, status);
+      const mapped = this.mapFailure(error, request, status);
       this.emit(request, status, started, retries, String(mapped.extensions.code));
       throw mapped;
     }
   }
 
-  private mapFailure(error: unknown, requestId: string, status: number) {
-    if (error instanceof BrokenCircuitError) return transportError('breaker', requestId, 'circuit open');
+  private mapFailure(error: unknown, request: UpstreamRequest, status: number): PlatformError {
+    const { requestId } = request;
+    if (error instanceof PlatformError) return error;
+    if (request.signal?.aborted) {
+      const reason: unknown = request.signal.reason;
+      return reason instanceof RequestDeadlineExceeded ? transportError('timeout', requestId, reason.message) : transportError('cancelled', requestId, 'the caller closed the connection');
+    }
     if (error instanceof TimeoutError) return transportError('timeout', requestId, `${error.event} timeout`);
     if (error instanceof RequestError) return transportError('network', requestId, error.code ?? 'connection failed');
-    if (error && typeof error === 'object' && 'extensions' in error) return error as ReturnType<typeof transportError>;
     return transportError('network', requestId, 'unexpected failure', status || undefined);
   }
 

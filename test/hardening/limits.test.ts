@@ -175,6 +175,67 @@ describe('abusive operations are refused before execution', () => {
     expectRefused(await send({ query }), 'GRAPHQL_VALIDATION_FAILED', 'MAX_QUERY_COST', /^Query cost limit/);
   });
 
+  describe('federation _entities', () => {
+    const ENTITIES = 'query($representations: [_Any!]!) { _entities(representations: $representations) { ... on FinancialAccount { id } } }';
+    const accounts = (n: number) => Array.from({ length: n }, (_, i) => ({ __typename: 'FinancialAccount', id: `fa-${i}` }));
+    const documents = (n: number) => Array.from({ length: n }, (_, i) => ({ __typename: 'Document', id: `doc-${i}` }));
+    const CAP = /^Query asks _entities for (\d+) representations; at most 25 are allowed per request$/;
+
+    it('refuses more than MAX_ENTITY_REPRESENTATIONS (25) representations before any platform call, however they are sent', async () => {
+      const acceptances = 'query($r: [_Any!]!) { _entities(representations: $r) { ... on FinancialAccount { documentAcceptances(first: 100) { nodes { id } } } } }';
+      const refusals = [
+        await send({ query: acceptances, variables: { r: accounts(1000) } }),
+        await send({ query: 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Document { id name } } }', variables: { r: documents(1400) } }),
+        await send({ query: ENTITIES, variables: { representations: accounts(26) } }),
+        await send({ query: `{ _entities(representations: [${accounts(26).map((a) => `{ __typename: "FinancialAccount", id: "${a.id}" }`).join(', ')}]) { __typename } }` }),
+        // Split over aliases and fragments, they still add up.
+        await send({
+          query: 'query($a: [_Any!]!, $b: [_Any!]!) { a: _entities(representations: $a) { __typename } ... on Query { b: _entities(representations: $b) { __typename } } ...More } fragment More on Query { c: _entities(representations: [{ __typename: "FinancialAccount", id: "x" }]) { __typename } }',
+          variables: { a: accounts(13), b: accounts(12) },
+        }),
+      ];
+      const counts = refusals.map((response) => {
+        expectRefused(response, 'GRAPHQL_VALIDATION_FAILED', 'MAX_ENTITY_REPRESENTATIONS', CAP);
+        expect(response.json!.errors![0]!.extensions!.max).toBe(25);
+        return Number(CAP.exec(response.json!.errors![0]!.message)![1]);
+      });
+      expect(counts).toEqual([1000, 1400, 26, 26, 26]);
+    });
+
+    it('answers 25 representations', async () => {
+      const response = await send({ query: ENTITIES, variables: { representations: accounts(25) } });
+      expect([response.status, response.json?.errors]).toEqual([200, undefined]);
+      expect(response.json?.data).toEqual({ _entities: accounts(25).map(({ id }) => ({ id })) });
+    });
+
+    it('counts each representation at the cost of its selection', async () => {
+      const query = `query($r: [_Any!]!) { _entities(representations: $r) { ... on FinancialAccount {
+        documentAcceptances(first: 100) { totalCount nodes { id documentId documentVersion accepted respondedAt acceptorId } } } } }`;
+      const one = await send({ query, variables: { r: [{ __typename: 'FinancialAccount', id: financialAccountId }] } });
+      expect([one.status, one.json?.errors]).toEqual([200, undefined]);
+      // 17 × 3004: the verdict for one representation is not reused for seventeen.
+      stack.sandbox.resetRequests();
+      expectRefused(await send({ query, variables: { r: accounts(17) } }), 'GRAPHQL_VALIDATION_FAILED', 'MAX_QUERY_COST', /^Query cost limit of 50000 exceeded, found 51068\.$/);
+    });
+
+    it('prices each _entities field by its own representations, not by the total', async () => {
+      const query = `query($a: [_Any!]!, $b: [_Any!]!) {
+        a: _entities(representations: $a) { ... on FinancialAccount { documentAcceptances(first: 100) { totalCount nodes { id documentId documentVersion accepted respondedAt acceptorId } } } }
+        b: _entities(representations: $b) { __typename } }`;
+      const cheap = await send({ query, variables: { a: [{ __typename: 'FinancialAccount', id: financialAccountId }], b: accounts(16) } });
+      expect([cheap.status, cheap.json?.errors]).toEqual([200, undefined]);
+      stack.sandbox.resetRequests();
+      // The same total of 17, now all on the costly field.
+      expectRefused(await send({ query, variables: { a: accounts(17), b: [] } }), 'GRAPHQL_VALIDATION_FAILED', 'MAX_QUERY_COST', /^Query cost limit of 50000 exceeded, found 51071\.5\.$/);
+    });
+
+    it('has a default of 25, read from MAX_ENTITY_REPRESENTATIONS', () => {
+      expect(testConfig().maxEntityRepresentations).toBe(25);
+      expect(testConfig({ MAX_ENTITY_REPRESENTATIONS: '100' }).maxEntityRepresentations).toBe(100);
+      expect(() => testConfig({ MAX_ENTITY_REPRESENTATIONS: '0' })).toThrow(/MAX_ENTITY_REPRESENTATIONS/);
+    });
+  });
+
   it('refuses a page size over PAGE_SIZE_MAX in the connection, before any platform call', async () => {
     const response = await send({ query: '{ exceptions(first: 101) { nodes { id } } }' });
     expect(response.status).toBe(200);

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { testConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
+import { accountOf } from '../support/expected.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
 const INBOX = '{ exceptions(first: 1) { nodes { id } } }';
@@ -39,15 +40,31 @@ describe('GET /readyz', () => {
     expect([health.status, await health.json()]).toEqual([200, { status: 'ok' }]);
   });
 
-  it('is 503 while the circuit breaker is open, though the platform accepts connections', async () => {
-    const s = await stack({ READY_CACHE_MS: '0', UPSTREAM_RETRY_LIMIT: '0', UPSTREAM_BREAKER_THRESHOLD: '1', UPSTREAM_BREAKER_COOLDOWN_MS: '60000' });
-    s.sandbox.faults.set('exceptions', { status: 503 });
-    await s.gql(INBOX);
+  it('stays ready while one route\'s breaker is open, names that route, and every other route keeps answering', async () => {
+    // The production defaults (5 consecutive failures), with a cool-down longer than the test.
+    const s = await stack({ READY_CACHE_MS: '0', UPSTREAM_BREAKER_COOLDOWN_MS: '60000' });
+    s.sandbox.faults.set('exceptions', { status: 500 });
+    for (let i = 0; i < 5; i++) expect((await s.gql(INBOX)).body.errors?.[0]?.message).toBe('The platform failed to answer (HTTP 500)');
+
     expect(await readyz(s.gateway.url)).toEqual({
-      status: 503,
-      body: { status: 'unavailable', reason: 'circuit open', breaker: 'open' },
+      status: 200,
+      body: { status: 'ready', breaker: 'open', upstream: 'reachable', routes: { exceptions: 'open' } },
       cacheControl: 'no-store',
     });
+
+    // Another tenant's document: its route has its own breaker, still closed.
+    const document = s.sandbox.store.documents(accountOf(s.sandbox, s.globex))[0]!;
+    s.sandbox.resetRequests();
+    const answer = await s.gql('query($id: ID!) { document(id: $id) { id name } }', { id: document.id }, { token: s.globex });
+    expect(answer.body).toEqual({ data: { document: { id: document.id, name: document.name } } });
+    expect(s.platformCalls().map((r) => [r.method, r.path])).toEqual([['GET', `/v1/documents/${document.id}`]]);
+
+    // The failing route itself fails fast, without a platform call.
+    s.sandbox.resetRequests();
+    const paused = await s.gql(INBOX);
+    expect(paused.body.errors?.[0]?.message).toBe('The platform is failing; calls are paused for a short cool-down');
+    expect(paused.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_ERROR');
+    expect(s.platformCalls()).toEqual([]);
   });
 
   describe('probe', () => {

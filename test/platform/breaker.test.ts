@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { PlatformClient } from '../../src/platform/client.ts';
 import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
-import { TOKEN, closedPort, eventsOf, failure, json, startServer, upstreamSettings, type Handler, type TestServer } from './support.ts';
+import { TOKEN, closedPort, eventsOf, eventually, failure, json, startServer, upstreamSettings, type Handler, type TestServer } from './support.ts';
 
 const REQUEST_ID = 'req-breaker-1';
 const THRESHOLD = 3;
@@ -173,3 +173,72 @@ describe('circuit breaker', () => {
     expect(wire.http.breakerState).toBe('closed');
   });
 });
+
+describe('one breaker per platform route', () => {
+  const exceptions = (platform: PlatformHttp) => new PlatformClient(platform, TOKEN, REQUEST_ID).get('exceptions.list', '/exceptions');
+
+  it('a route failing opens only its own breaker: other routes are still called', async () => {
+    const wire = await setup();
+    const routes: string[] = [];
+    wire.http.onBreakerStateChange((state, route) => routes.push(`${route}:${state}`));
+    await tripWith(wire.http, 500);
+
+    status = 200;
+    await expect(exceptions(wire.http)).resolves.toEqual(RECORD);
+    expect((await failure(call(wire.http))).message).toBe('The platform is failing; calls are paused for a short cool-down');
+    expect(wire.server.requests.map((r) => r.url)).toEqual([...Array<string>(THRESHOLD).fill('/v1/documents/d1'), '/exceptions']);
+    expect(routes).toEqual(['documents:open']);
+    expect(wire.http.breakerStates()).toEqual({ documents: 'open' });
+    expect(wire.http.breakerState).toBe('open');
+  });
+
+  it('failures of different routes do not add up', async () => {
+    const wire = await setup();
+    status = 502;
+    for (let i = 0; i < THRESHOLD - 1; i++) {
+      await failure(call(wire.http));
+      await failure(exceptions(wire.http));
+    }
+    expect(wire.http.breakerStates()).toEqual({});
+    expect(wire.http.breakerState).toBe('closed');
+    expect(wire.server.requests).toHaveLength(2 * (THRESHOLD - 1));
+  });
+});
+
+describe('calls stopped by their request', () => {
+  const stoppable = (platform: PlatformHttp, signal: AbortSignal) =>
+    new PlatformClient(platform, TOKEN, REQUEST_ID, signal).get('documents.get', '/v1/documents/d1');
+
+  it('never count as failures, however many there are', async () => {
+    const wire = await setup(() => {}, { UPSTREAM_RESPONSE_TIMEOUT_MS: '60000', UPSTREAM_REQUEST_TIMEOUT_MS: '60000' });
+    for (let i = 0; i < THRESHOLD + 2; i++) {
+      const controller = new AbortController();
+      const pending = failure(stoppable(wire.http, controller.signal));
+      await eventually(() => wire.server.requests.length === i + 1);
+      controller.abort(new Error('caller gone'));
+      expect((await pending).extensions.code).toBe('CANCELLED');
+    }
+    expect(wire.http.breakerState).toBe('closed');
+    expect(transitions).toEqual([]);
+  });
+
+  it('a stopped probe leaves the breaker half-open, and the next call probes', async () => {
+    const wire = await setup();
+    await tripWith(wire.http, 500);
+    await sleep(COOL_DOWN_MS + 30);
+    wire.server.handle(() => {});
+    const controller = new AbortController();
+    const probe = failure(stoppable(wire.http, controller.signal));
+    await eventually(() => wire.server.requests.length === THRESHOLD + 1);
+    controller.abort(new Error('caller gone'));
+    expect((await probe).extensions.code).toBe('CANCELLED');
+    expect(wire.http.breakerState).toBe('half-open');
+
+    wire.server.handle(byStatus);
+    status = 200;
+    await expect(call(wire.http)).resolves.toEqual(RECORD);
+    expect(transitions).toEqual(['open', 'half-open', 'closed']);
+    expect(wire.server.requests).toHaveLength(THRESHOLD + 2);
+  });
+});
+

@@ -110,6 +110,62 @@ describe('credentials', () => {
       expect(error.message).toBe(`The platform rejected the access token (HTTP 401): ${'x'.repeat(180)} token [REDACTED] re`);
       expect(error.message).not.toContain(TOKEN_SECRET.slice(0, 8));
     });
+
+    describe('pieces and encodings of it', () => {
+      const ENCODED = 'Bearer abc/def+ghi/jkl==';
+      const rejected = async (body: string, authorization = TOKEN, contentType = 'text/plain') => {
+        const scope = nock(PLATFORM_URL).get('/v1/documents/d1').reply(401, body, { 'content-type': contentType });
+        const error = await failure(new PlatformClient(http, authorization, REQUEST_ID).get('documents.get', '/v1/documents/d1'));
+        scope.done();
+        return error;
+      };
+      const said = (text: string) => `The platform rejected the access token (HTTP 401): ${text}`;
+
+      it('the token minus its last characters', async () => {
+        expect((await rejected(`Invalid token ${TOKEN_SECRET.slice(0, -3)}`)).message).toBe(said('Invalid token [REDACTED]'));
+      });
+
+      it('any 8 characters of it in a row, wherever they sit in the message', async () => {
+        const middle = TOKEN_SECRET.slice(20, 28);
+        expect((await rejected(`bad signature part x${middle}y near "${TOKEN_SECRET.slice(-9)}"`)).message).toBe(said('bad signature part x[REDACTED]y near "[REDACTED]"'));
+      });
+
+      it('7 characters in a row are not an echo (a message may share short words with a token)', async () => {
+        expect((await rejected(`Invalid token ${TOKEN_SECRET.slice(0, 7)}`)).message).toBe(said(`Invalid token ${TOKEN_SECRET.slice(0, 7)}`));
+      });
+
+      it('percent-encoded, in either hex case, fully or partly, and cut short', async () => {
+        const secret = ENCODED.slice('Bearer '.length);
+        const everyByte = [...secret].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');
+        for (const echo of [encodeURIComponent(secret), encodeURIComponent(secret).toLowerCase(), everyByte, encodeURIComponent(secret).slice(0, -6)]) {
+          const error = await rejected(`token=${echo}; rejected`, ENCODED);
+          expect(error.message).toBe(said('token=[REDACTED]; rejected'));
+        }
+      });
+
+      it('in every text of a shape B body: message, trace id, error code, field errors', async () => {
+        const piece = TOKEN_SECRET.slice(5, 30);
+        const body = json({
+          timestamp: 't',
+          traceId: `trace-${piece}`,
+          message: `Rejected ${encodeURIComponent(piece)}`,
+          errorCode: `BAD_${piece}`,
+          errors: [{ path: `headers.${piece}`, message: `${piece} is malformed`, errorCode: 'FORMAT' }],
+        });
+        const scope = nock(PLATFORM_URL).get('/v1/documents/d1').reply(422, body, { 'content-type': 'application/json' });
+        const error = await failure(new PlatformClient(http, TOKEN, REQUEST_ID).get('documents.get', '/v1/documents/d1'));
+        scope.done();
+        expect(error.message).toBe('The platform rejected the request (HTTP 422): Rejected [REDACTED]');
+        expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', requestId: REQUEST_ID, upstream: { status: 422, traceId: 'trace-[REDACTED]', errorCode: 'BAD_[REDACTED]' } });
+        expect(error.fieldErrors).toEqual([{ path: 'headers.[REDACTED]', message: '[REDACTED] is malformed', errorCode: 'FORMAT' }]);
+      });
+
+      it('in a long plain-text message, before it is cut to length', async () => {
+        const echo = encodeURIComponent(ENCODED.slice('Bearer '.length));
+        const error = await rejected(`${'x'.repeat(185)} ${echo} tail`, ENCODED);
+        expect(error.message).toBe(said(`${'x'.repeat(185)} [REDACTED] tai`));
+      });
+    });
   });
 });
 

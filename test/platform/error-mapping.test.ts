@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import nock from 'nock';
+import { exceptionsQuery, fetchExceptions } from '../../src/exceptions/api.ts';
 import { PlatformClient } from '../../src/platform/client.ts';
 import { errorFromResponse, parseErrorBody, retryAfterSeconds } from '../../src/platform/errors.ts';
 import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
@@ -288,5 +289,45 @@ describe('mapping functions', () => {
     expect(unavailable.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: 'r1', upstream: { status: 503 } });
     const limited = errorFromResponse({ status: 429, body: '', retryAfter: '30' }, 'r2');
     expect(limited.extensions).toEqual({ code: 'RATE_LIMITED', requestId: 'r2', upstream: { status: 429 }, retryAfter: 30 });
+  });
+});
+
+describe('field errors of a list request, addressed to GraphQL arguments', () => {
+  it('maps each parameter to its argument (indexed or dotted paths too); a parameter no argument sets has field null', async () => {
+    const body = {
+      timestamp: TIMESTAMP,
+      traceId: 'trace-list',
+      message: 'Request validation failed',
+      errorCode: 'VALIDATION_ERROR',
+      errors: [
+        { path: 'createdDateFrom', message: 'is not a date', errorCode: 'INVALID_FORMAT' },
+        { path: 'status[1]', message: 'must be one of NEW', errorCode: 'INVALID_VALUE' },
+        { path: 'page', message: 'must be at least 0', errorCode: 'OUT_OF_RANGE' },
+      ],
+    };
+    const scope = nock(PLATFORM_URL).get('/exceptions').query(true).reply(400, json(body), { 'content-type': 'application/json' });
+
+    const error = await failure(fetchExceptions(client, exceptionsQuery({ createdFrom: '2026-03-01T00:00:00' }, null), { page: 0, size: 5 }));
+
+    scope.done();
+    expect(error.message).toBe('The platform rejected the request (HTTP 400): Request validation failed');
+    expect(error.extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      requestId: REQUEST_ID,
+      upstream: { status: 400, traceId: 'trace-list', errorCode: 'VALIDATION_ERROR' },
+      field: ['filter', 'createdFrom'],
+      fieldErrors: [
+        { field: ['filter', 'createdFrom'], message: 'is not a date', code: 'INVALID_FORMAT' },
+        { field: ['filter', 'status'], message: 'must be one of NEW', code: 'INVALID_VALUE' },
+        { field: null, message: 'must be at least 0', code: 'OUT_OF_RANGE' },
+      ],
+    });
+  });
+
+  it('leaves other failures untouched', async () => {
+    const scope = nock(PLATFORM_URL).get('/exceptions').query(true).reply(400, json(shapeA('trace-a', 'Bad Request', 'No')), { 'content-type': 'application/json' });
+    const error = await failure(fetchExceptions(client, exceptionsQuery(null, null), { page: 0, size: 5 }));
+    scope.done();
+    expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', requestId: REQUEST_ID, upstream: { status: 400, traceId: 'trace-a' } });
   });
 });
