@@ -175,10 +175,14 @@ async function fill<T>(list: ListKnowledge<T>, window: Window, settings: Setting
     if (before !== undefined) {
       await fresh.fetch(planPages(missing - 1, end - missing + 1, pageSizeLimit(list, settings)));
       const joined = locateJoin(fresh, before, missing - 1, 'after', settings.order);
+      // Rows that cannot be joined for certain are not served: the page ends before them, with
+      // hasNextPage telling the client to go on from there.
+      if (joined === null) return;
       list.adopt(fresh, joined + 1, missing - 1 - joined);
     } else if (after !== null) {
       await fresh.fetch(planPages(missing, after + 1 - missing, pageSizeLimit(list, settings)));
       const joined = locateJoin(fresh, list.at(after) as T, after, 'before', settings.order);
+      if (joined === null) return;
       list.adopt(fresh, 0, after - joined, joined);
     }
   }
@@ -191,18 +195,15 @@ function nextSeen<T>(list: ListKnowledge<T>, from: number, to: number): number |
 }
 
 /**
- * Where `record`, last seen at `position`, is in `fresh`: by id, else by its sort values, else where
- * it was. `side` says which side of the gap the record bounds, as for cursors.
+ * Where `record`, last seen at `position`, is in `fresh`: by id, else by its sort values when the
+ * rows of `fresh` bracket them; null when neither tells for certain. `side` says which side of the
+ * gap the record bounds, as for cursors.
  */
-function locateJoin<T>(fresh: ListKnowledge<T>, record: T, position: number, side: 'after' | 'before', order: readonly SortKey[]): number {
+function locateJoin<T>(fresh: ListKnowledge<T>, record: T, position: number, side: 'after' | 'before', order: readonly SortKey[]): number | null {
   const anchor = anchorOf(record, order);
   const byId = fresh.positionOf(anchor.id, idOf);
   if (byId !== null) return byId;
-  const byKeys = locateByKeys(fresh, { side, cursor: { position, anchor } }, order);
-  if (byKeys !== null) return byKeys.position;
-  // The first new row already follows the vanished record: it takes its successor's place.
-  const first = fresh.at(position);
-  return side === 'after' && first !== undefined && anchor.keys !== null && compareToAnchor(first, anchor.keys, order) > 0 ? position - 1 : position;
+  return locateByKeys(fresh, { side, cursor: { position, anchor } }, order)?.position ?? null;
 }
 
 /** An anchored cursor of the request: which side of the window it bounds, and what it carries. */
@@ -391,7 +392,7 @@ export async function paginate<T>(
   }
   await fill(list, window, settings, fetchPage);
 
-  const nodes = distinct(list.run(window.start, window.end), settings);
+  const nodes = list.run(window.start, window.end);
   const hasNextPage = await list.settleExistsFrom(window.start + nodes.length);
   const hasPreviousPage = window.start > 0 && (await list.settleExistsFrom(0));
   const edges = edgesOf(nodes, window.start, settings);
@@ -406,21 +407,6 @@ export async function paginate<T>(
     },
     totalCount: list.total,
   };
-}
-
-/**
- * Rows joined from two calls of one request between which the list changed can hold a record twice;
- * with anchors, a page never does. Without an order, records are served as read.
- */
-function distinct<T>(nodes: T[], settings: Settings): T[] {
-  if (settings.order === null) return nodes;
-  const seen = new Set<string>();
-  return nodes.filter((node) => {
-    const id = idOf(node);
-    if (seen.has(id)) return false;
-    seen.add(id);
-    return true;
-  });
 }
 
 function edgesOf<T>(nodes: T[], start: number, settings: Settings) {
