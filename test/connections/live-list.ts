@@ -50,6 +50,11 @@ export class LiveList {
     return new Set([...this.#initial].filter((id) => !this.#left.has(id)));
   }
 
+  /** Ids of every row, visible or not, in the list's order (what `at` of a change picks from). */
+  allIds(): string[] {
+    return this.#rows.map((row) => row.id);
+  }
+
   /** The filtered list: what the platform returns pages of. */
   visible(): LiveRow[] {
     return this.#rows.filter((row) => row.status === 'NEW');

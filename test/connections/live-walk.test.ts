@@ -126,3 +126,52 @@ describe('walking a list that changes between pages', () => {
     );
   });
 });
+
+describe('the walks that went wrong with positional cursors', () => {
+  const ORDERED = { order: LIVE_ORDER };
+
+  /** Walks `first: 10` forward over 60 rows, making `changes[i]` before page i + 2; returns the ids served. */
+  async function walkTen(changes: ((live: LiveList, served: string[]) => void)[], anchored: boolean): Promise<string[]> {
+    const live = new LiveList(60);
+    const fetchPage = live.fetchPage(0, true);
+    const options: PagingOptions = { pageBase: 0, defaultSize: 20, maxSize: 100, upstreamMaxPageSize: 100, binding: 'live', totals: 'always', ...(anchored ? ORDERED : {}) };
+    const served: string[] = [];
+    let after: string | null = null;
+    for (let page = 0; ; page++) {
+      if (page > 0) changes[page - 1]?.(live, served);
+      const connection: Connection<LiveRow> = await paginate({ first: 10, after }, options, fetchPage);
+      served.push(...connection.nodes.map((row) => row.id));
+      if (!connection.pageInfo.hasNextPage) return served;
+      after = connection.pageInfo.endCursor;
+    }
+  }
+
+  const arrive = (count: number) => (live: LiveList) => {
+    for (let index = 0; index < count; index++) live.apply({ kind: 'insert', at: 0, visible: true });
+  };
+  // A status change moves a row out of the list (which holds status NEW only): here, the earliest
+  // served rows still in it, as operators resolve work items they have seen.
+  const resolveServed = (count: number) => (live: LiveList, served: string[]) => {
+    const listed = new Set(live.visible().map((row) => row.id));
+    for (const id of served.filter((candidate) => listed.has(candidate)).slice(0, count)) {
+      const at = live.allIds().indexOf(id);
+      live.apply({ kind: 'toggle-status', at: (at + 0.5) / live.allIds().length });
+    }
+  };
+  const seeded = new LiveList(60).visible().map((row) => row.id);
+
+  it('returns no row twice when 3 rows arrive after page 1 and 2 more after page 3', async () => {
+    const changes = [arrive(3), undefined, arrive(2)].map((change) => change ?? (() => undefined));
+    const positional = await walkTen(changes, false);
+    expect(positional.length - new Set(positional).size).toBe(5);
+    expect(await walkTen(changes, true)).toEqual(seeded);
+  });
+
+  it('misses no row when 2 served rows leave the list after page 1 and 2 more after page 2', async () => {
+    const changes = [resolveServed(2), resolveServed(2)];
+    const positional = await walkTen(changes, false);
+    expect(seeded.filter((id) => !positional.includes(id))).toEqual(['r0010', 'r0011', 'r0022', 'r0023']);
+    // Every row once: the resolved ones were served before they left.
+    expect(await walkTen(changes, true)).toEqual(seeded);
+  });
+});
