@@ -1,4 +1,6 @@
+import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { createLogger } from '../../src/logger.ts';
 import type { ExceptionRecord } from '../../sandbox/data/records.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { accountOf } from '../support/expected.ts';
@@ -148,9 +150,37 @@ describe('walks over a list that changes underneath them', () => {
   });
 });
 
+/** Every log line the gateway writes, parsed. */
+class LogLines extends Writable {
+  readonly lines: Record<string, unknown>[] = [];
+  override _write(chunk: Buffer, _encoding: string, done: () => void) {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) this.lines.push(JSON.parse(line) as Record<string, unknown>);
+    done();
+  }
+}
+
+describe('telling how a cursor was found again', () => {
+  it('logs and counts a cursor whose record moved', async () => {
+    const log = new LogLines();
+    stack = await startStack({}, { live: true, liveIntervalMs: 0 }, createLogger('info', { destination: log }));
+    const s = stack;
+    const first = await fetchConnection(s.gql, PAGE, 'exceptions', { first: 10 });
+    s.sandbox.live.step();
+    // One exception arrived at the head: the cursor's record is one row further down.
+    const second = await fetchConnection(s.gql, PAGE, 'exceptions', { first: 10, after: first.pageInfo.endCursor });
+    expect(idsOf(second)).toEqual(ids(listNow(s)).slice(11, 21));
+    const lines = log.lines.filter((line) => line.msg === 'cursor record was not where the cursor left it');
+    expect(lines.map((line) => [line.list, line.anchor, typeof line.requestId])).toEqual([['exceptions', 'moved', 'string']]);
+    const metrics = await (await fetch(`${s.gateway.url}/metrics`)).text();
+    expect(metrics).toContain('connection_cursor_anchors_total{list="exceptions",outcome="moved"} 1');
+    expect(metrics).not.toContain('outcome="exact"');
+  });
+});
+
 describe('a platform that silently serves fewer rows than asked', () => {
   it('learns the cap from the envelope, re-plans with it and returns exact windows', async () => {
-    stack = await startStack({}, { maxPageSize: 25 });
+    const log = new LogLines();
+    stack = await startStack({}, { maxPageSize: 25 }, createLogger('info', { destination: log }));
     const s = stack;
     const all = ids(listNow(s));
 
@@ -176,6 +206,8 @@ describe('a platform that silently serves fewer rows than asked', () => {
 
     const metrics = await (await fetch(`${s.gateway.url}/metrics`)).text();
     expect(metrics).toContain('upstream_page_size_cap{list="exceptions"} 25');
+    // Said once, when learned.
+    expect(log.lines.filter((line) => line.pageCap !== undefined).map((line) => [line.level, line.list, line.pageCap])).toEqual([[40, 'exceptions', 25]]);
     expect(metrics).toContain('connection_cursor_anchors_total{list="exceptions",outcome="exact"} 1');
   });
 
