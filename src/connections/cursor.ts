@@ -90,59 +90,143 @@ const VALUE_PLATFORM_TIME = 5;
 const VALUE_ID = 6;
 const NO_KEYS = 255;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 function platformTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 23)}+0000`;
 }
 
-/** Epoch milliseconds of a platform timestamp whose text they reproduce exactly; null otherwise. */
-function packableTime(text: string): number | null {
-  if (text.length !== 28 || !text.endsWith('+0000')) return null;
-  const ms = Date.parse(`${text.slice(0, 23)}Z`);
-  return Number.isFinite(ms) && platformTime(ms) === text ? ms : null;
+/** The digit at `index` of `text`, or -1. */
+function digit(text: string, index: number): number {
+  const code = text.charCodeAt(index) - 48;
+  return code >= 0 && code <= 9 ? code : -1;
 }
 
+/** The number written with the digits at [from, to) of `text`, or -1 when one is not a digit. */
+function digits(text: string, from: number, to: number): number {
+  let value = 0;
+  for (let index = from; index < to; index++) {
+    const next = digit(text, index);
+    if (next < 0) return -1;
+    value = value * 10 + next;
+  }
+  return value;
+}
+
+/**
+ * Epoch milliseconds of a platform timestamp (yyyy-MM-ddTHH:mm:ss.SSS+0000) whose text they
+ * reproduce exactly; null otherwise (other forms, impossible dates, years before 1000 that
+ * Date.UTC would move to the 1900s). Read by hand: this runs once per edge of every page.
+ */
+function packableTime(text: string): number | null {
+  // yyyy-MM-ddTHH:mm:ss.SSS+0000: the separators at their places.
+  if (text.length !== 28 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84) return null;
+  if (text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58 || text.charCodeAt(19) !== 46 || !text.endsWith('+0000')) return null;
+  const year = digits(text, 0, 4);
+  const month = digits(text, 5, 7);
+  const day = digits(text, 8, 10);
+  const hour = digits(text, 11, 13);
+  const minute = digits(text, 14, 16);
+  const second = digits(text, 17, 19);
+  const milli = digits(text, 20, 23);
+  if (year < 1000 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || milli < 0) return null;
+  if (day > daysIn(year, month)) return null;
+  return Date.UTC(year, month - 1, day, hour, minute, second, milli);
+}
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysIn(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : (MONTH_DAYS[month - 1] as number);
+}
+
+/** The value of a lower-case hex digit, or -1. */
+function hexDigit(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48;
+  if (code >= 97 && code <= 102) return code - 87;
+  return -1;
+}
+
+/** Writes into one buffer reused for every cursor of an encoder: encoding allocates nothing else. */
 class Writer {
-  readonly #bytes: number[] = [];
+  readonly #buffer: Buffer;
+  #offset = 0;
+
+  constructor(buffer: Buffer) {
+    this.#buffer = buffer;
+  }
+
+  /** Bytes written; a write past the end is dropped and makes this larger than the buffer. */
+  get length(): number {
+    return this.#offset;
+  }
+
+  get full(): boolean {
+    return this.#offset > this.#buffer.length;
+  }
 
   byte(value: number): void {
-    this.#bytes.push(value);
+    if (this.#offset < this.#buffer.length) this.#buffer[this.#offset] = value;
+    this.#offset++;
   }
 
   varint(value: number): void {
     let rest = value;
     while (rest >= 0x80) {
-      this.#bytes.push((rest % 0x80) | 0x80);
+      this.byte((rest % 0x80) | 0x80);
       rest = Math.floor(rest / 0x80);
     }
-    this.#bytes.push(rest);
+    this.byte(rest);
   }
 
-  bytes(buffer: Uint8Array): void {
-    for (const byte of buffer) this.#bytes.push(byte);
+  bytes(source: Uint8Array): void {
+    if (this.#offset + source.length <= this.#buffer.length) this.#buffer.set(source, this.#offset);
+    this.#offset += source.length;
+  }
+
+  /**
+   * A UUID's 16 bytes from its canonical lower-case text; false, with nothing written, when `id` is
+   * not one (it then travels as text).
+   */
+  uuid(id: string): boolean {
+    if (id.length !== 36) return false;
+    const start = this.#offset;
+    for (let index = 0; index < 36; index += 2) {
+      if (index === 8 || index === 13 || index === 18 || index === 23) {
+        if (id.charCodeAt(index) !== 45) break;
+        index++;
+      }
+      const high = hexDigit(id.charCodeAt(index));
+      const low = hexDigit(id.charCodeAt(index + 1));
+      if (high < 0 || low < 0) break;
+      this.byte(high * 16 + low);
+    }
+    if (this.#offset - start === 16) return true;
+    this.#offset = start;
+    return false;
   }
 
   text(value: string): void {
-    const encoded = Buffer.from(value, 'utf8');
-    this.varint(encoded.length);
-    this.bytes(encoded);
+    const length = Buffer.byteLength(value, 'utf8');
+    this.varint(length);
+    if (this.#offset + length <= this.#buffer.length) this.#buffer.write(value, this.#offset, 'utf8');
+    this.#offset += length;
   }
 
   float(value: number): void {
-    const buffer = Buffer.alloc(8);
-    buffer.writeDoubleBE(value);
-    this.bytes(buffer);
+    if (this.#offset + 8 <= this.#buffer.length) this.#buffer.writeDoubleBE(value, this.#offset);
+    this.#offset += 8;
   }
 
-  get length(): number {
-    return this.#bytes.length;
+  /** From `from` on: where a part that turned out too long is undone. */
+  truncate(to: number): void {
+    this.#offset = to;
   }
 
-  toBuffer(): Buffer {
-    return Buffer.from(this.#bytes);
+  base64url(): string {
+    return this.#buffer.toString('base64url', 0, this.#offset);
   }
 }
+
 
 class Reader {
   readonly #buffer: Buffer;
@@ -231,33 +315,32 @@ function readValue(reader: Reader, id: string): KeyValue {
   }
 }
 
-/** The anchored cursor's bytes; keys are left out when they would make it too long. */
-function pack(position: number, digest: Buffer, anchor: Anchor): Buffer {
-  const writer = new Writer();
+/** Larger than any cursor this gateway makes (an id of 128 bytes, keys of 400). */
+const SCRATCH_BYTES = 1024;
+
+/** The anchored cursor's text; keys are left out when they would make it too long. */
+function pack(scratch: Buffer, position: number, digest: Buffer, anchor: Anchor): string {
+  const writer = new Writer(scratch);
   writer.byte(ANCHORED_VERSION);
   writer.varint(position);
   writer.bytes(digest.subarray(0, HASH_BYTES));
-  if (UUID.test(anchor.id)) {
-    writer.byte(ID_UUID);
-    writer.bytes(Buffer.from(anchor.id.replaceAll('-', ''), 'hex'));
-  } else {
+  const idAt = writer.length;
+  writer.byte(ID_UUID);
+  if (!writer.uuid(anchor.id)) {
+    writer.truncate(idAt);
     writer.byte(ID_TEXT);
     writer.text(anchor.id);
   }
   const keys = anchor.keys;
-  if (keys === null || keys.length > MAX_ANCHOR_KEYS || !keys.every(isKeyValue)) {
-    writer.byte(NO_KEYS);
-    return writer.toBuffer();
+  const keysAt = writer.length;
+  if (keys !== null && keys.length <= MAX_ANCHOR_KEYS && keys.every(isKeyValue)) {
+    writer.byte(keys.length);
+    for (const value of keys) writeValue(writer, value, anchor.id);
+    if (writer.length - keysAt - 1 <= MAX_ANCHOR_KEYS_LENGTH && !writer.full) return writer.base64url();
+    writer.truncate(keysAt);
   }
-  const values = new Writer();
-  for (const value of keys) writeValue(values, value, anchor.id);
-  if (values.length > MAX_ANCHOR_KEYS_LENGTH) {
-    writer.byte(NO_KEYS);
-    return writer.toBuffer();
-  }
-  writer.byte(keys.length);
-  writer.bytes(values.toBuffer());
-  return writer.toBuffer();
+  writer.byte(NO_KEYS);
+  return writer.base64url();
 }
 
 function unpack(bytes: Buffer): { position: number; digest: Buffer; anchor: Anchor } {
@@ -299,10 +382,11 @@ export function cursorEncoder(binding: string): (position: number) => string {
 export function anchoredCursorEncoder(binding: string): (position: number, anchor: Anchor) => string {
   const hash = bindingHash(binding);
   const digest = bindingDigest(binding);
+  const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
   return (position, anchor) => {
     checkPosition(position);
-    if (anchor.id === '' || Buffer.byteLength(anchor.id, 'utf8') > MAX_ANCHOR_ID_LENGTH) return serialise(position, hash);
-    return pack(position, digest, anchor).toString('base64url');
+    if (anchor.id === '' || anchor.id.length > MAX_ANCHOR_ID_LENGTH || Buffer.byteLength(anchor.id, 'utf8') > MAX_ANCHOR_ID_LENGTH) return serialise(position, hash);
+    return pack(scratch, position, digest, anchor);
   };
 }
 

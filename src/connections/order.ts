@@ -46,6 +46,22 @@ export function anchorOf(record: unknown, order: readonly SortKey[]): Anchor {
   return { id: idOf(record), keys: order.map((key) => valueAt(record, key.field)) };
 }
 
+/** anchorOf for many records of one order: the key paths are split once, not once per record. */
+export function anchorReader(order: readonly SortKey[]): (record: unknown) => Anchor {
+  const paths = order.map((key) => key.field.split('.'));
+  return (record) => ({
+    id: idOf(record),
+    keys: paths.map((path) => {
+      let value: unknown = record;
+      for (const segment of path) {
+        if (value === null || typeof value !== 'object') return null;
+        value = (value as Record<string, unknown>)[segment];
+      }
+      return value === undefined || (typeof value === 'object' && value !== null) ? null : (value as KeyValue);
+    }),
+  });
+}
+
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
 
 /**

@@ -1,7 +1,7 @@
 import { badUserInput } from '../errors.ts';
 import { anchoredCursorEncoder, cursorEncoder, readCursor, type DecodedCursor } from './cursor.ts';
 import { ListKnowledge } from './list-knowledge.ts';
-import { anchorOf, compareToAnchor, idOf, type SortKey } from './order.ts';
+import { anchorOf, anchorReader, compareToAnchor, idOf, type SortKey } from './order.ts';
 import { planPages } from './plan-pages.ts';
 import type { AnchorOutcome, Connection, ConnectionArgs, FetchPage, PageRequest, PagingOptions } from './types.ts';
 
@@ -416,5 +416,6 @@ function edgesOf<T>(nodes: T[], start: number, settings: Settings) {
     return nodes.map((node, index) => ({ cursor: encode(start + index), node }));
   }
   const encode = anchoredCursorEncoder(settings.binding);
-  return nodes.map((node, index) => ({ cursor: encode(start + index, anchorOf(node, order)), node }));
+  const anchorOfNode = anchorReader(order);
+  return nodes.map((node, index) => ({ cursor: encode(start + index, anchorOfNode(node)), node }));
 }
