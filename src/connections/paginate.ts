@@ -417,5 +417,15 @@ function edgesOf<T>(nodes: T[], start: number, settings: Settings) {
   }
   const encode = anchoredCursorEncoder(settings.binding);
   const anchorOfNode = anchorReader(order);
-  return nodes.map((node, index) => ({ cursor: encode(start + index, anchorOfNode(node)), node }));
+  // Built when first read: a query that selects no edge cursors pays only for startCursor and endCursor.
+  return nodes.map((node, index) => {
+    let cursor: string | undefined;
+    return {
+      get cursor(): string {
+        cursor ??= encode(start + index, anchorOfNode(node));
+        return cursor;
+      },
+      node,
+    };
+  });
 }
