@@ -5,6 +5,20 @@ import { plainError, send } from './http.ts';
 import type { Reply, TimerSet } from './http.ts';
 import type { RequestLog } from './admin/request-log.ts';
 
+/** An answer as it leaves the sandbox, for an observer (the contract test checks each against the OpenAPI document). */
+export interface SandboxAnswer {
+  readonly host: 'api' | 'content';
+  readonly route: RouteName | 'unknown';
+  readonly method: string;
+  /** The path as requested, still percent-encoded. */
+  readonly path: string;
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | Buffer;
+  /** Why the answer departs from the platform contract on purpose; absent when the contract describes it. */
+  readonly offContract?: string;
+}
+
 /** What both listeners share: the clock, the fault switchboard, the request log and the timers. */
 export interface DispatchEnv {
   now(): number;
@@ -13,6 +27,8 @@ export interface DispatchEnv {
   readonly timers: TimerSet;
   /** Added to every request before it is answered. */
   readonly latencyMs: number;
+  /** Sees every answer just before it is sent. */
+  readonly onAnswer?: (answer: SandboxAnswer) => void;
 }
 
 export type Handler = () => Reply | Promise<Reply>;
@@ -40,6 +56,10 @@ export function dispatch(env: DispatchEnv, host: 'api' | 'content', route: Route
   if (requestId !== undefined) extraHeaders['x-request-id'] = requestId;
   if (fault?.retryAfter !== undefined) extraHeaders['retry-after'] = String(fault.retryAfter);
 
+  const observe = (reply: Reply): Reply => {
+    env.onAnswer?.({ host, route, method: req.method ?? '', path, status: reply.status, headers: reply.headers, body: reply.body, offContract: reply.offContract });
+    return reply;
+  };
   const answer = (): void => {
     if (res.destroyed) return;
     if (fault?.hang) return;
@@ -49,7 +69,7 @@ export function dispatch(env: DispatchEnv, host: 'api' | 'content', route: Route
     }
     const substitute = fault && faultReply(fault, env.now());
     if (substitute) {
-      send(res, substitute, extraHeaders, env.timers);
+      send(res, observe({ ...substitute, offContract: 'a fault replaced the answer' }), extraHeaders, env.timers);
       return;
     }
     Promise.resolve()
@@ -59,7 +79,7 @@ export function dispatch(env: DispatchEnv, host: 'api' | 'content', route: Route
         console.error('sandbox: handler failed', error);
         return plainError(500, 'Unexpected sandbox error', env.now());
       })
-      .then((reply) => send(res, reply, extraHeaders, env.timers, fault?.trickleMs ?? 0), () => undefined);
+      .then((reply) => send(res, observe(reply), extraHeaders, env.timers, fault?.trickleMs ?? 0), () => undefined);
   };
 
   const delay = env.latencyMs + (fault?.latencyMs ?? 0);

@@ -9,6 +9,12 @@ export interface Reply {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string | Buffer;
+  /**
+   * Why this answer departs from the platform contract on purpose (a fault, an
+   * opt-in variant); absent for an answer the contract describes. The contract
+   * test checks every answer without it against openapi/platform.yaml.
+   */
+  readonly offContract?: string;
 }
 
 export function reasonPhrase(status: number): string {

@@ -11,7 +11,7 @@ import { handleApi, matchApi } from './api/host.ts';
 import { CORS_HEADERS, legalDocumentPath, matchContent, serveContent } from './content/host.ts';
 import type { ContentEnv } from './content/host.ts';
 import { dispatch } from './dispatch.ts';
-import type { DispatchEnv } from './dispatch.ts';
+import type { DispatchEnv, SandboxAnswer } from './dispatch.ts';
 import { FaultRegistry } from './admin/faults.ts';
 import type { Fault, RouteName } from './admin/faults.ts';
 import { MAX_CONTENT_LENGTH } from './content/file-samples.ts';
@@ -20,6 +20,8 @@ import { RequestLog } from './admin/request-log.ts';
 import type { RecordedRequest } from './admin/request-log.ts';
 import { ACCOUNT_PROFILES } from './data/seed.ts';
 import type { DemoToken } from './data/seed.ts';
+import { exampleIds } from './data/examples.ts';
+import type { ExampleIds } from './data/examples.ts';
 import { UrlSigner } from './content/signed-urls.ts';
 import { PlatformStore } from './data/store.ts';
 import type { SandboxStore } from './data/store.ts';
@@ -27,8 +29,10 @@ import type { LiveChange } from './data/live.ts';
 import { MAX_PAGE_SIZE } from './api/query.ts';
 
 export type { Fault, RouteName } from './admin/faults.ts';
+export type { SandboxAnswer } from './dispatch.ts';
 export type { RecordedRequest, RequestSummary } from './admin/request-log.ts';
 export type { DemoToken } from './data/seed.ts';
+export type { ExampleIds } from './data/examples.ts';
 export type { SandboxStore } from './data/store.ts';
 export type * from './data/records.ts';
 export type { LiveChange } from './data/live.ts';
@@ -68,6 +72,8 @@ export interface SandboxOptions {
   liveSeed?: string;
   /** Largest page size the list endpoints serve; a larger `size` is silently served at this size. Default 1000 (the largest accepted). */
   maxPageSize?: number;
+  /** Sees every answer of both hosts just before it is sent (admin routes excluded). */
+  onAnswer?: (answer: SandboxAnswer) => void;
 }
 
 export interface Sandbox {
@@ -77,6 +83,8 @@ export interface Sandbox {
   documentsUrl: string;
   tokens: DemoToken[];
   store: SandboxStore;
+  /** Ready-to-use ids of a Business Account's seeded records (by default the first demo token's). */
+  examples(businessAccountId?: string): ExampleIds;
   faults: { set(route: RouteName | '*', fault: Fault): void; clear(route?: RouteName | '*'): void };
   /** Every request received by both hosts, in order (admin routes excluded). */
   requests: RecordedRequest[];
@@ -141,7 +149,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const faults = new FaultRegistry();
   const log = new RequestLog(options.maxRecordedRequests ?? 100_000);
   let linxEnvelope = options.linxEnvelope ?? false;
-  const dispatchEnv: DispatchEnv = { now, faults, log, timers, latencyMs: options.latencyMs ?? 0 };
+  const dispatchEnv: DispatchEnv = { now, faults, log, timers, latencyMs: options.latencyMs ?? 0, onAnswer: options.onAnswer };
   const urlHost = host.includes(':') ? `[${host}]` : host;
 
   // The content origin is known only once its listener is bound, and the
@@ -220,6 +228,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     documentsUrl,
     tokens: DEMO_TOKENS.map((token) => ({ ...token })),
     store: platformStore,
+    examples: (businessAccountId = DEMO_TOKENS[0]!.businessAccountId) => exampleIds(platformStore, businessAccountId),
     faults: { set: (route, fault) => faults.set(route, fault), clear: (route) => faults.clear(route) },
     requests: log.requests,
     resetRequests: () => log.reset(),

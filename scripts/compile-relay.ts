@@ -2,10 +2,15 @@
 // schema. relay-compiler cannot read subgraph SDL (it panics on `extend schema
 // @link`), so the composed API schema is written to the path the Relay config
 // names first; the artifact directory is created because the compiler requires it.
+// The compiler also writes the trusted-documents manifest (Relay's local
+// persisted queries: SHA-256 of each operation's text → the text), which
+// `TRUSTED_DOCUMENTS` points the gateway at. The compiler only adds to that file,
+// and only for artifacts it rewrites, so both are emptied first: the manifest
+// then holds exactly the current operations.
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { apiSchemaSdl } from './supergraph.ts';
 
@@ -16,6 +21,8 @@ export interface RelayCompilation {
   /** Everything the compiler printed, stdout then stderr, without colours. */
   output: string;
   artifactDirectory: string;
+  /** The trusted-documents manifest: id → operation text. */
+  manifestFile: string;
 }
 
 /** The platform binary bundled with relay-compiler. */
@@ -26,24 +33,37 @@ function relayBinary(): string {
 }
 
 export async function compileRelay(configPath = RELAY_CONFIG): Promise<RelayCompilation> {
-  const config = JSON.parse(await readFile(configPath, 'utf8')) as { schema: string; artifactDirectory: string };
+  const config = JSON.parse(await readFile(configPath, 'utf8')) as { schema: string; artifactDirectory: string; persistConfig?: { file: string } };
   const base = dirname(configPath);
   const artifactDirectory = resolve(base, config.artifactDirectory);
   await writeFile(resolve(base, config.schema), apiSchemaSdl());
+  await rm(artifactDirectory, { recursive: true, force: true });
   await mkdir(artifactDirectory, { recursive: true });
+  const manifestFile = config.persistConfig ? resolve(base, config.persistConfig.file) : '';
+  if (manifestFile) {
+    await mkdir(dirname(manifestFile), { recursive: true });
+    await writeFile(manifestFile, '{}\n');
+  }
   return new Promise((done) => {
     execFile(relayBinary(), ['--noWatchman', '--output', 'quiet-with-errors', configPath], { cwd: base }, (error, stdout, stderr) => {
       // eslint-disable-next-line no-control-regex
       const output = `${stdout}${stderr}`.replace(/\u001b\[[0-9;]*m/g, '');
       const exitCode = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      done({ exitCode, output, artifactDirectory });
+      done({ exitCode, output, artifactDirectory, manifestFile });
     });
   });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { exitCode, output, artifactDirectory } = await compileRelay();
+  const { exitCode, output, artifactDirectory, manifestFile } = await compileRelay();
   process.stdout.write(output);
-  if (exitCode === 0) process.stdout.write(`Relay artifacts written to ${artifactDirectory}\n`);
+  if (exitCode === 0) {
+    process.stdout.write(`Relay artifacts written to ${artifactDirectory}\n`);
+    if (manifestFile) {
+      const count = Object.keys(JSON.parse(await readFile(manifestFile, 'utf8')) as object).length;
+      const shown = relative(process.cwd(), manifestFile);
+      process.stdout.write(`Trusted documents (${count}) written to ${shown}: serve only them with TRUSTED_DOCUMENTS=${shown}\n`);
+    }
+  }
   process.exitCode = exitCode;
 }

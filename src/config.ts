@@ -29,10 +29,7 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PLAYGROUND: bool.optional(),
   INTROSPECTION: bool.optional(),
-  SANDBOX_PORT: int(0, 65535).default(0),
-  SANDBOX_LIVE: bool.optional(),
-  SANDBOX_LIVE_INTERVAL_MS: int(0, 3_600_000).default(3_000),
-  SANDBOX_MAX_PAGE_SIZE: int(1, 1_000).optional(),
+  SANDBOX_PORT: int(0, 65535).default(4010),
   SHUTDOWN_TIMEOUT_MS: int(0, 120_000).default(10_000),
   METRICS: bool.optional(),
   READY_PROBE_TIMEOUT_MS: int(1, 30_000).default(500),
@@ -54,81 +51,66 @@ const schema = z.object({
   PERSISTED_QUERIES: bool.optional(),
   PERSISTED_QUERY_TTL_SECONDS: int(0, 30 * 86_400).default(86_400),
   PERSISTED_QUERY_STORE_TIMEOUT_MS: int(1, 10_000).default(250),
+  CORS_ORIGINS: z.string().optional(),
+  CORS_CREDENTIALS: bool.optional(),
+  CORS_MAX_AGE_SECONDS: int(0, 86_400).default(600),
+  TRUSTED_DOCUMENTS: z.string().min(1).optional(),
+  TRUSTED_DOCUMENTS_ONLY: bool.optional(),
+  STACK_TRACES: bool.optional(),
+  SANDBOX_CONTENT_PORT: int(0, 65535).default(4011),
+  SANDBOX_LIVE: bool.optional(),
+  SANDBOX_LIVE_INTERVAL_MS: int(0, 3_600_000).default(3_000),
+  SANDBOX_MAX_PAGE_SIZE: int(1, 1_000).optional(),
 });
 
 export type Env = z.input<typeof schema>;
 
-export interface Config {
-  env: 'development' | 'production' | 'test';
-  host: string;
-  port: number;
-  /** Platform base URL; absent means "serve over the embedded sandbox". */
-  upstreamUrl: string | undefined;
-  upstream: {
-    connectTimeoutMs: number;
-    responseTimeoutMs: number;
-    requestTimeoutMs: number;
-    maxSockets: number;
-    retryLimit: number;
-    retryBaseMs: number;
-    retryAfterCapMs: number;
-    breakerThreshold: number;
-    breakerCooldownMs: number;
-    maxPageSize: number;
-  };
-  /**
-   * Longest a GraphQL request may spend on platform calls, retries and their waits included; then its
-   * unfinished calls stop and their fields answer UPSTREAM_TIMEOUT.
-   */
-  requestDeadlineMs: number;
-  /** Most federation representations (`_entities`) one request may ask for; each can cost platform calls. */
-  maxEntityRepresentations: number;
-  documentLoaderConcurrency: number;
-  paging: { defaultSize: number; maxSize: number };
-  logLevel: string;
-  playground: boolean;
-  introspection: boolean;
-  /** Port of the embedded sandbox `npm start` runs when no UPSTREAM_URL is set; 0 = any free port. */
-  sandboxPort: number;
-  /** The embedded sandbox's live exceptions and silent page-size cap (sandbox/index.ts SandboxOptions). */
-  sandbox: { live: boolean; liveIntervalMs: number; maxPageSize: number | undefined };
-  shutdownTimeoutMs: number;
-  /** Serve GET /metrics. */
-  metrics: boolean;
-  readiness: { probeTimeoutMs: number; cacheMs: number };
-  /** `none`: no tracing code is loaded at all. */
-  tracing: { exporter: 'otlp' | 'console' | 'none'; endpoint: string | undefined; serviceName: string };
-  /** Shared store of persisted queries; absent means an in-memory store per instance. */
-  redisUrl: string | undefined;
-  /** Abuse limits, all enforced before execution (see src/hardening/). */
-  limits: { depth: number; aliases: number; directives: number; tokens: number; cost: number; bodyBytes: number; batchSize: number };
-  /** Accept a JSON array of operations in one request. */
-  allowBatchedRequests: boolean;
-  /** Keep graphql-js's "Did you mean …" hints in error messages. */
-  fieldSuggestions: boolean;
-  /** Automatic persisted queries; `ttlSeconds` 0 keeps entries until evicted. */
-  persistedQueries: { enabled: boolean; ttlSeconds: number; storeTimeoutMs: number };
+export interface CorsConfig {
+  /** Origins allowed exactly, e.g. https://app.example.com. */
+  origins: string[];
+  /** Any http://localhost:<port> and http://127.0.0.1:<port> (development default). */
+  allowLoopbackOrigins: boolean;
+  /** Access-Control-Allow-Credentials: only for cookie-carrying clients; a bearer token needs none. */
+  credentials: boolean;
+  /** How long a browser may reuse a preflight answer. */
+  maxAgeSeconds: number;
 }
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+/** `scheme://host[:port]` exactly as a browser sends it in `Origin`: no path, no trailing slash. */
+const ORIGIN = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/;
 
-/** Reads and validates the configuration; throws ConfigError naming every bad variable. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const relevant = Object.fromEntries(
-    Object.keys(schema.shape).map((key) => [key, env[key] === '' ? undefined : env[key]]),
-  );
-  const parsed = schema.safeParse(relevant);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
-  }
-  const e = parsed.data;
+const listed = (text: string | undefined) => (text ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+
+/**
+ * The environment as the gateway uses it. The checks that involve several
+ * variables are issues of this step, reported like any other bad value.
+ */
+const configSchema = schema.transform((e, ctx) => {
   if (e.PAGE_SIZE_DEFAULT > e.PAGE_SIZE_MAX) {
-    throw new ConfigError(`Invalid configuration:\n  PAGE_SIZE_DEFAULT: must not exceed PAGE_SIZE_MAX (${e.PAGE_SIZE_MAX})`);
+    ctx.addIssue({ code: 'custom', path: ['PAGE_SIZE_DEFAULT'], message: `must not exceed PAGE_SIZE_MAX (${e.PAGE_SIZE_MAX})` });
+    return z.NEVER;
   }
   const production = e.NODE_ENV === 'production';
+  const origins = listed(e.CORS_ORIGINS);
+  const badOrigins = origins.filter((origin) => !ORIGIN.test(origin));
+  if (badOrigins.length > 0) {
+    ctx.addIssue({ code: 'custom', path: ['CORS_ORIGINS'], message: `not an origin (scheme://host[:port], no path): ${badOrigins.join(', ')}` });
+    return z.NEVER;
+  }
+  if (e.STACK_TRACES && production) {
+    ctx.addIssue({ code: 'custom', path: ['STACK_TRACES'], message: 'stack traces are never sent in production (NODE_ENV=production)' });
+    return z.NEVER;
+  }
+  if (e.TRUSTED_DOCUMENTS_ONLY && !e.TRUSTED_DOCUMENTS) {
+    ctx.addIssue({ code: 'custom', path: ['TRUSTED_DOCUMENTS_ONLY'], message: 'needs TRUSTED_DOCUMENTS=<manifest file>' });
+    return z.NEVER;
+  }
+  const cors: CorsConfig = {
+    origins: origins.map((origin) => origin.toLowerCase()),
+    allowLoopbackOrigins: !production,
+    credentials: e.CORS_CREDENTIALS ?? false,
+    maxAgeSeconds: e.CORS_MAX_AGE_SECONDS,
+  };
   // OpenTelemetry's own conventions: a traces endpoint is used as is, a base endpoint gets /v1/traces.
   const tracesEndpoint = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT && `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`);
   const exporter = e.OTEL_TRACES_EXPORTER ?? (tracesEndpoint ? 'otlp' : 'none');
@@ -136,6 +118,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     env: e.NODE_ENV,
     host: e.HOST,
     port: e.PORT,
+    /** Platform base URL; absent means "serve over the embedded sandbox". */
     upstreamUrl: e.UPSTREAM_URL?.replace(/\/+$/, ''),
     upstream: {
       connectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
@@ -149,24 +132,39 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       breakerCooldownMs: e.UPSTREAM_BREAKER_COOLDOWN_MS,
       maxPageSize: e.UPSTREAM_MAX_PAGE_SIZE,
     },
+    /**
+     * Longest a GraphQL request may spend on platform calls, retries and their waits included; then its
+     * unfinished calls stop and their fields answer UPSTREAM_TIMEOUT.
+     */
     requestDeadlineMs: e.REQUEST_DEADLINE_MS,
+    /** Most federation representations (`_entities`) one request may ask for; each can cost platform calls. */
     maxEntityRepresentations: e.MAX_ENTITY_REPRESENTATIONS,
     documentLoaderConcurrency: e.DOCUMENT_LOADER_CONCURRENCY,
     paging: { defaultSize: e.PAGE_SIZE_DEFAULT, maxSize: e.PAGE_SIZE_MAX },
     logLevel: e.LOG_LEVEL,
     playground: e.PLAYGROUND ?? !production,
     introspection: e.INTROSPECTION ?? !production,
+    /**
+     * Ports of the embedded sandbox `npm start` runs when no UPSTREAM_URL is set (API and content
+     * host); 0 = any free port. The defaults are `npm run sandbox`'s, so its documented URLs work.
+     */
     sandboxPort: e.SANDBOX_PORT,
+    sandboxContentPort: e.SANDBOX_CONTENT_PORT,
+    /** The embedded sandbox's live exceptions and silent page-size cap (sandbox/index.ts SandboxOptions). */
     sandbox: { live: e.SANDBOX_LIVE ?? false, liveIntervalMs: e.SANDBOX_LIVE_INTERVAL_MS, maxPageSize: e.SANDBOX_MAX_PAGE_SIZE },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    /** Serve GET /metrics. */
     metrics: e.METRICS ?? true,
     readiness: { probeTimeoutMs: e.READY_PROBE_TIMEOUT_MS, cacheMs: e.READY_CACHE_MS },
+    /** `none`: no tracing code is loaded at all. */
     tracing: {
       exporter,
       endpoint: exporter === 'otlp' ? (tracesEndpoint ?? 'http://localhost:4318/v1/traces') : undefined,
       serviceName: e.OTEL_SERVICE_NAME,
     },
+    /** Shared store of persisted queries; absent means an in-memory store per instance. */
     redisUrl: e.REDIS_URL,
+    /** Abuse limits, all enforced before execution (see src/hardening/). */
     limits: {
       depth: e.MAX_QUERY_DEPTH,
       aliases: e.MAX_QUERY_ALIASES,
@@ -176,14 +174,42 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       bodyBytes: e.MAX_BODY_BYTES,
       batchSize: e.MAX_BATCH_SIZE,
     },
+    /** Accept a JSON array of operations in one request. */
     allowBatchedRequests: e.ALLOW_BATCHED_REQUESTS ?? false,
+    /** Keep graphql-js's "Did you mean …" hints in error messages. */
     fieldSuggestions: e.FIELD_SUGGESTIONS ?? !production,
+    /** Automatic persisted queries; `ttlSeconds` 0 keeps entries until evicted. */
     persistedQueries: {
       enabled: e.PERSISTED_QUERIES ?? true,
       ttlSeconds: e.PERSISTED_QUERY_TTL_SECONDS,
       storeTimeoutMs: e.PERSISTED_QUERY_STORE_TIMEOUT_MS,
     },
+    /** Which browser origins may call the gateway (see src/hardening/cors.ts). */
+    cors,
+    /** Trusted documents: a Relay persisted-query manifest (id → document); `only` refuses anything not in it. */
+    trustedDocuments: e.TRUSTED_DOCUMENTS ? { file: e.TRUSTED_DOCUMENTS, only: e.TRUSTED_DOCUMENTS_ONLY ?? production } : undefined,
+    /** Send stack traces of errors to clients (never in production). */
+    stackTraces: e.STACK_TRACES ?? false,
   };
+});
+
+export type Config = z.output<typeof configSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads and validates the configuration; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const relevant = Object.fromEntries(
+    Object.keys(schema.shape).map((key) => [key, env[key] === '' ? undefined : env[key]]),
+  );
+  const parsed = configSchema.safeParse(relevant);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  return parsed.data;
 }
 
 /** A configuration for in-process use (tests, benchmark): defaults plus overrides. */

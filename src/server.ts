@@ -1,7 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerErrorCode } from '@apollo/server/errors';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
@@ -29,7 +31,8 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-const PUBLIC_CODES = new Set<string>([...Object.values(ErrorCode), ...['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE']]);
+/** Codes a client may see with their message: the gateway's own and Apollo Server's. */
+const PUBLIC_CODES = new Set<string>([...Object.values(ErrorCode), ...Object.values(ApolloServerErrorCode)]);
 
 /**
  * In production an unexpected error's message may reveal internals: keep the
@@ -63,6 +66,26 @@ const requestIdPlugin: ApolloServerPlugin<GatewayContext> = {
   },
 };
 
+/**
+ * Express tags every answer it sends with a weak ETag. GraphQL answers are
+ * `no-store` (they carry account data and change with every call), so a tag
+ * only costs a hash of each body; the playground's static files keep theirs.
+ */
+function withoutEtags(app: express.Express): void {
+  app.set('etag', false);
+}
+
+/** Resolves once listening; rejects (instead of crashing the process) when the port is taken. */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
 export interface GatewayOptions {
   logger?: Logger;
   /** Token the playground pre-fills (the embedded sandbox's demo token). */
@@ -78,6 +101,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const http = new PlatformHttp(upstreamUrl, config.upstream);
   const app = express();
   app.disable('x-powered-by');
+  withoutEtags(app);
   const server = createServer(app);
   const observability = await setupObservability({ config, http, logger });
   const readiness = new Readiness({ upstreamUrl, http, ...config.readiness });
@@ -86,8 +110,9 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const apollo = new ApolloServer<GatewayContext>({
     schema: buildSchema(),
     logger,
-    introspection: config.introspection,
-    includeStacktraceInErrorResponses: !production,
+    // Refused by hardening's own rule when off, with a message naming INTROSPECTION.
+    introspection: true,
+    includeStacktraceInErrorResponses: config.stackTraces && !production,
     allowBatchedHttpRequests: hardening.apollo.allowBatchedHttpRequests,
     parseOptions: hardening.apollo.parseOptions,
     validationRules: hardening.apollo.validationRules,
@@ -97,6 +122,8 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
       // In-flight requests get up to SHUTDOWN_TIMEOUT_MS to finish once the listener has closed.
       ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: config.shutdownTimeoutMs }),
       ApolloServerPluginLandingPageDisabled(),
+      // Federation's trace for a router that asks for it; installed here so Apollo does not log that it installs it.
+      ApolloServerPluginInlineTrace(),
       // The platform's answers carry no cache hints; the default cache-control plugin would only add a hook per field.
       ApolloServerPluginCacheControlDisabled(),
       requestIdPlugin,
@@ -111,18 +138,20 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   });
   app.get('/readyz', readiness.handler());
   observability.mount(app);
+  app.use('/graphql', hardening.webClientHeaders);
   if (config.playground) {
     app.use(playgroundRouter({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues }));
   }
   app.use(
     '/graphql',
     ...hardening.bodyParser,
+    ...hardening.trustedDocuments,
     expressMiddleware(apollo, { context: async ({ req, res }) => createContext({ config, http, logger }, req.headers, undefined, res) }),
   );
 
   app.use(hardening.errorHandler);
 
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  await listen(server, config.port, config.host);
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   return {

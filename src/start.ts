@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from './config.ts';
+import { startBanner } from './banner.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startGateway } from './server.ts';
 import { sandboxExampleValues } from './playground/index.ts';
@@ -13,25 +14,20 @@ async function main() {
   const logger = createLogger(config.logLevel, { pretty: process.stdout.isTTY && config.env === 'development' });
   let upstreamUrl = config.upstreamUrl;
   let sandbox: Sandbox | undefined;
+  let portsTaken: string | undefined;
   if (!upstreamUrl) {
-    const { startSandbox } = await import('../sandbox/index.ts');
-    sandbox = await startSandbox({ port: config.sandboxPort, ...config.sandbox });
+    ({ sandbox, portsTaken } = await startEmbeddedSandbox(config));
     upstreamUrl = sandbox.url;
   }
   // The playground opens with the first demo account's token and ids from its records.
   const demo = sandbox?.tokens[0];
+  const examples = sandbox && demo ? sandbox.examples(demo.businessAccountId) : undefined;
   const gateway = await startGateway(config, upstreamUrl, {
     logger,
     demoToken: demo?.token,
-    exampleValues: sandbox && demo ? sandboxExampleValues(sandbox.store, demo.businessAccountId) : undefined,
+    exampleValues: examples ? sandboxExampleValues(examples) : undefined,
   });
-  const lines = [`GraphQL endpoint: ${gateway.url}/graphql`, `Platform: ${upstreamUrl}${sandbox ? ' (embedded sandbox)' : ''}`];
-  if (config.playground) lines.push(`Playground: open ${gateway.url}/graphql in a browser`);
-  if (sandbox) {
-    lines.push('Demo tokens (send as "Authorization: Bearer <token>"):');
-    for (const t of sandbox.tokens) lines.push(`  ${t.token}  ${t.businessAccountName}`);
-  }
-  process.stdout.write(`${lines.join('\n')}\n`);
+  process.stdout.write(startBanner(config, gateway.url, upstreamUrl, sandbox && examples ? { ...sandbox, portsTaken, examples } : undefined));
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -54,9 +50,30 @@ async function main() {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
+/**
+ * The sandbox on `npm run sandbox`'s ports (SANDBOX_PORT 4010, SANDBOX_CONTENT_PORT
+ * 4011), so the URLs the docs give work; when they are taken (say, by a running
+ * `npm run sandbox`), on free ports, and the banner says so.
+ */
+async function startEmbeddedSandbox(config: Config): Promise<{ sandbox: Sandbox; portsTaken?: string }> {
+  const { startSandbox } = await import('../sandbox/index.ts');
+  try {
+    return { sandbox: await startSandbox({ port: config.sandboxPort, contentPort: config.sandboxContentPort, ...config.sandbox }) };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    const ports = `${config.sandboxPort}/${config.sandboxContentPort}`;
+    return { sandbox: await startSandbox({ port: 0, contentPort: 0, ...config.sandbox }), portsTaken: `(ports ${ports} are taken: the sandbox runs on free ports instead)` };
+  }
+}
+
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+  const { code, port, address } = error as { code?: string; port?: number; address?: string };
+  if (code === 'EADDRINUSE') {
+    process.stderr.write(`Port ${String(port)} on ${String(address)} is already in use: choose another with PORT (0 picks a free one)\n`);
     process.exit(1);
   }
   process.stderr.write(`Start-up failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

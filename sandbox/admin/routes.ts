@@ -10,6 +10,7 @@ import { plainError, json, readBody } from '../http.ts';
 import type { Reply } from '../http.ts';
 import type { RequestLog } from './request-log.ts';
 import type { PlatformStore } from '../data/store.ts';
+import { exampleIds } from '../data/examples.ts';
 
 export const ADMIN_PREFIX = '/__sandbox/';
 
@@ -48,6 +49,7 @@ function fixtures(store: PlatformStore): unknown {
         linxTemplates: store.linxTemplates(ba),
         assignees: store.assignees(ba),
         documents: store.documents(ba).map(({ id, documentType, holderType, status, extension }) => ({ id, documentType, holderType, status, extension })),
+        examples: (({ documentToUpdate, ...ids }) => ({ ...ids, documentToUpdate: documentToUpdate.id }))(exampleIds(store, ba)),
       };
     }),
   };

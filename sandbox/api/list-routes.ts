@@ -116,6 +116,7 @@ export function listLinxBatches({ account, params, nowMs, maxPageSize }: ListReq
     }
     return true;
   });
-  const render = envelope ? renderEnvelope : renderArray;
-  return json(200, render(matched, paging, (record) => account.linxBatches.json(record)));
+  if (!envelope) return json(200, renderArray(matched, paging, (record) => account.linxBatches.json(record)));
+  // The contract answers this search with a bare array; the envelope every other list uses is an opt-in variant.
+  return { ...json(200, renderEnvelope(matched, paging, (record) => account.linxBatches.json(record))), offContract: 'LinX search answered with a page envelope (linxEnvelope)' };
 }

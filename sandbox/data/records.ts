@@ -1,104 +1,74 @@
-/** Records in the platform's JSON shape, exactly as the API returns them. */
+/**
+ * Records in the platform's JSON shape, exactly as the API returns them. The
+ * shapes are the contract's (openapi/platform.yaml, generated into
+ * openapi/platform.ts): the gateway reads the same file, so the two cannot
+ * disagree on a field's name or type without the compiler noticing. The import
+ * is type-only and erased at run time: the sandbox shares no code with anyone.
+ */
+import type { components } from '../../openapi/platform.ts';
 
-export const ACTOR_TYPES = ['employee', 'internal', 'operator_employee', 'service-account'] as const;
-export type ActorType = (typeof ACTOR_TYPES)[number];
-/** `id` is blank ("") or absent when the type is internal. */
-export interface Actor { readonly id?: string; readonly type: ActorType }
+type Schema = components['schemas'];
 
-export const EXCEPTION_CATEGORIES = ['BANK_ACCOUNT_VERIFICATION', 'CUSTOMER', 'TRANSACTION'] as const;
-export type ExceptionCategory = (typeof EXCEPTION_CATEGORIES)[number];
-export const EXCEPTION_TYPES = ['ACH_RETURN', 'ACH_NOC', 'BANK_ACCOUNT_VERIFICATION_DECLINED', 'BANK_ACCOUNT_VERIFICATION_NOC', 'EARNED_WAGE_ACCESS', 'RECONCILIATION'] as const;
-export type ExceptionType = (typeof EXCEPTION_TYPES)[number];
-export const EXCEPTION_STATUSES = ['NEW', 'IN_PROGRESS', 'RESOLVED', 'REOPENED'] as const;
-export type ExceptionStatus = (typeof EXCEPTION_STATUSES)[number];
+/**
+ * The contract leaves every response field optional; the sandbox always sends
+ * them, except those named in `Optional`. `Nested` replaces fields whose value is
+ * itself such a record (or narrows it), so they are complete too. Read-only.
+ */
+type Sent<T, Optional extends keyof T = never, Nested extends Partial<Record<keyof T, unknown>> = Record<never, never>> = Readonly<
+  Omit<Required<Omit<T, Optional>> & Pick<T, Optional>, keyof Nested> & Nested
+>;
 
-export interface Assignee { readonly id: string; readonly firstName: string; readonly lastName: string; readonly email: string }
-
-export interface Note {
-  readonly id: string;
-  readonly entityId: string;
-  readonly entityType: string;
-  readonly title: string;
-  readonly contentText: string;
-  readonly businessAccountId: string;
-  readonly createdBy: Actor;
-  readonly createdAt: string;
-  readonly updatedBy: Actor;
-  readonly updatedAt: string;
+/** Every value of the contract's enum `T`, each once: the compiler refuses a list that misses one or invents one. */
+function enumValues<T extends string>() {
+  return <const V extends readonly T[]>(values: V & ([T] extends [V[number]] ? unknown : { missing: Exclude<T, V[number]> })): V => values;
 }
+
+export type ActorType = Schema['ActorType'];
+export const ACTOR_TYPES = enumValues<ActorType>()(['employee', 'internal', 'operator_employee', 'service-account']);
+/** `id` is blank ("") or absent when the type is internal. */
+export type Actor = Sent<Schema['Actor'], 'id'>;
+type Actors = { createdBy: Actor; updatedBy: Actor };
+
+export type ExceptionCategory = Schema['ExceptionCategory'];
+export const EXCEPTION_CATEGORIES = enumValues<ExceptionCategory>()(['BANK_ACCOUNT_VERIFICATION', 'CUSTOMER', 'TRANSACTION']);
+export type ExceptionType = Schema['ExceptionType'];
+export const EXCEPTION_TYPES = enumValues<ExceptionType>()(['ACH_RETURN', 'ACH_NOC', 'BANK_ACCOUNT_VERIFICATION_DECLINED', 'BANK_ACCOUNT_VERIFICATION_NOC', 'EARNED_WAGE_ACCESS', 'RECONCILIATION']);
+export type ExceptionStatus = Schema['ExceptionStatus'];
+export const EXCEPTION_STATUSES = enumValues<ExceptionStatus>()(['NEW', 'IN_PROGRESS', 'RESOLVED', 'REOPENED']);
+
+export type Assignee = Sent<Schema['Assignee']>;
+
+export type Note = Sent<Schema['Note'], never, Actors>;
 
 /** `assignedTo` is absent when nobody is assigned. */
-export interface ExceptionRecord {
-  readonly id: string;
-  readonly entityId: string;
-  readonly businessAccountId: string;
-  readonly assignedTo?: Assignee;
-  readonly category: ExceptionCategory;
-  readonly type: ExceptionType;
-  readonly notes: Note;
-  readonly status: ExceptionStatus;
-  readonly description: string;
-  readonly createdBy: Actor;
-  readonly createdAt: string;
-  readonly updatedBy: Actor;
-  readonly updatedAt: string;
-}
+export type ExceptionRecord = Sent<Schema['Exception'], 'assignedTo', Actors & { assignedTo?: Assignee; notes: Note }>;
 
-export interface AcceptanceRecord {
-  readonly id: string;
-  readonly documentId: string;
-  readonly documentVersion: string;
-  readonly acceptorType: string;
-  readonly acceptorId: string;
-  readonly businessAccountId: string;
-  readonly scopes: { readonly FINANCIAL_ACCOUNT_ID: string };
-  readonly metadata: Readonly<Record<string, string>>;
-  readonly accepted: boolean;
-  readonly respondedAt: string;
-  readonly createdBy: Actor;
-  readonly createdAt: string;
-  readonly downloadUrl: string;
-}
+export type AcceptanceRecord = Sent<
+  Schema['DocumentAcceptance'],
+  never,
+  { scopes: { readonly FINANCIAL_ACCOUNT_ID: string }; metadata: Readonly<Record<string, string>>; createdBy: Actor }
+>;
 
 /** Values the LinX search accepts as a status filter. */
-export const LINX_FILTER_STATUSES = ['NEW', 'QUEUED', 'COMPLETED', 'INVALID', 'CANCELLING', 'FAILED'] as const;
-/** Values a returned batch carries: the filter values plus ACTIVE. */
+export const LINX_FILTER_STATUSES = enumValues<Schema['LinxBatchStatusFilter']>()(['NEW', 'QUEUED', 'COMPLETED', 'INVALID', 'CANCELLING', 'FAILED']);
+/** Values a returned batch carries: the filter values plus ACTIVE (the contract leaves the set open). */
 export const LINX_STATUSES = [...LINX_FILTER_STATUSES, 'ACTIVE'] as const;
 export type LinxStatus = (typeof LINX_STATUSES)[number];
 
-export interface LinxBatchRecord {
-  readonly id: string;
-  readonly status: LinxStatus;
-  readonly templateId: string;
-  readonly templateVersionId: string;
-  readonly templateVersion: number;
-  readonly templateDisplayName: string;
-  readonly activeRequestsCount: number;
-  readonly cancelledRequestsCount: number;
-  readonly completedRequestsCount: number;
-  readonly declinedRequestsCount: number;
-  readonly expiredRequestsCount: number;
-  readonly failedRequestsCount: number;
-  readonly rejectedRequestsCount: number;
-  readonly totalRequestsCount: number;
-  readonly createdBy: Actor;
-  readonly createdAt: string;
-  readonly updatedBy: Actor;
-  readonly updatedAt: string;
-}
+export type LinxBatchRecord = Sent<Schema['LinxBatchDetail'], never, Actors & { status: LinxStatus }>;
 
 export interface LinxTemplateVersion { readonly templateVersionId: string; readonly templateVersion: number; readonly displayName: string }
 export interface LinxTemplate { readonly templateId: string; readonly versions: readonly LinxTemplateVersion[] }
 
-export const DOCUMENT_TYPES = ['driving-license', 'passport', 'formation', 'tax', 'ownership', 'other'] as const;
-export type DocumentType = (typeof DOCUMENT_TYPES)[number];
-export const HOLDER_TYPES = ['BENEFICIARY', 'BUSINESS_ACCOUNT', 'CUSTOMER'] as const;
-export type HolderType = (typeof HOLDER_TYPES)[number];
-export const DOCUMENT_STATUSES = ['NEW', 'UPLOADED', 'INCOMPLETE', 'SCANNED', 'MALICIOUS'] as const;
-export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
-export const DOCUMENT_EXTENSIONS = ['JPG', 'JPEG', 'PNG', 'PDF'] as const;
-export type DocumentExtension = (typeof DOCUMENT_EXTENSIONS)[number];
-export type VerificationStatus = 'UNVERIFIED' | 'VERIFIED';
+export type DocumentType = Schema['DocumentType'];
+export const DOCUMENT_TYPES = enumValues<DocumentType>()(['driving-license', 'passport', 'formation', 'tax', 'ownership', 'other']);
+export type HolderType = Schema['HolderType'];
+export const HOLDER_TYPES = enumValues<HolderType>()(['BENEFICIARY', 'BUSINESS_ACCOUNT', 'CUSTOMER']);
+export type DocumentStatus = Schema['DocumentStatus'];
+export const DOCUMENT_STATUSES = enumValues<DocumentStatus>()(['NEW', 'UPLOADED', 'INCOMPLETE', 'SCANNED', 'MALICIOUS']);
+export type DocumentExtension = Schema['FileExtension'];
+export const DOCUMENT_EXTENSIONS = enumValues<DocumentExtension>()(['JPG', 'JPEG', 'PNG', 'PDF']);
+export type VerificationStatus = Schema['VerificationStatus'];
 
 /**
  * Which holder may carry which document type. CUSTOMER covers individual and
@@ -119,33 +89,12 @@ export const DOCUMENT_APPLICABILITY: Readonly<Record<DocumentType, readonly Hold
  * record: they are signed and time-limited, so each response mints its own.
  * Optional details are absent rather than null.
  */
-export interface DocumentRecord {
-  readonly id: string;
-  readonly providerExternalId?: string;
-  readonly provider?: string;
-  readonly businessAccountId: string;
-  readonly holderId: string;
-  readonly holderType: HolderType;
-  readonly documentType: DocumentType;
-  readonly name: string;
-  readonly description?: string;
-  readonly number?: string;
-  readonly issuingDate?: string;
-  readonly issuingCountryCode?: string;
-  readonly issuingStateCode?: string;
-  readonly extension: DocumentExtension;
-  readonly contentLength: number;
-  readonly version: string;
-  readonly expiryDate?: string;
-  readonly status: DocumentStatus;
-  readonly verificationStatus: VerificationStatus;
-  readonly metadata?: Readonly<Record<string, string>>;
-  readonly createdBy: Actor;
-  readonly createdAt: string;
-  readonly updatedBy: Actor;
-  readonly updatedAt: string;
-}
+export type DocumentRecord = Sent<
+  Omit<Schema['Document'], 'url' | 'thumbnailUrl'>,
+  'providerExternalId' | 'provider' | 'description' | 'number' | 'issuingDate' | 'issuingCountryCode' | 'issuingStateCode' | 'expiryDate' | 'metadata',
+  Actors & { metadata?: Readonly<Record<string, string>> }
+>;
 
-export interface ContentUrl { readonly value: string; readonly allowed: 'GET' | 'PUT'; readonly expiresIn: number }
+export type ContentUrl = Sent<Omit<Schema['ContentUrl'], 'allow'>>;
 /** The thumbnail's URL object spells its method field `allow`. */
-export interface ThumbnailUrl { readonly value: string; readonly allow: 'GET'; readonly expiresIn: number }
+export type ThumbnailUrl = Sent<Omit<Schema['ContentUrl'], 'allowed'>, never, { allow: 'GET' }>;

@@ -15,7 +15,7 @@ export function createDocumentLoader(client: PlatformClient, concurrency: number
     Promise.all(
       ids.map((id) =>
         limiter
-          .execute(async () => ({ record: await fetchDocument(client, id), receivedAt: Date.now() }))
+          .execute(async (): Promise<DocumentModel> => ({ ...(await fetchDocument(client, id)), receivedAt: Date.now() }))
           .catch((error: Error) => error),
       ),
     ),

@@ -1,51 +1,18 @@
-import type { ActorRecord } from '../platform/records.ts';
+import type { PlatformSchema, Received, ReceivedRecord } from '../platform/records.ts';
 
 /** A content URL as the platform sends it; the thumbnail spells its method `allow`. */
-export interface ContentUrlRecord {
-  value: string;
-  allowed?: string;
-  allow?: string;
-  expiresIn?: number | null;
-}
+export type ContentUrlRecord = Received<PlatformSchema['ContentUrl']>;
 
 /** A Document as `GET`/`PUT /v1/documents/{id}` return it. */
-export interface DocumentRecord {
-  id: string;
-  providerExternalId?: string | null;
-  provider?: string | null;
-  businessAccountId?: string | null;
-  holderId?: string | null;
-  holderType?: string | null;
-  documentType: string;
-  name?: string | null;
-  description?: string | null;
-  number?: string | null;
-  issuingDate?: string | null;
-  issuingCountryCode?: string | null;
-  issuingStateCode?: string | null;
-  extension?: string | null;
-  contentLength?: number | null;
-  version?: string | null;
-  expiryDate?: string | null;
-  url?: ContentUrlRecord | null;
-  thumbnailUrl?: ContentUrlRecord | null;
-  status?: string | null;
-  verificationStatus?: string | null;
-  metadata?: Record<string, unknown> | null;
-  createdBy?: ActorRecord | null;
-  createdAt?: string | null;
-  updatedBy?: ActorRecord | null;
-  updatedAt?: string | null;
-}
+export type DocumentRecord = ReceivedRecord<PlatformSchema['Document']>;
 
 /**
- * A Document plus the moment the gateway received it: content URLs expire
- * `expiresIn` seconds after issue, and only the receiver knows when that was.
+ * The `Document` type's parent: the record as received, plus the moment the
+ * gateway received it. Content URLs expire `expiresIn` seconds after issue, and
+ * only the receiver knows when that was. Fields the schema names like the
+ * record's resolve by default; `receivedAt` is not in the schema.
  */
-export interface DocumentModel {
-  record: DocumentRecord;
-  receivedAt: number;
-}
+export type DocumentModel = DocumentRecord & { readonly receivedAt: number };
 
 /** A content URL ready for the `ContentUrl` type. */
 export interface ContentUrlModel {
@@ -56,17 +23,7 @@ export interface ContentUrlModel {
 }
 
 /** The body `PUT /v1/documents/{id}` accepts: the contract's fields only. */
-export interface UpdateDocumentBody {
-  documentType: string;
-  name: string;
-  description?: string;
-  number?: string;
-  issuingDate?: string;
-  issuingCountryCode?: string;
-  issuingStateCode?: string;
-  expiryDate?: string;
-  metadata?: Record<string, unknown>;
-}
+export type UpdateDocumentBody = PlatformSchema['DocumentUpdate'];
 
 export interface UserErrorModel {
   field: string[] | null;

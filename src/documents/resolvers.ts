@@ -1,19 +1,21 @@
 import { ErrorCode } from '../errors.ts';
 import type { DocumentHolderType, DocumentStatus, DocumentType, FileExtension, Resolvers, UpdateDocumentInput, VerificationStatus } from '../generated/graphql.ts';
 import { PlatformError } from '../platform/errors.ts';
+import type { PlatformSchema } from '../platform/records.ts';
 import { enumMapping, sameSpelling } from '../platform/values.ts';
 import { updateDocument } from './api.ts';
 import type { ContentUrlModel, ContentUrlRecord, DocumentModel, UpdateDocumentBody, UpdateDocumentPayloadModel, UserErrorModel } from './records.ts';
-import { validateUpdate } from './validation.ts';
+import { platformFieldMessage, validateUpdate } from './validation.ts';
 
-export const documentTypes = enumMapping<DocumentType>({
+const PLATFORM_DOCUMENT_TYPES = {
   DRIVING_LICENSE: 'driving-license',
   PASSPORT: 'passport',
   FORMATION: 'formation',
   TAX: 'tax',
   OWNERSHIP: 'ownership',
   OTHER: 'other',
-});
+} as const satisfies Record<DocumentType, PlatformSchema['DocumentType']>;
+export const documentTypes = enumMapping<DocumentType>(PLATFORM_DOCUMENT_TYPES);
 const holderTypes = sameSpelling<DocumentHolderType>(['BENEFICIARY', 'BUSINESS_ACCOUNT', 'CUSTOMER']);
 const statuses = sameSpelling<Exclude<DocumentStatus, 'UNKNOWN'>>(['NEW', 'UPLOADED', 'INCOMPLETE', 'SCANNED', 'MALICIOUS']);
 const verificationStatuses = sameSpelling<Exclude<VerificationStatus, 'UNKNOWN'>>(['UNVERIFIED', 'VERIFIED']);
@@ -28,18 +30,19 @@ function contentUrl(url: ContentUrlRecord | null | undefined, method: 'GET' | 'P
 }
 
 /** Download URLs are only valid while the file is scanned clean. */
-function downloadUrl(model: DocumentModel, url: ContentUrlRecord | null | undefined): ContentUrlModel | null {
-  return model.record.status === 'SCANNED' ? contentUrl(url, 'GET', model.receivedAt) : null;
+function downloadUrl(document: DocumentModel, url: ContentUrlRecord | null | undefined): ContentUrlModel | null {
+  return document.status === 'SCANNED' ? contentUrl(url, 'GET', document.receivedAt) : null;
 }
 
 /** The update body: the contract's fields only, platform spellings, absent fields left out. */
 export function updateBody(input: UpdateDocumentInput): UpdateDocumentBody {
-  const body: UpdateDocumentBody = { documentType: documentTypes.toPlatform(input.documentType), name: input.name };
+  const body: UpdateDocumentBody = { documentType: PLATFORM_DOCUMENT_TYPES[input.documentType], name: input.name };
   for (const key of ['description', 'number', 'issuingDate', 'issuingCountryCode', 'issuingStateCode', 'expiryDate'] as const) {
     const value = input[key];
     if (value !== null && value !== undefined) body[key] = value;
   }
-  if (input.metadata) body.metadata = input.metadata;
+  // validateUpdate has refused every non-string metadata value by now.
+  if (input.metadata) body.metadata = input.metadata as PlatformSchema['Metadata'];
   return body;
 }
 
@@ -49,7 +52,7 @@ function platformUserErrors(error: PlatformError): UserErrorModel[] {
   if (error.fieldErrors.length === 0) return [{ field: null, message: error.message, code: upstreamCode ?? 'REJECTED' }];
   return error.fieldErrors.map((fieldError) => ({
     field: fieldError.path ? ['input', ...fieldError.path.split('.')] : null,
-    message: fieldError.message,
+    message: platformFieldMessage(fieldError.path, fieldError.message),
     code: fieldError.errorCode,
   }));
 }
@@ -65,10 +68,9 @@ export const Mutation: Resolvers['Mutation'] = {
     const userErrors = validateUpdate(input, new Date().toISOString().slice(0, 10));
     if (userErrors.length > 0) return failed(userErrors);
     try {
-      const record = await updateDocument(ctx.platform, input.id, updateBody(input));
-      const document: DocumentModel = { record, receivedAt: Date.now() };
+      const document: DocumentModel = { ...(await updateDocument(ctx.platform, input.id, updateBody(input))), receivedAt: Date.now() };
       ctx.loaders.document.clear(input.id).prime(input.id, document);
-      return { document, uploadUrl: contentUrl(record.url, 'PUT', document.receivedAt), userErrors: [] };
+      return { document, uploadUrl: contentUrl(document.url, 'PUT', document.receivedAt), userErrors: [] };
     } catch (error) {
       if (error instanceof PlatformError && error.code === ErrorCode.BAD_USER_INPUT) return failed(platformUserErrors(error));
       throw error;
@@ -76,48 +78,31 @@ export const Mutation: Resolvers['Mutation'] = {
   },
 };
 
+// Fields named as in the record (id, name, version, createdAt, …) resolve by default;
+// these convert a value or build an entity reference.
 export const Document: Resolvers['Document'] = {
   __resolveReference: (reference, ctx) => ctx.loaders.document.load(reference.id),
-  id: (m) => m.record.id,
-  providerExternalId: (m) => m.record.providerExternalId ?? null,
-  provider: (m) => m.record.provider ?? null,
-  businessAccountId: (m) => m.record.businessAccountId ?? null,
-  businessAccount: (m) => (m.record.businessAccountId ? { id: m.record.businessAccountId } : null),
-  holderId: (m) => m.record.holderId ?? null,
-  holderType: (m) => holderTypes.fromPlatform(m.record.holderType, null),
-  holder: (m) => {
-    const type = holderTypes.fromPlatform(m.record.holderType, null);
-    return type && m.record.holderId ? { __typename: holderTypename[type], id: m.record.holderId } : null;
+  businessAccount: (document) => (document.businessAccountId ? { id: document.businessAccountId } : null),
+  holderType: (document) => holderTypes.fromPlatform(document.holderType, null),
+  holder: (document) => {
+    const type = holderTypes.fromPlatform(document.holderType, null);
+    return type && document.holderId ? { __typename: holderTypename[type], id: document.holderId } : null;
   },
   // documentType is non-null in the schema: an unknown platform type is an upstream fault, not a silent OTHER.
-  documentType: (m, _, ctx) => {
-    const type = documentTypes.fromPlatform(m.record.documentType, null);
+  documentType: (document, _, ctx) => {
+    const type = documentTypes.fromPlatform(document.documentType, null);
     if (type === null) {
-      throw new PlatformError(ErrorCode.UPSTREAM_ERROR, `The platform sent an unknown documentType "${m.record.documentType}"`, {
+      throw new PlatformError(ErrorCode.UPSTREAM_ERROR, `The platform sent an unknown documentType "${document.documentType}"`, {
         requestId: ctx.requestId,
       });
     }
     return type;
   },
-  name: (m) => m.record.name ?? null,
-  description: (m) => m.record.description ?? null,
-  number: (m) => m.record.number ?? null,
-  issuingDate: (m) => m.record.issuingDate ?? null,
-  issuingCountryCode: (m) => m.record.issuingCountryCode ?? null,
-  issuingStateCode: (m) => m.record.issuingStateCode ?? null,
-  extension: (m) => extensions.fromPlatform(m.record.extension, null),
-  contentLength: (m) => m.record.contentLength ?? null,
-  version: (m) => m.record.version ?? null,
-  expiryDate: (m) => m.record.expiryDate ?? null,
-  url: (m) => downloadUrl(m, m.record.url),
-  thumbnailUrl: (m) => downloadUrl(m, m.record.thumbnailUrl),
-  status: (m) => statuses.fromPlatform(m.record.status, 'UNKNOWN'),
-  verificationStatus: (m) => verificationStatuses.fromPlatform(m.record.verificationStatus, 'UNKNOWN'),
-  metadata: (m) => m.record.metadata ?? null,
-  createdBy: (m) => m.record.createdBy ?? null,
-  createdAt: (m) => m.record.createdAt ?? null,
-  updatedBy: (m) => m.record.updatedBy ?? null,
-  updatedAt: (m) => m.record.updatedAt ?? null,
+  extension: (document) => extensions.fromPlatform(document.extension, null),
+  url: (document) => downloadUrl(document, document.url),
+  thumbnailUrl: (document) => downloadUrl(document, document.thumbnailUrl),
+  status: (document) => statuses.fromPlatform(document.status, 'UNKNOWN'),
+  verificationStatus: (document) => verificationStatuses.fromPlatform(document.verificationStatus, 'UNKNOWN'),
 };
 
 export const ContentUrl: Resolvers['ContentUrl'] = {

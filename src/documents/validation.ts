@@ -63,3 +63,13 @@ export function validateUpdate(input: UpdateDocumentInput, today: string): UserE
   }
   return errors;
 }
+
+/**
+ * A platform field error (`{ path: "number", message: "is required" }`) worded
+ * like the gateway's own checks ("number is required for PASSPORT documents"):
+ * a sentence that names the field, so a client shows either kind the same way.
+ */
+export function platformFieldMessage(path: string, message: string): string {
+  if (path === '' || message.startsWith(`${path} `)) return message;
+  return `${path} ${message}`;
+}

@@ -2,10 +2,13 @@ import type { ApolloServerPlugin, PersistedQueryOptions } from '@apollo/server';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { ParseOptions, ValidationRule } from 'graphql';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import { ConfigError, type Config } from '../config.ts';
+import { webClientHeaders, type NodeHandler } from './cors.ts';
 import { graphqlBodyParser, httpErrorHandler } from './http.ts';
+import { noIntrospection } from './introspection.ts';
 import { hideSuggestionsPlugin, limitValidationRules, parseOptions, queryLimitsPlugin } from './limits.ts';
 import { persistedQueries } from './persisted-queries.ts';
+import { loadTrustedDocuments, trustedDocumentsHandler, TrustedDocumentsError, type TrustedDocuments } from './trusted-documents.ts';
 import { wellFormedVariablesPlugin } from './unicode.ts';
 
 export { LIMIT_VARIABLES, REPRESENTATIONS_LIMIT_VARIABLE, type PageSizes, type QueryLimits } from './limits.ts';
@@ -22,6 +25,10 @@ export interface Hardening {
   };
   /** Body parsing for the GraphQL route, in place of a bare express.json(). */
   bodyParser: RequestHandler[];
+  /** After body parsing: ids of trusted documents swapped for their text (and, in `only` mode, anything else refused). */
+  trustedDocuments: NodeHandler[];
+  /** CORS and `Cache-Control: no-store`, first on the GraphQL route (plain Node handler). */
+  webClientHeaders: NodeHandler;
   /** Mount last on the app: JSON errors without internals for anything that fails outside Apollo. */
   errorHandler: ErrorRequestHandler;
   /** Releases the shared persisted-query store, if any. */
@@ -32,19 +39,32 @@ export interface Hardening {
 export async function setupHardening(config: Config, logger: Logger): Promise<Hardening> {
   const { limits } = config;
   const http = { bodyBytes: limits.bodyBytes, allowBatchedRequests: config.allowBatchedRequests, maxBatchSize: limits.batchSize };
+  const trusted = config.trustedDocuments && (await trustedDocuments(config.trustedDocuments.file));
   const apq = await persistedQueries({ ...config.persistedQueries, redisUrl: config.redisUrl }, logger);
   const plugins: ApolloServerPlugin[] = [wellFormedVariablesPlugin(), queryLimitsPlugin(limits, config.paging, config.maxEntityRepresentations)];
   if (!config.fieldSuggestions) plugins.push(hideSuggestionsPlugin());
   return {
     apollo: {
       parseOptions: parseOptions(limits),
-      validationRules: limitValidationRules(limits),
+      validationRules: [...(config.introspection ? [] : [noIntrospection]), ...limitValidationRules(limits)],
       plugins,
       persistedQueries: apq.option,
       allowBatchedHttpRequests: config.allowBatchedRequests,
     },
+    webClientHeaders: webClientHeaders(config.cors),
     bodyParser: graphqlBodyParser(http),
+    trustedDocuments: trusted ? [trustedDocumentsHandler(trusted, config.trustedDocuments!.only)] : [],
     errorHandler: httpErrorHandler(http, logger),
     close: () => apq.close(),
   };
+}
+
+/** A manifest that cannot be used stops start-up like a bad variable does. */
+async function trustedDocuments(file: string): Promise<TrustedDocuments> {
+  try {
+    return await loadTrustedDocuments(file);
+  } catch (error) {
+    if (error instanceof TrustedDocumentsError) throw new ConfigError(`Invalid configuration:\n  ${error.message}`);
+    throw error;
+  }
 }

@@ -1,9 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 
-// A high surrogate not followed by a low one, or a low one not preceded by a high one.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 /** Segments of a reported path; deeper ones are cut, so a hostile nesting cannot blow up the message. */
 const MAX_PATH_SEGMENTS = 16;
 
@@ -32,13 +29,13 @@ export function loneSurrogatePath(value: unknown, root: string): string | undefi
     const step = pending.pop()!;
     const current = step.value;
     if (typeof current === 'string') {
-      if (LONE_SURROGATE.test(current)) return pathOf(step, root);
+      if (!current.isWellFormed()) return pathOf(step, root);
     } else if (Array.isArray(current)) {
       current.forEach((item, index) => pending.push({ value: item, segment: `[${index}]`, parent: step }));
     } else if (current !== null && typeof current === 'object') {
       for (const [key, item] of Object.entries(current)) {
         const child = { value: item, segment: `.${key}`, parent: step };
-        if (LONE_SURROGATE.test(key)) return pathOf(child, root);
+        if (!key.isWellFormed()) return pathOf(child, root);
         pending.push(child);
       }
     }

@@ -1,5 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { Express } from 'express';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { GatewayContext } from '../context.ts';
@@ -10,7 +11,7 @@ import { startTracing, type Tracing } from './tracing.ts';
 import { upstreamLogObserver } from './upstream-log.ts';
 
 export type { GatewayMetrics } from './metrics.ts';
-export type { RequestSummary } from './request-plugin.ts';
+export type { RequestSummary } from './request-summary.ts';
 export type { Tracing } from './tracing.ts';
 
 export interface Observability {
@@ -29,7 +30,7 @@ export interface ObservabilityDependencies {
   http: PlatformHttp;
   logger: Logger;
   /** Replaces the configured span exporter (tests). */
-  spanExporter?: unknown;
+  spanExporter?: SpanExporter;
 }
 
 /** Logs, metrics and traces of one gateway instance, all fed from the same two sources: the request plugin and the platform seam. */

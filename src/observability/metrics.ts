@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { pagingFactsFor } from '../connections/paging-facts.ts';
 import type { PlatformHttp, UpstreamCallEvent } from '../platform/http.ts';
-import type { RequestSummary } from './request-plugin.ts';
+import type { RequestSummary } from './request-summary.ts';
 
 /** Numeric value of `upstream_breaker_state`: alerting rules compare against these. */
 export const BREAKER_STATE_VALUE = { closed: 0, 'half-open': 1, open: 2, isolated: 2 } as const;

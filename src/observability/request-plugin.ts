@@ -2,24 +2,8 @@ import type { ApolloServerPlugin, GraphQLResponse } from '@apollo/server';
 import type { Logger } from 'pino';
 import type { GatewayContext } from '../context.ts';
 import type { GatewayMetrics } from './metrics.ts';
+import type { RequestSummary } from './request-summary.ts';
 import type { Tracing } from './tracing.ts';
-
-/** What is known about one GraphQL request once its response is ready: one log line, one metric sample, one span. */
-export interface RequestSummary {
-  requestId: string;
-  /** The operation's name as the document declares it (or as the client sent it when the document did not resolve). */
-  operationName: string | null;
-  /** Metric label: the operation's name, `anonymous` for an unnamed operation, `unresolved` when no operation was found. */
-  operationLabel: string;
-  operationType: 'query' | 'mutation' | 'subscription' | null;
-  durationMs: number;
-  outcome: 'ok' | 'error';
-  /** Distinct `extensions.code` values of the response's errors, in order of first appearance. */
-  errorCodes: string[];
-  /** Calls this request made to the platform. */
-  upstreamCalls: number;
-  httpStatus: number;
-}
 
 export interface RequestObservers {
   logger: Logger;

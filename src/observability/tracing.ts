@@ -1,9 +1,10 @@
 import type { HeaderMap } from '@apollo/server';
 import type * as OtelApi from '@opentelemetry/api';
 import type { Span, TextMapGetter, TextMapPropagator, Tracer } from '@opentelemetry/api';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Config } from '../config.ts';
 import type { UpstreamCallEvent } from '../platform/http.ts';
-import type { RequestSummary } from './request-plugin.ts';
+import type { RequestSummary } from './request-summary.ts';
 
 /** The span of one GraphQL request, from Apollo taking it to the response being ready. */
 export interface RequestSpan {
@@ -85,55 +86,25 @@ export function createTracing(api: Api, tracer: Tracer, propagator: TextMapPropa
   };
 }
 
-// The SDK is an optional part of the gateway, loaded only when tracing is on.
-// These are the few parts of its API the gateway uses.
-interface TracerProviderLike {
-  getTracer(name: string): Tracer;
-  shutdown(): Promise<void>;
-}
-interface SdkTraceBase {
-  BasicTracerProvider: new (config: { resource?: unknown; spanProcessors?: unknown[] }) => TracerProviderLike;
-  BatchSpanProcessor: new (exporter: unknown) => unknown;
-  SimpleSpanProcessor: new (exporter: unknown) => unknown;
-  ConsoleSpanExporter: new () => unknown;
-}
-interface Resources {
-  resourceFromAttributes(attributes: Record<string, string>): unknown;
-}
-interface Core {
-  W3CTraceContextPropagator: new () => TextMapPropagator;
-}
-interface OtlpHttp {
-  OTLPTraceExporter: new (config: { url?: string }) => unknown;
-}
-
-/** Imports by a computed name, so neither the type checker nor a bundler requires the SDK to be installed. */
-const load = <T>(specifier: string): Promise<T> => import(specifier) as Promise<T>;
-
-export class TracingUnavailableError extends Error {
-  override name = 'TracingUnavailableError';
-}
-
 /**
  * Starts tracing as configured, or returns undefined without loading any
- * OpenTelemetry code when tracing is off. `exporter` replaces the configured
- * exporter (an in-memory one in tests).
+ * OpenTelemetry code when tracing is off: the SDK is imported here, on demand,
+ * so that start-up without tracing does not pay for it (the imports above are
+ * type-only and erased). `exporter` replaces the configured exporter (an
+ * in-memory one in tests).
  */
-export async function startTracing(settings: Config['tracing'], options: { exporter?: unknown } = {}): Promise<Tracing | undefined> {
+export async function startTracing(settings: Config['tracing'], options: { exporter?: SpanExporter } = {}): Promise<Tracing | undefined> {
   if (settings.exporter === 'none' && options.exporter === undefined) return undefined;
-  let modules: [Api, SdkTraceBase, Resources, Core];
-  try {
-    modules = await Promise.all([import('@opentelemetry/api'), load<SdkTraceBase>('@opentelemetry/sdk-trace-base'), load<Resources>('@opentelemetry/resources'), load<Core>('@opentelemetry/core')]);
-  } catch (error) {
-    throw new TracingUnavailableError(`Tracing is configured but the OpenTelemetry SDK could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  const [api, sdk, resources, core] = modules;
+  const [api, sdk, resources, core] = await Promise.all([
+    import('@opentelemetry/api'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/core'),
+  ]);
   let exporter = options.exporter;
   if (exporter === undefined && settings.exporter === 'console') exporter = new sdk.ConsoleSpanExporter();
   if (exporter === undefined) {
-    const otlp = await load<OtlpHttp>('@opentelemetry/exporter-trace-otlp-http').catch((error: unknown) => {
-      throw new TracingUnavailableError(`OTLP export is configured but its exporter could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
-    });
+    const otlp = await import('@opentelemetry/exporter-trace-otlp-http');
     exporter = new otlp.OTLPTraceExporter({ url: settings.endpoint });
   }
   // Console output is for development: print each span at once rather than in batches.

@@ -40,8 +40,32 @@ const CONTENT_SECURITY_POLICY = [
   "connect-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",
+  "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
+
+/**
+ * The page's headers. It holds a bearer token (the headers editor) and runs
+ * queries with it, so: no framing (clickjacking), no referrer leaving with the
+ * URL, its own browsing-context group (no window.opener handle from another
+ * site), and no powerful browser features.
+ */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+  'Cache-Control': 'no-cache',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=()',
+};
+
+/** The bundle's files are only for this page: other sites may not embed them. */
+const ASSET_HEADERS: Readonly<Record<string, string>> = {
+  'X-Content-Type-Options': 'nosniff',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
 
 /** JSON inside a <script> element: `<` escaped so no value can close the element. */
 function scriptJson(value: unknown): string {
@@ -101,10 +125,10 @@ export function playgroundRouter(options: PlaygroundOptions): Router {
       res.status(503).type('text/plain').send(MISSING_BUNDLE);
       return;
     }
-    res.set({ 'Content-Security-Policy': CONTENT_SECURITY_POLICY, 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' });
+    res.set(PAGE_HEADERS);
     res.type('html').send(html);
   });
-  router.use(ASSETS_PATH, express.static(distDir, { index: false, fallthrough: true, setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff') }));
+  router.use(ASSETS_PATH, express.static(distDir, { index: false, fallthrough: true, setHeaders: (res) => res.set(ASSET_HEADERS) }));
   router.use(ASSETS_PATH, (_req, res) => {
     if (bundled()) res.status(404).type('text/plain').send('Not found\n');
     else res.status(503).type('text/plain').send(MISSING_BUNDLE);

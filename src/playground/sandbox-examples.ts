@@ -1,12 +1,23 @@
 import { documentTypes } from '../documents/resolvers.ts';
-import type { DocumentRecord } from '../../sandbox/data/records.ts';
-import type { SandboxStore } from '../../sandbox/data/store.ts';
 import type { ExampleValues } from './examples.ts';
+
+/**
+ * The example ids the embedded sandbox hands over at start-up (its
+ * `examples()`), as the gateway reads them: the sandbox shares no code with
+ * the gateway, so this is the gateway's own statement of what it uses.
+ */
+export interface SandboxExampleIds {
+  financialAccountId: string;
+  linxTemplate: { templateId: string; templateVersionId: string };
+  documentsByStatus: readonly { status: string; id: string }[];
+  /** A platform document record: its details become a valid update input. */
+  documentToUpdate: { id: string; documentType: string } & Partial<Record<(typeof UPDATABLE_FIELDS)[number], unknown>>;
+}
 
 const UPDATABLE_FIELDS = ['name', 'description', 'number', 'issuingDate', 'issuingCountryCode', 'issuingStateCode', 'expiryDate', 'metadata'] as const;
 
 /** The document's own details as an update input: valid by construction, so the example mutation succeeds. */
-function updateInputOf(document: DocumentRecord): Record<string, unknown> {
+function updateInputOf(document: SandboxExampleIds['documentToUpdate']): Record<string, unknown> {
   const input: Record<string, unknown> = { id: document.id, documentType: documentTypes.fromPlatform(document.documentType, null) };
   for (const field of UPDATABLE_FIELDS) {
     if (document[field] !== undefined) input[field] = document[field];
@@ -15,26 +26,18 @@ function updateInputOf(document: DocumentRecord): Record<string, unknown> {
 }
 
 /**
- * Example values taken from the sandbox's seeded records of one Business
- * Account (the one the demo token belongs to): an account with acceptances,
- * a template version with batches, a scanned document (so its content URLs
- * show) and a passport to update.
+ * The playground's example values over the embedded sandbox: an account with
+ * acceptances, a template version with batches, a scanned document (so its
+ * content URLs show) and a passport to update.
  */
-export function sandboxExampleValues(store: SandboxStore, businessAccountId: string): ExampleValues {
-  const financialAccountId = store.financialAccounts(businessAccountId)[0];
-  const template = store.linxTemplates(businessAccountId)[0];
-  const version = template?.versions[0];
-  const documents = store.documents(businessAccountId);
-  const scanned = documents.find((d) => d.status === 'SCANNED');
-  const passport = documents.find((d) => d.documentType === 'passport') ?? documents[0];
-  if (!financialAccountId || !template || !version || !scanned || !passport) {
-    throw new Error(`The sandbox has no example data for Business Account ${businessAccountId}`);
-  }
+export function sandboxExampleValues(ids: SandboxExampleIds): ExampleValues {
+  const scanned = ids.documentsByStatus.find((d) => d.status === 'SCANNED');
+  if (!scanned) throw new Error('The sandbox examples hold no SCANNED document');
   return {
-    financialAccountId,
-    templateId: template.templateId,
-    templateVersionId: version.templateVersionId,
+    financialAccountId: ids.financialAccountId,
+    templateId: ids.linxTemplate.templateId,
+    templateVersionId: ids.linxTemplate.templateVersionId,
     documentId: scanned.id,
-    updateInput: updateInputOf(passport),
+    updateInput: updateInputOf(ids.documentToUpdate),
   };
 }

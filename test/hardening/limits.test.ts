@@ -84,7 +84,7 @@ describe('configuration', () => {
 
 describe('legitimate operations pass the default limits', () => {
   it('runs every playground example without an error', async () => {
-    const values = sandboxExampleValues(stack.sandbox.store, acme);
+    const values = sandboxExampleValues(stack.sandbox.examples(acme));
     for (const tab of exampleTabs(values, '')) {
       const response = await send({ query: tab.query, variables: JSON.parse(tab.variables) as unknown });
       expect([response.status, response.json?.errors]).toEqual([200, undefined]);

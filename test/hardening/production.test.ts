@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { getIntrospectionQuery } from 'graphql';
+import { loadConfig } from '../../src/config.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { accountOf } from '../support/expected.ts';
 import { post, read, type RawResponse } from './support/http.ts';
@@ -7,15 +8,17 @@ import { post, read, type RawResponse } from './support/http.ts';
 let production: Stack;
 let productionOpened: Stack;
 let development: Stack;
+let developmentWithoutStackTraces: Stack;
 
 beforeAll(async () => {
-  [production, productionOpened, development] = await Promise.all([
+  [production, productionOpened, development, developmentWithoutStackTraces] = await Promise.all([
     startStack({ NODE_ENV: 'production' }),
     startStack({ NODE_ENV: 'production', INTROSPECTION: 'true', PLAYGROUND: 'true' }),
+    startStack({ NODE_ENV: 'development', STACK_TRACES: 'true' }),
     startStack({ NODE_ENV: 'development' }),
   ]);
 });
-afterAll(() => Promise.all([production, productionOpened, development].map((stack) => stack.close())));
+afterAll(() => Promise.all([production, productionOpened, development, developmentWithoutStackTraces].map((stack) => stack.close())));
 afterEach(() => {
   jest.restoreAllMocks();
 });
@@ -38,6 +41,9 @@ describe('introspection', () => {
       expect(response.json?.data).toBeUndefined();
       expect(codes(response)).toEqual(['GRAPHQL_VALIDATION_FAILED']);
       expect(response.json!.errors![0]!.message).toMatch(/introspection is not allowed/);
+      expect(response.json!.errors![0]!.message).toBe(
+        'GraphQL introspection is not allowed: the query contained __schema or __type. Set INTROSPECTION=true on the gateway to allow it.',
+      );
       expect(production.platformCalls()).toEqual([]);
     }
   });
@@ -85,7 +91,30 @@ describe('errors', () => {
     expect(response.text).not.toMatch(/hunter2|10\.0\.7\.12|stacktrace/);
   });
 
-  it('shows the same error with its message and stack trace in development', async () => {
+  it('shows the same error with its message but no stack trace in development unless STACK_TRACES=true', async () => {
+    breakPlatformSeam(developmentWithoutStackTraces);
+    const id = developmentWithoutStackTraces.sandbox.store.documents(accountOf(developmentWithoutStackTraces.sandbox, developmentWithoutStackTraces.acme))[0]!.id;
+    const response = await send(developmentWithoutStackTraces, { query: 'query($id: ID!) { document(id: $id) { id } }', variables: { id } }, { 'x-request-id': 'req-dev-1' });
+    expect(response.json).toEqual({
+      data: { document: null },
+      errors: [
+        {
+          message: 'connect to 10.0.7.12:5432 failed (user=gateway password=hunter2)',
+          locations: [{ line: 1, column: 19 }],
+          path: ['document'],
+          extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: 'req-dev-1' },
+        },
+      ],
+    });
+    const invalid = await send(developmentWithoutStackTraces, { query: '{ nope }' });
+    expect(invalid.json!.errors![0]!.extensions).toEqual({ code: 'GRAPHQL_VALIDATION_FAILED', requestId: expect.any(String) });
+  });
+
+  it('refuses STACK_TRACES=true in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', STACK_TRACES: 'true' })).toThrow('STACK_TRACES: stack traces are never sent in production (NODE_ENV=production)');
+  });
+
+  it('shows the same error with its message and stack trace in development with STACK_TRACES=true', async () => {
     breakPlatformSeam(development);
     const id = development.sandbox.store.documents(accountOf(development.sandbox, development.acme))[0]!.id;
     const response = await send(development, { query: 'query($id: ID!) { document(id: $id) { id } }', variables: { id } });

@@ -30,3 +30,10 @@ describe('operations settings', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}:`));
   });
 });
+
+describe('settings that involve several variables', () => {
+  it('refuses a default page size above the maximum, like any other bad value', () => {
+    expect(() => loadConfig({ PAGE_SIZE_DEFAULT: '200' })).toThrow(new ConfigError('Invalid configuration:\n  PAGE_SIZE_DEFAULT: must not exceed PAGE_SIZE_MAX (100)'));
+    expect(loadConfig({ PAGE_SIZE_DEFAULT: '200', PAGE_SIZE_MAX: '200' }).paging).toEqual({ defaultSize: 200, maxSize: 200 });
+  });
+});

@@ -7,7 +7,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { describe, expect, it } from '@jest/globals';
 import { testConfig } from '../../src/config.ts';
 import { createTracing, startTracing } from '../../src/observability/tracing.ts';
-import type { RequestSummary } from '../../src/observability/request-plugin.ts';
+import type { RequestSummary } from '../../src/observability/request-summary.ts';
 import { startStack } from '../support/stack.ts';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';

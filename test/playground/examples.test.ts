@@ -14,7 +14,7 @@ let tabs: PlaygroundTab[];
 beforeAll(async () => {
   stack = await startStack();
   ba = accountOf(stack.sandbox, stack.acme);
-  tabs = exampleTabs(sandboxExampleValues(stack.sandbox.store, ba), '{}');
+  tabs = exampleTabs(sandboxExampleValues(stack.sandbox.examples(ba)), '{}');
 });
 afterAll(() => stack.close());
 beforeEach(() => stack.sandbox.resetRequests());

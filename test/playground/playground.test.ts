@@ -44,7 +44,7 @@ describeInBrowser('playground in a browser', () => {
     gateway = await startGateway(testConfig({ HOST: '127.0.0.1', PLAYGROUND: 'true' }), sandbox.url, {
       logger: createLogger('silent'),
       demoToken: demo.token,
-      exampleValues: sandboxExampleValues(sandbox.store, demo.businessAccountId),
+      exampleValues: sandboxExampleValues(sandbox.examples(demo.businessAccountId)),
     });
     userDataDir = await mkdtemp(join(tmpdir(), 'playground-chromium-'));
     context = await chromium.launchPersistentContext(userDataDir, {
@@ -56,6 +56,12 @@ describeInBrowser('playground in a browser', () => {
     // On the context, not the page: requests of the Monaco workers count too.
     context.on('request', (request) => requested.push(request.url()));
     page = context.pages()[0] ?? (await context.newPage());
+    // Anything the page's Content-Security-Policy blocks (scripts, styles, workers, fonts) is recorded.
+    await context.addInitScript(() => {
+      const seen: string[] = [];
+      (globalThis as unknown as { cspViolations: string[] }).cspViolations = seen;
+      document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.blockedURI}`));
+    });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('console', (message) => {
       if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
@@ -79,7 +85,14 @@ describeInBrowser('playground in a browser', () => {
     expect(expected.length).toBeGreaterThan(5);
 
     const introspected = page.waitForResponse((r) => r.request().method() === 'POST' && (r.request().postData() ?? '').includes('__schema'));
-    await page.goto(`${gateway.url}/graphql`);
+    const opened = await page.goto(`${gateway.url}/graphql`);
+    expect(opened!.headers()).toMatchObject({
+      'content-security-policy': expect.stringContaining("script-src 'self'"),
+      'x-frame-options': 'DENY',
+      'referrer-policy': 'no-referrer',
+      'cross-origin-opener-policy': 'same-origin',
+      'x-content-type-options': 'nosniff',
+    });
     await page.locator('.graphiql-query-editor .view-lines').filter({ hasText: 'ExceptionsPage' }).waitFor({ timeout: 30_000 });
     expect((await introspected).status()).toBe(200);
     // The headers editor opens pre-filled with the demo token.
@@ -128,5 +141,7 @@ describeInBrowser('playground in a browser', () => {
     ]));
     expect(network.filter((url) => new URL(url).hostname !== '127.0.0.1')).toEqual([]);
     expect(problems).toEqual([]);
+    // The policy let the bundle, its styles and the Monaco workers run: nothing was blocked.
+    expect(await page.evaluate(() => (globalThis as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
   }, 90_000);
 });

@@ -3,8 +3,10 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { sha256 } from '../hardening/support/http.ts';
 import { compileRelay, RELAY_CONFIG, type RelayCompilation } from '../../scripts/compile-relay.ts';
 import { accountOf, sortRecords } from '../support/expected.ts';
+import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
 const ARTIFACTS = [
@@ -40,6 +42,19 @@ beforeAll(async () => {
   [compilation, stack] = await Promise.all([compileRelay(), startStack()]);
 }, 60_000);
 afterAll(() => stack?.close());
+
+/** The manifest the compiler wrote: Relay's persisted-query output. */
+async function manifest(): Promise<Record<string, string>> {
+  return JSON.parse(await readFile(compilation.manifestFile, 'utf8')) as Record<string, string>;
+}
+
+/** The persisted id Relay gave an operation (what a Relay app sends as doc_id). */
+async function operationId(name: string): Promise<string> {
+  const artifact = await readFile(join(compilation.artifactDirectory, `${name}.graphql.ts`), 'utf8');
+  const match = /"id": "([0-9a-f]{64})"/.exec(artifact);
+  if (!match) throw new Error(`${name} carries no persisted id`);
+  return match[1]!;
+}
 
 describe('Relay client operations', () => {
   it('compile against the API schema without errors', () => {
@@ -85,6 +100,18 @@ describe('Relay client operations', () => {
     expect(second.body.data!.linxBatches.edges.map((e) => e.node.id)).toEqual(expected.slice(5, 10).map((b) => b.id));
   });
 
+  it('write the trusted-documents manifest: the SHA-256 of each operation text → the text, one entry per operation', async () => {
+    const documents = await manifest();
+    const names = ['exceptionsListQuery', 'exceptionsListPaginationQuery', 'linxBatchesListQuery', 'linxBatchesListPaginationQuery'];
+    const ids = await Promise.all(names.map(operationId));
+    expect(Object.keys(documents).sort()).toEqual([...ids].sort());
+    for (const [index, name] of names.entries()) {
+      const text = documents[ids[index]!]!;
+      expect(text).toBe(await operationText(compilation, name));
+      expect(sha256(text)).toBe(ids[index]);
+    }
+  });
+
   it('fail the compilation when an operation does not match the schema', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'relay-invalid-'));
     try {
@@ -100,5 +127,74 @@ describe('Relay client operations', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('trusted documents in production (node src/main.ts, NODE_ENV=production, TRUSTED_DOCUMENTS=<Relay manifest>)', () => {
+  let gateway: GatewayProcess;
+  let url: string;
+  const post = async (body: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.acme}`, ...headers },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as { data?: Record<string, { edges: { node: { id: string } }[] }>; errors?: { message: string; extensions: Record<string, unknown> }[] } };
+  };
+  const expectedExceptions = () =>
+    sortRecords(stack.sandbox.store.exceptions(accountOf(stack.sandbox, stack.acme)), [[(e) => e.createdAt, 'DESC']]).slice(0, 3).map((e) => e.id);
+  const ids = (body: { data?: Record<string, { edges: { node: { id: string } }[] }> }) => body.data!.exceptions!.edges.map((e) => e.node.id);
+
+  beforeAll(async () => {
+    gateway = startGatewayProcess({ NODE_ENV: 'production', UPSTREAM_URL: stack.sandbox.url, PORT: '0', LOG_LEVEL: 'warn', TRUSTED_DOCUMENTS: compilation.manifestFile });
+    const [, address] = await gateway.waitFor(/GraphQL endpoint: (http:\/\/127\.0\.0\.1:\d+)\/graphql/, 20_000);
+    url = address!;
+  }, 30_000);
+  afterAll(() => gateway?.stop());
+
+  it('serves a known document by Relay doc_id', async () => {
+    const response = await post({ doc_id: await operationId('exceptionsListPaginationQuery'), variables: { count: 3, cursor: null } });
+    expect(response.status).toBe(200);
+    expect(response.body.errors).toBeUndefined();
+    expect(ids(response.body)).toEqual(expectedExceptions());
+  });
+
+  it('serves a known document by Apollo extensions.persistedQuery, and over GET', async () => {
+    const id = await operationId('exceptionsListPaginationQuery');
+    const byHash = await post({ extensions: { persistedQuery: { version: 1, sha256Hash: id } }, variables: { count: 3, cursor: null } });
+    expect(byHash.body.errors).toBeUndefined();
+    expect(ids(byHash.body)).toEqual(expectedExceptions());
+    const search = new URLSearchParams({ doc_id: id, variables: JSON.stringify({ count: 3, cursor: null }) });
+    const get = await fetch(`${url}/graphql?${search}`, { headers: { authorization: `Bearer ${stack.acme}`, 'apollo-require-preflight': 'true' } });
+    expect(get.status).toBe(200);
+    expect(ids((await get.json()) as never)).toEqual(expectedExceptions());
+  });
+
+  it('refuses an unknown id and any document sent as text, before parsing and without calling the platform', async () => {
+    stack.sandbox.resetRequests();
+    const unknown = await post({ doc_id: 'f'.repeat(64), variables: {} });
+    expect(unknown).toEqual({
+      status: 400,
+      body: { errors: [{ message: `No trusted document has the id "${'f'.repeat(64)}"`, extensions: { code: 'PERSISTED_QUERY_NOT_IN_LIST', requestId: expect.any(String) } }] },
+    });
+    const unknownHash = await post({ query: '{ exceptions(first: 1) { totalCount } }', extensions: { persistedQuery: { version: 1, sha256Hash: sha256('{ exceptions(first: 1) { totalCount } }') } } });
+    expect(unknownHash.status).toBe(400);
+    expect(unknownHash.body.errors![0]!.extensions.code).toBe('PERSISTED_QUERY_NOT_IN_LIST');
+    // Even the exact text of a trusted document is refused: only ids run.
+    const asText = await post({ query: (await manifest())[await operationId('exceptionsListPaginationQuery')], variables: { count: 3 } });
+    expect(asText).toEqual({
+      status: 400,
+      body: {
+        errors: [
+          {
+            message: 'This gateway runs trusted documents only: send the operation’s id (Relay doc_id, or Apollo extensions.persistedQuery.sha256Hash) instead of its text',
+            extensions: { code: 'PERSISTED_QUERY_ID_REQUIRED', requestId: expect.any(String) },
+          },
+        ],
+      },
+    });
+    // Not even parsed: a broken document gets the same refusal, not a syntax error.
+    expect((await post({ query: '{ exceptions(' })).body.errors![0]!.extensions.code).toBe('PERSISTED_QUERY_ID_REQUIRED');
+    expect(stack.platformCalls()).toEqual([]);
   });
 });

@@ -96,6 +96,29 @@ describe('admin routes', () => {
     expect(acme.documents.map((d) => d.id)).toEqual(sandbox.store.documents(acme.businessAccountId).map((d) => d.id));
   });
 
+  it('lists ready-to-use example ids per Business Account, the ones npm start prints', async () => {
+    const { body } = await admin<{ businessAccounts: { businessAccountId: string; examples: unknown }[] }>('GET', 'fixtures');
+    const acme = body.businessAccounts[0]!;
+    const documents = sandbox.store.documents(acme.businessAccountId);
+    const template = sandbox.store.linxTemplates(acme.businessAccountId)[0]!;
+    const firstOf = (status: string) => documents.find((d) => d.status === status);
+    expect(acme.examples).toEqual({
+      financialAccountId: sandbox.store.financialAccounts(acme.businessAccountId)[0],
+      linxTemplate: {
+        templateId: template.templateId,
+        templateVersionId: template.versions[0]!.templateVersionId,
+        templateVersion: template.versions[0]!.templateVersion,
+        displayName: template.versions[0]!.displayName,
+      },
+      documentsByStatus: ['NEW', 'UPLOADED', 'INCOMPLETE', 'SCANNED', 'MALICIOUS']
+        .filter((status) => firstOf(status))
+        .map((status) => ({ status, id: firstOf(status)!.id, documentType: firstOf(status)!.documentType })),
+      documentToUpdate: documents.find((d) => d.documentType === 'passport')!.id,
+    });
+    expect((acme.examples as { documentsByStatus: unknown[] }).documentsByStatus).toHaveLength(5);
+    expect(sandbox.examples(acme.businessAccountId).documentToUpdate.id).toBe(documents.find((d) => d.documentType === 'passport')!.id);
+  });
+
   it('answers 404 for an unknown control', async () => {
     expect((await admin('GET', 'faults')).status).toBe(404);
   });

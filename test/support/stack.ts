@@ -3,6 +3,10 @@ import { testConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox/index.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
+import { AnswerRecorder, PlatformContract } from './platform-contract.ts';
+
+/** Read once per test file: every stack's sandbox answers are checked against it. */
+const contract = PlatformContract.fromFile();
 
 export interface GraphQLResponse<T = Record<string, unknown>> {
   status: number;
@@ -18,12 +22,23 @@ export interface Stack {
   gql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, options?: { token?: string | null; headers?: Record<string, string> }): Promise<GraphQLResponse<T>>;
   /** Platform requests (api host) recorded since the last reset. */
   platformCalls(): Sandbox['requests'];
+  /** Every API answer of the sandbox, checked against openapi/platform.yaml as it is sent. */
+  answers: AnswerRecorder;
+  /** Stops both; then fails if any sandbox answer broke the OpenAPI document. */
   close(): Promise<void>;
 }
 
 /** The gateway over a fresh in-process sandbox, both on ephemeral loopback ports. */
 export async function startStack(env: Record<string, string> = {}, sandboxOptions: SandboxOptions = {}, logger?: Logger): Promise<Stack> {
-  const sandbox = await startSandbox({ scanDelayMs: 50, ...sandboxOptions });
+  const answers = new AnswerRecorder(contract);
+  const sandbox = await startSandbox({
+    scanDelayMs: 50,
+    ...sandboxOptions,
+    onAnswer: (answer) => {
+      answers.record(answer);
+      sandboxOptions.onAnswer?.(answer);
+    },
+  });
   const config = testConfig(env);
   const gateway = await startGateway(config, sandbox.url, { logger: logger ?? createLogger('silent') });
   const token = (name: string) => sandbox.tokens.find((t) => t.businessAccountName.toLowerCase().includes(name))!.token;
@@ -40,10 +55,12 @@ export async function startStack(env: Record<string, string> = {}, sandboxOption
       return { status: response.status, body: (await response.json()) as GraphQLResponse['body'] } as never;
     },
     platformCalls: () => sandbox.requests.filter((r) => r.host === 'api'),
+    answers,
     async close() {
       await gateway.close();
       await new Promise<void>((resolve) => gateway.server.close(() => resolve()));
       await sandbox.close();
+      answers.assertAllAllowed();
     },
   };
 }

@@ -1,0 +1,55 @@
+import type { Config } from './config.ts';
+
+/** What `npm start` prints about the embedded sandbox (plain data: the gateway imports nothing from sandbox/). */
+export interface SandboxSummary {
+  url: string;
+  documentsUrl: string;
+  /** Set when the configured ports were taken and the sandbox fell back to free ones. */
+  portsTaken?: string;
+  tokens: readonly { token: string; businessAccountName: string }[];
+  examples: {
+    financialAccountId: string;
+    linxTemplate: { templateId: string; templateVersionId: string; templateVersion: number; displayName: string };
+    documentsByStatus: readonly { status: string; id: string; documentType: string }[];
+  };
+}
+
+function table(rows: [string, string][], indent = '  '): string[] {
+  const width = Math.max(...rows.map(([label]) => label.length));
+  return rows.map(([label, value]) => `${indent}${label.padEnd(width)}  ${value}`);
+}
+
+/**
+ * The start-up banner: where to send queries, what to send them with and,
+ * over the sandbox, ids to paste into the README's examples. Plain text on
+ * stdout; the JSON log lines go to the same stream only once it is printed.
+ */
+export function startBanner(config: Config, gatewayUrl: string, upstreamUrl: string, sandbox?: SandboxSummary): string {
+  const endpoint = `${gatewayUrl}/graphql`;
+  const lines = [`GraphQL endpoint: ${endpoint}`];
+  if (config.playground) lines.push(`Playground: open ${endpoint} in a browser`);
+  lines.push(sandbox ? `Platform: ${upstreamUrl} (embedded sandbox; content URLs on ${sandbox.documentsUrl})` : `Platform: ${upstreamUrl}`);
+  if (sandbox?.portsTaken) lines.push(`  ${sandbox.portsTaken}`);
+  const origins = [...(config.cors.allowLoopbackOrigins ? ['http://localhost:<any port>', 'http://127.0.0.1:<any port>'] : []), ...config.cors.origins];
+  lines.push(`Browser apps (CORS): ${origins.length > 0 ? origins.join(', ') : 'none (set CORS_ORIGINS)'}`);
+  if (config.trustedDocuments) lines.push(`Trusted documents: ${config.trustedDocuments.file}${config.trustedDocuments.only ? ' (only these run)' : ''}`);
+  if (!sandbox) return `${lines.join('\n')}\n`;
+
+  const [first] = sandbox.tokens;
+  const { examples } = sandbox;
+  lines.push('', 'Demo tokens (send as "Authorization: Bearer <token>"):', ...table(sandbox.tokens.map((t) => [t.token, t.businessAccountName])));
+  lines.push(
+    '',
+    `Ids to try with ${first?.token ?? 'the first token'}, as shell variables for the README's examples`,
+    `(paste them into your shell; every seeded id: GET ${upstreamUrl}/__sandbox/fixtures):`,
+    ...table(
+      [
+        [`ACCOUNT=${examples.financialAccountId}`, '# a Financial Account with acceptances'],
+        [`TEMPLATE_ID=${examples.linxTemplate.templateId}`, `# LinX template "${examples.linxTemplate.displayName}"`],
+        [`TEMPLATE_VERSION_ID=${examples.linxTemplate.templateVersionId}`, `# its version ${examples.linxTemplate.templateVersion}`],
+        ...examples.documentsByStatus.map(({ status, id, documentType }): [string, string] => [`DOCUMENT_${status}=${id}`, `# ${status} ${documentType}`]),
+      ],
+    ),
+  );
+  return `${lines.join('\n')}\n`;
+}

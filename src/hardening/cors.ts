@@ -1,0 +1,81 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import cors from 'cors';
+import type { CorsConfig } from '../config.ts';
+
+/**
+ * Headers a browser app may send: the token, the JSON content type, the
+ * caller's request id, and the two headers Apollo's CSRF prevention accepts
+ * in place of a JSON content type.
+ */
+const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-Request-Id', 'Apollo-Require-Preflight', 'X-Apollo-Operation-Name'];
+
+/** Development servers (Vite, webpack, Next) run on loopback on any port. */
+const LOOPBACK_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1)(:\d{1,5})?$/;
+
+/** Whether a browser page at `origin` may read the gateway's answers. */
+export function originAllowed(config: CorsConfig, origin: string): boolean {
+  return config.origins.includes(origin.toLowerCase()) || (config.allowLoopbackOrigins && LOOPBACK_ORIGIN.test(origin));
+}
+
+/** Works on plain Node requests as well as on Express's, which extend them. */
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
+
+/**
+ * Cross-origin access to the GraphQL endpoint, with the `cors` package. An
+ * allowed origin gets `Access-Control-Allow-Origin` echoed back (never `*`,
+ * so credentials can be turned on safely); any other origin gets no
+ * `Access-Control-Allow-*` header at all, and a preflight from it is answered
+ * 204 without them, so the browser refuses the call. Apollo's CSRF prevention
+ * still applies behind this: CORS decides who may read, not who may send.
+ */
+export function corsHandler(config: CorsConfig): NodeHandler {
+  const middleware = cors({
+    origin: (origin, callback) => callback(null, origin !== undefined && originAllowed(config, origin)),
+    methods: ['GET', 'POST', 'OPTIONS'],
+    allowedHeaders: ALLOWED_HEADERS,
+    exposedHeaders: [],
+    credentials: config.credentials,
+    maxAge: config.maxAgeSeconds,
+    optionsSuccessStatus: 204,
+  });
+  return (req, res, next) => {
+    // The answer depends on the Origin header whatever it holds: shared caches must key on it.
+    res.setHeader('Vary', 'Origin');
+    // `cors` calls back with null, not undefined, when it passes a request on.
+    middleware(req, res, (error?: unknown) => {
+      if (error !== undefined && error !== null) {
+        next(error);
+        return;
+      }
+      // `cors` passes on a request from an origin it does not allow; a preflight ends here without allow headers.
+      if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
+        res.statusCode = 204;
+        res.setHeader('Content-Length', '0');
+        res.end();
+        return;
+      }
+      next();
+    });
+  };
+}
+
+/**
+ * GraphQL answers carry account data: no browser or shared cache may keep
+ * them. The header is set before the GraphQL server writes its answer, so it
+ * covers every outcome (data, GraphQL errors, refusals of the body).
+ */
+export const noStore: NodeHandler = (_req, res, next) => {
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+};
+
+/** CORS then `Cache-Control: no-store`, as one handler for the GraphQL route. */
+export function webClientHeaders(config: CorsConfig): NodeHandler {
+  const corsPolicy = corsHandler(config);
+  return (req, res, next) => {
+    corsPolicy(req, res, (error) => {
+      if (error !== undefined && error !== null) next(error);
+      else noStore(req, res, next);
+    });
+  };
+}

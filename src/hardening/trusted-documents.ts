@@ -1,0 +1,197 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Kind, parse } from 'graphql';
+import { requestIdFrom } from '../request-id.ts';
+import type { NodeHandler } from './cors.ts';
+
+/**
+ * Trusted documents (Apollo Router's safelist, Hive's persisted documents):
+ * the operations a client app was built with are known ahead of time, as a
+ * manifest of id → document text. Relay's compiler writes it (`npm run relay`,
+ * `persistConfig` in relay.config.json) with the SHA-256 of each text as the id,
+ * which is also the hash Apollo clients send in `extensions.persistedQuery`.
+ *
+ * A request names its document by id: Relay's `doc_id`, the GraphQL-over-HTTP
+ * draft's `documentId`, or Apollo's `extensions.persistedQuery.sha256Hash`. The
+ * id is swapped for the manifest's text here, before Apollo sees the request,
+ * so everything after (parsing, limits, execution) is unchanged. With `only`
+ * (the production default), every other request is refused here, before any
+ * parsing: the gateway runs nothing but the manifest's operations.
+ */
+
+export const TRUSTED_DOCUMENT_CODES = {
+  /** The id is not in the manifest. */
+  notInList: 'PERSISTED_QUERY_NOT_IN_LIST',
+  /** Only trusted documents run, and the request sent a document's text instead of its id. */
+  idRequired: 'PERSISTED_QUERY_ID_REQUIRED',
+  /** The request sent both an id and a text, and the text is not the id's document. */
+  mismatch: 'PERSISTED_QUERY_MISMATCH',
+} as const;
+
+export class TrustedDocumentsError extends Error {
+  override name = 'TrustedDocumentsError';
+}
+
+export interface TrustedDocuments {
+  /** The document text of an id: a manifest key or the SHA-256 of a manifest text. */
+  lookup(id: string): string | undefined;
+  readonly size: number;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** A manifest object as Relay writes it; every document must parse and hold exactly one operation. */
+export function trustedDocumentsFrom(manifest: unknown, source: string): TrustedDocuments {
+  if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) {
+    throw new TrustedDocumentsError(`${source}: a trusted-documents manifest is a JSON object of id → GraphQL document`);
+  }
+  const byId = new Map<string, string>();
+  for (const [id, text] of Object.entries(manifest)) {
+    if (typeof text !== 'string' || id === '') throw new TrustedDocumentsError(`${source}: entry "${id}" is not an id with a GraphQL document as its value`);
+    let operations: number;
+    try {
+      operations = parse(text).definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION).length;
+    } catch (error) {
+      throw new TrustedDocumentsError(`${source}: document "${id}" is not valid GraphQL: ${(error as Error).message}`);
+    }
+    if (operations !== 1) throw new TrustedDocumentsError(`${source}: document "${id}" holds ${operations} operations, not one`);
+    byId.set(id, text);
+    // Apollo clients name a document by the SHA-256 of its text, whatever id the manifest gives it.
+    byId.set(sha256(text), text);
+  }
+  if (byId.size === 0) throw new TrustedDocumentsError(`${source}: the manifest holds no documents`);
+  return { lookup: (id) => byId.get(id), size: Object.keys(manifest).length };
+}
+
+export async function loadTrustedDocuments(file: string): Promise<TrustedDocuments> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new TrustedDocumentsError(`TRUSTED_DOCUMENTS: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'}); build it with npm run relay`);
+  }
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch {
+    throw new TrustedDocumentsError(`TRUSTED_DOCUMENTS: ${file} is not JSON`);
+  }
+  return trustedDocumentsFrom(manifest, `TRUSTED_DOCUMENTS: ${file}`);
+}
+
+/** What a request body (or the parameters of a GET) becomes. */
+export type Resolution = { kind: 'pass' } | { kind: 'resolved'; request: Record<string, unknown> } | { kind: 'refused'; code: string; message: string };
+
+function persistedQueryHash(extensions: unknown): string | undefined {
+  const persisted = (extensions as { persistedQuery?: { sha256Hash?: unknown } } | null | undefined)?.persistedQuery;
+  return typeof persisted?.sha256Hash === 'string' ? persisted.sha256Hash : undefined;
+}
+
+function withoutPersistedQuery(extensions: unknown): Record<string, unknown> | undefined {
+  if (typeof extensions !== 'object' || extensions === null) return undefined;
+  const { persistedQuery: _persisted, ...rest } = extensions as Record<string, unknown>;
+  return Object.keys(rest).length > 0 ? rest : undefined;
+}
+
+/**
+ * One GraphQL request (`{ query?, doc_id?, documentId?, extensions?, … }`)
+ * against the manifest. An unknown `doc_id` is refused in every mode (nothing
+ * else could resolve it); an unknown APQ hash is left to automatic persisted
+ * queries unless only trusted documents may run.
+ */
+export function resolveTrustedDocument(documents: TrustedDocuments, only: boolean, request: Record<string, unknown>): Resolution {
+  const { doc_id: docId, documentId, ...rest } = request;
+  const named = docId ?? documentId;
+  const hash = persistedQueryHash(request.extensions);
+  const id = typeof named === 'string' ? named : hash;
+  if (named !== undefined && typeof named !== 'string') {
+    return { kind: 'refused', code: 'BAD_REQUEST', message: 'doc_id must be a string: the id of a trusted document' };
+  }
+  if (id === undefined) {
+    if (!only) return { kind: 'pass' };
+    return {
+      kind: 'refused',
+      code: TRUSTED_DOCUMENT_CODES.idRequired,
+      message: 'This gateway runs trusted documents only: send the operation’s id (Relay doc_id, or Apollo extensions.persistedQuery.sha256Hash) instead of its text',
+    };
+  }
+  const text = documents.lookup(id);
+  if (text === undefined) {
+    if (!only && named === undefined) return { kind: 'pass' };
+    return { kind: 'refused', code: TRUSTED_DOCUMENT_CODES.notInList, message: `No trusted document has the id "${id.slice(0, 128)}"` };
+  }
+  if (typeof rest.query === 'string' && rest.query !== text) {
+    return { kind: 'refused', code: TRUSTED_DOCUMENT_CODES.mismatch, message: `The query sent is not the trusted document "${id}"` };
+  }
+  const extensions = withoutPersistedQuery(rest.extensions);
+  const resolved: Record<string, unknown> = { ...rest, query: text };
+  if (extensions === undefined) delete resolved.extensions;
+  else resolved.extensions = extensions;
+  return { kind: 'resolved', request: resolved };
+}
+
+function refuse(req: IncomingMessage, res: ServerResponse, code: string, message: string): void {
+  res.statusCode = 400;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify({ errors: [{ message, extensions: { code, requestId: requestIdFrom(req.headers) } }] }));
+}
+
+/** The parameters of a GraphQL GET as a request object (`extensions` and `variables` stay JSON text). */
+function getParameters(url: URL): Record<string, unknown> {
+  const request: Record<string, unknown> = Object.fromEntries(url.searchParams);
+  if (typeof request.extensions === 'string') {
+    try {
+      request.extensions = JSON.parse(request.extensions);
+    } catch {
+      // Left as text: Apollo answers a malformed `extensions` parameter itself.
+    }
+  }
+  return request;
+}
+
+/**
+ * The manifest applied to the GraphQL route, after the body is parsed and
+ * before the GraphQL server: a resolved POST body replaces `req.body`, a
+ * resolved GET has its URL rewritten. Works on plain Node requests (with
+ * `body` set by a JSON parser) as well as on Express's.
+ */
+export function trustedDocumentsHandler(documents: TrustedDocuments, only: boolean): NodeHandler {
+  return (req, res, next) => {
+    const withBody = req as IncomingMessage & { body?: unknown };
+    if (req.method === 'GET') {
+      const url = new URL(req.url ?? '/', 'http://gateway');
+      const request = getParameters(url);
+      // A browser's GET of the playground page carries no operation at all.
+      if (!('query' in request) && !('doc_id' in request) && !('documentId' in request) && !('extensions' in request)) {
+        next();
+        return;
+      }
+      const outcome = resolveTrustedDocument(documents, only, request);
+      if (outcome.kind === 'refused') return refuse(req, res, outcome.code, outcome.message);
+      if (outcome.kind === 'resolved') {
+        const search = new URLSearchParams();
+        for (const [key, value] of Object.entries(outcome.request)) search.set(key, typeof value === 'string' ? value : JSON.stringify(value));
+        req.url = `${url.pathname}?${search}`;
+      }
+      next();
+      return;
+    }
+    const body = withBody.body;
+    const requests = Array.isArray(body) ? body : [body];
+    const resolved: unknown[] = [];
+    for (const request of requests) {
+      if (typeof request !== 'object' || request === null) {
+        // Not a GraphQL request at all: Apollo refuses it with its own message, unless only trusted documents may run.
+        if (only) return refuse(req, res, TRUSTED_DOCUMENT_CODES.idRequired, 'This gateway runs trusted documents only: send a JSON object with the operation’s id');
+        resolved.push(request);
+        continue;
+      }
+      const outcome = resolveTrustedDocument(documents, only, request as Record<string, unknown>);
+      if (outcome.kind === 'refused') return refuse(req, res, outcome.code, outcome.message);
+      resolved.push(outcome.kind === 'resolved' ? outcome.request : request);
+    }
+    withBody.body = Array.isArray(body) ? resolved : resolved[0];
+    next();
+  };
+}
