@@ -25,6 +25,8 @@ import type { ExampleIds } from './data/examples.ts';
 import { UrlSigner } from './content/signed-urls.ts';
 import { PlatformStore } from './data/store.ts';
 import type { SandboxStore } from './data/store.ts';
+import type { LiveChange } from './data/live.ts';
+import { MAX_PAGE_SIZE } from './api/query.ts';
 
 export type { Fault, RouteName } from './admin/faults.ts';
 export type { SandboxAnswer } from './dispatch.ts';
@@ -33,6 +35,7 @@ export type { DemoToken } from './data/seed.ts';
 export type { ExampleIds } from './data/examples.ts';
 export type { SandboxStore } from './data/store.ts';
 export type * from './data/records.ts';
+export type { LiveChange } from './data/live.ts';
 
 export interface SandboxOptions {
   /** API port; 0 (default) picks an ephemeral one. */
@@ -58,6 +61,17 @@ export interface SandboxOptions {
    * (e.g. `http://localhost:4011` behind docker-compose). Default: the listener's own address.
    */
   publicContentOrigin?: string;
+  /**
+   * Live mode: exceptions arrive and change status every `liveIntervalMs` (see data/live.ts);
+   * `live.step()` makes a step at any time. Default off.
+   */
+  live?: boolean;
+  /** Time between two live steps; default 3000 ms. 0 leaves stepping to `live.step()`. */
+  liveIntervalMs?: number;
+  /** Seed of the live changes; the same seed gives the same changes. Default `live`. */
+  liveSeed?: string;
+  /** Largest page size the list endpoints serve; a larger `size` is silently served at this size. Default 1000 (the largest accepted). */
+  maxPageSize?: number;
   /** Sees every answer of both hosts just before it is sent (admin routes excluded). */
   onAnswer?: (answer: SandboxAnswer) => void;
 }
@@ -76,6 +90,13 @@ export interface Sandbox {
   readonly requests: RecordedRequest[];
   resetRequests(): void;
   setLinxEnvelope(on: boolean): void;
+  /** Live changes to the exceptions (see SandboxOptions.live). */
+  live: {
+    /** Makes one step now, whether or not live mode runs; returns what changed. */
+    step(): LiveChange[];
+    /** Every change since start or the last reset, oldest first. */
+    changes(): readonly LiveChange[];
+  };
   /** Closes both listeners and destroys hanging sockets. */
   close(): Promise<void>;
 }
@@ -140,7 +161,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const documentsUrl = options.publicContentOrigin?.replace(/\/+$/, '') ?? `http://${urlHost}:${contentPort}`;
   const signer = new UrlSigner(documentsUrl);
   const platformStore = new PlatformStore((documentId, version) =>
-    signer.sign('LEGAL', legalDocumentPath(documentId, version), Math.floor(now() / 1000) + ACCEPTANCE_URL_TTL_SECONDS));
+    signer.sign('LEGAL', legalDocumentPath(documentId, version), Math.floor(now() / 1000) + ACCEPTANCE_URL_TTL_SECONDS), undefined, options.liveSeed);
+  const liveIntervalMs = options.liveIntervalMs ?? 3000;
+  const liveTimer = options.live && liveIntervalMs > 0 ? setInterval(() => platformStore.liveStep(), liveIntervalMs) : undefined;
+  liveTimer?.unref();
   platformStore.onReset(() => scans.clear());
   const contentEnv: ContentEnv = { store: platformStore, signer, now, scans, scanDelayMs: options.scanDelayMs ?? 300 };
   const onContent = (req: IncomingMessage, res: ServerResponse): void => {
@@ -159,7 +183,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     onContent(req, res);
   });
 
-  const apiEnv = { store: platformStore, signer, now, urlTtlSeconds: options.urlTtlSeconds ?? 900, linxEnvelope: () => linxEnvelope };
+  const maxPageSize = options.maxPageSize ?? MAX_PAGE_SIZE;
+  if (!Number.isSafeInteger(maxPageSize) || maxPageSize < 1 || maxPageSize > MAX_PAGE_SIZE) {
+    throw new RangeError(`maxPageSize must be an integer between 1 and ${MAX_PAGE_SIZE}, got ${maxPageSize}`);
+  }
+  const apiEnv = { store: platformStore, signer, now, urlTtlSeconds: options.urlTtlSeconds ?? 900, linxEnvelope: () => linxEnvelope, maxPageSize };
   const adminEnabled = isLoopback(host);
   const adminEnv = {
     faults, log, store: platformStore, now,
@@ -207,8 +235,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     resetRequests: () => log.reset(),
     setLinxEnvelope: (on) => { linxEnvelope = on; },
+    live: { step: () => platformStore.liveStep(), changes: () => platformStore.liveChanges() },
     close: () => {
       closing ??= (async () => {
+        if (liveTimer) clearInterval(liveTimer);
         timers.clear();
         scans.clear();
         await Promise.all([closeServer(api), closeServer(content)]);

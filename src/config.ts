@@ -60,6 +60,9 @@ const schema = z.object({
   TRUSTED_DOCUMENTS_ONLY: bool.optional(),
   STACK_TRACES: bool.optional(),
   SANDBOX_CONTENT_PORT: int(0, 65535).default(4011),
+  SANDBOX_LIVE: bool.optional(),
+  SANDBOX_LIVE_INTERVAL_MS: int(0, 3_600_000).default(3_000),
+  SANDBOX_MAX_PAGE_SIZE: int(1, 1_000).optional(),
 });
 
 export type Env = z.input<typeof schema>;
@@ -149,6 +152,8 @@ const configSchema = schema.transform((e, ctx) => {
      */
     sandboxPort: e.SANDBOX_PORT,
     sandboxContentPort: e.SANDBOX_CONTENT_PORT,
+    /** The embedded sandbox's live exceptions and silent page-size cap (sandbox/index.ts SandboxOptions). */
+    sandbox: { live: e.SANDBOX_LIVE ?? false, liveIntervalMs: e.SANDBOX_LIVE_INTERVAL_MS, maxPageSize: e.SANDBOX_MAX_PAGE_SIZE },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     /** Serve GET /metrics. */
     metrics: e.METRICS ?? true,

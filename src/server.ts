@@ -8,7 +8,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { createContext, requestIdFrom, type GatewayContext } from './context.ts';
+import { createContext, type GatewayContext } from './context.ts';
 import { formatError } from './format-error.ts';
 import { setupHardening } from './hardening/index.ts';
 import { Readiness } from './health.ts';
@@ -16,6 +16,7 @@ import { createLogger } from './logger.ts';
 import { setupObservability } from './observability/index.ts';
 import { currentRequestId, runWithRequestId } from './observability/request-scope.ts';
 import { PlatformHttp } from './platform/http.ts';
+import { requestIdFrom } from './request-id.ts';
 import { playgroundRouter, type ExampleValues } from './playground/index.ts';
 import { buildSchema } from './schema.ts';
 

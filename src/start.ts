@@ -64,11 +64,11 @@ async function main() {
 async function startEmbeddedSandbox(config: Config): Promise<{ sandbox: Sandbox; portsTaken?: string }> {
   const { startSandbox } = await import('../sandbox/index.ts');
   try {
-    return { sandbox: await startSandbox({ port: config.sandboxPort, contentPort: config.sandboxContentPort }) };
+    return { sandbox: await startSandbox({ port: config.sandboxPort, contentPort: config.sandboxContentPort, ...config.sandbox }) };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
     const ports = `${config.sandboxPort}/${config.sandboxContentPort}`;
-    return { sandbox: await startSandbox({ port: 0, contentPort: 0 }), portsTaken: `(ports ${ports} are taken: the sandbox runs on free ports instead)` };
+    return { sandbox: await startSandbox({ port: 0, contentPort: 0, ...config.sandbox }), portsTaken: `(ports ${ports} are taken: the sandbox runs on free ports instead)` };
   }
 }
 

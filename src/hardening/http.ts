@@ -1,7 +1,7 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { clip } from '../client-text.ts';
-import { requestIdFrom } from '../context.ts';
+import { requestIdFrom } from '../request-id.ts';
 
 /** Longest request path written to a log line: the path is the client's choice. */
 const MAX_LOGGED_PATH_CHARS = 200;

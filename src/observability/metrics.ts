@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { clip } from '../client-text.ts';
+import { pagingFactsFor } from '../connections/paging-facts.ts';
 import type { PlatformHttp, UpstreamCallEvent } from '../platform/http.ts';
 import type { RequestSummary } from './request-summary.ts';
 
@@ -94,6 +95,26 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
     },
   });
 
+  // Paging: how anchored cursors were found again, and the page-size cap learned per list. Labels
+  // come from code only: list names of the area descriptors and the fixed set of anchor outcomes.
+  const paging = pagingFactsFor(http);
+  const cursorAnchors = new Counter({
+    name: 'connection_cursor_anchors_total',
+    help: 'Anchored cursors read, by list and how their record was found again (exact, moved, widened, sort-keys, offset, unverified)',
+    labelNames: ['list', 'outcome'] as const,
+    registers: [registry],
+  });
+  const stopObservingAnchors = paging.observeAnchors((event) => cursorAnchors.inc({ list: event.list, outcome: event.outcome }));
+  new Gauge({
+    name: 'upstream_page_size_cap',
+    help: 'Page size the platform was seen to cap list requests at, by list (absent until a response shows a cap)',
+    labelNames: ['list'] as const,
+    registers: [registry],
+    collect() {
+      for (const [list, size] of paging.pageCaps()) this.set({ list }, size);
+    },
+  });
+
   // Names are kept cut, so two long names with a common prefix share a series.
   const operations = new Set<string>();
   const operationLabel = (name: string): string => {
@@ -120,6 +141,7 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
       if (event.retries > 0) upstreamRetries.inc({ route: event.route }, event.retries);
     },
     close() {
+      stopObservingAnchors();
       registry.clear();
     },
   };
