@@ -127,8 +127,10 @@ function composePeer(node: string): void {
 function startFlags(): string[] {
   const scripts = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
   const tokens = (scripts.start ?? '').split(/\s+/).filter(Boolean);
+  // `exec` only replaces the shell npm starts with the gateway's own process.
+  if (tokens[0] === 'exec') tokens.shift();
   const entry = tokens.indexOf('src/main.ts');
-  if (tokens[0] !== 'node' || entry < 0) throw new Error(`package.json "start" is not "node [flags] src/main.ts": ${scripts.start}`);
+  if (tokens[0] !== 'node' || entry < 0) throw new Error(`package.json "start" is not "[exec] node [flags] src/main.ts": ${scripts.start}`);
   return tokens.slice(1, entry);
 }
 

@@ -17,6 +17,14 @@ function flag(env: NodeJS.ProcessEnv, name: string): boolean {
   throw new ConfigError(`${name} must be true or false, got "${env[name] ?? ''}"`);
 }
 
+/** An optional integer setting; undefined when unset, so the sandbox's own default applies. */
+function integer(env: NodeJS.ProcessEnv, name: string, min: number, max: number, unit: string): number | undefined {
+  const text = env[name];
+  if (text === undefined || text === '') return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new ConfigError(`${name} must be an integer number of ${unit} between ${min} and ${max}, got "${text}"`);
+  return Number(text);
+}
+
 /** Reads and checks the environment; throws a ConfigError naming the bad variable. */
 export function optionsFromEnv(env: NodeJS.ProcessEnv): SandboxOptions {
   const host = env.SANDBOX_HOST === undefined || env.SANDBOX_HOST === '' ? '127.0.0.1' : env.SANDBOX_HOST;
@@ -34,5 +42,16 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv): SandboxOptions {
   if (publicContentOrigin !== undefined && !/^https?:\/\/[A-Za-z0-9.:[\]-]+\/?$/.test(publicContentOrigin)) {
     throw new ConfigError(`SANDBOX_PUBLIC_CONTENT_ORIGIN must be an http(s) origin such as http://localhost:4011, got "${publicContentOrigin}"`);
   }
-  return { host, port: apiPort, contentPort, linxEnvelope: flag(env, 'SANDBOX_LINX_ENVELOPE'), latencyMs, publicContentOrigin };
+  const liveIntervalMs = integer(env, 'SANDBOX_LIVE_INTERVAL_MS', 0, 3_600_000, 'milliseconds');
+  const maxPageSize = integer(env, 'SANDBOX_MAX_PAGE_SIZE', 1, 1000, 'rows');
+  const liveSeed = env.SANDBOX_LIVE_SEED === undefined || env.SANDBOX_LIVE_SEED === '' ? undefined : env.SANDBOX_LIVE_SEED;
+  if (liveSeed !== undefined && liveSeed.length > 100) throw new ConfigError('SANDBOX_LIVE_SEED must be at most 100 characters');
+  return {
+    host, port: apiPort, contentPort, linxEnvelope: flag(env, 'SANDBOX_LINX_ENVELOPE'), latencyMs, publicContentOrigin,
+    // Only the settings given: the sandbox's defaults apply to the rest.
+    ...(flag(env, 'SANDBOX_LIVE') && { live: true }),
+    ...(liveIntervalMs !== undefined && { liveIntervalMs }),
+    ...(liveSeed !== undefined && { liveSeed }),
+    ...(maxPageSize !== undefined && { maxPageSize }),
+  };
 }

@@ -16,7 +16,7 @@ import { FaultRegistry } from './admin/faults.ts';
 import type { Fault, RouteName } from './admin/faults.ts';
 import { MAX_CONTENT_LENGTH } from './content/file-samples.ts';
 import { plainError, send, TimerSet } from './http.ts';
-import { RequestLog } from './admin/request-log.ts';
+import { DEFAULT_RECORDED_REQUESTS, RequestLog } from './admin/request-log.ts';
 import type { RecordedRequest } from './admin/request-log.ts';
 import { ACCOUNT_PROFILES } from './data/seed.ts';
 import type { DemoToken } from './data/seed.ts';
@@ -25,6 +25,8 @@ import type { ExampleIds } from './data/examples.ts';
 import { UrlSigner } from './content/signed-urls.ts';
 import { PlatformStore } from './data/store.ts';
 import type { SandboxStore } from './data/store.ts';
+import type { LiveChange } from './data/live.ts';
+import { MAX_PAGE_SIZE } from './api/query.ts';
 
 export type { Fault, RouteName } from './admin/faults.ts';
 export type { SandboxAnswer } from './dispatch.ts';
@@ -33,6 +35,7 @@ export type { DemoToken } from './data/seed.ts';
 export type { ExampleIds } from './data/examples.ts';
 export type { SandboxStore } from './data/store.ts';
 export type * from './data/records.ts';
+export type { LiveChange } from './data/live.ts';
 
 export interface SandboxOptions {
   /** API port; 0 (default) picks an ephemeral one. */
@@ -51,13 +54,24 @@ export interface SandboxOptions {
   latencyMs?: number;
   /** Clock for timestamps, URL expiry and date rules; default the real clock. Seed data never uses it. */
   now?: () => Date;
-  /** How many requests `requests` keeps (the counters stay exact); default 100000. */
+  /** How many requests `requests` keeps, the most recent ones (the counters stay exact); default 10000. */
   maxRecordedRequests?: number;
   /**
    * Origin clients reach the content host at, when it differs from the bind address
    * (e.g. `http://localhost:4011` behind docker-compose). Default: the listener's own address.
    */
   publicContentOrigin?: string;
+  /**
+   * Live mode: exceptions arrive and change status every `liveIntervalMs` (see data/live.ts);
+   * `live.step()` makes a step at any time. Default off.
+   */
+  live?: boolean;
+  /** Time between two live steps; default 3000 ms. 0 leaves stepping to `live.step()`. */
+  liveIntervalMs?: number;
+  /** Seed of the live changes; the same seed gives the same changes. Default `live`. */
+  liveSeed?: string;
+  /** Largest page size the list endpoints serve; a larger `size` is silently served at this size. Default 1000 (the largest accepted). */
+  maxPageSize?: number;
   /** Sees every answer of both hosts just before it is sent (admin routes excluded). */
   onAnswer?: (answer: SandboxAnswer) => void;
 }
@@ -72,10 +86,17 @@ export interface Sandbox {
   /** Ready-to-use ids of a Business Account's seeded records (by default the first demo token's). */
   examples(businessAccountId?: string): ExampleIds;
   faults: { set(route: RouteName | '*', fault: Fault): void; clear(route?: RouteName | '*'): void };
-  /** Every request received by both hosts, in order (admin routes excluded). */
-  requests: RecordedRequest[];
+  /** The requests received by both hosts, oldest first (admin routes excluded): the most recent `maxRecordedRequests`; a fresh copy on each read. */
+  readonly requests: RecordedRequest[];
   resetRequests(): void;
   setLinxEnvelope(on: boolean): void;
+  /** Live changes to the exceptions (see SandboxOptions.live). */
+  live: {
+    /** Makes one step now, whether or not live mode runs; returns what changed. */
+    step(): LiveChange[];
+    /** Every change since start or the last reset, oldest first. */
+    changes(): readonly LiveChange[];
+  };
   /** Closes both listeners and destroys hanging sockets. */
   close(): Promise<void>;
 }
@@ -126,7 +147,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const timers = new TimerSet();
   const scans = new TimerSet();
   const faults = new FaultRegistry();
-  const log = new RequestLog(options.maxRecordedRequests ?? 100_000);
+  const log = new RequestLog(options.maxRecordedRequests ?? DEFAULT_RECORDED_REQUESTS);
   let linxEnvelope = options.linxEnvelope ?? false;
   const dispatchEnv: DispatchEnv = { now, faults, log, timers, latencyMs: options.latencyMs ?? 0, onAnswer: options.onAnswer };
   const urlHost = host.includes(':') ? `[${host}]` : host;
@@ -140,7 +161,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const documentsUrl = options.publicContentOrigin?.replace(/\/+$/, '') ?? `http://${urlHost}:${contentPort}`;
   const signer = new UrlSigner(documentsUrl);
   const platformStore = new PlatformStore((documentId, version) =>
-    signer.sign('LEGAL', legalDocumentPath(documentId, version), Math.floor(now() / 1000) + ACCEPTANCE_URL_TTL_SECONDS));
+    signer.sign('LEGAL', legalDocumentPath(documentId, version), Math.floor(now() / 1000) + ACCEPTANCE_URL_TTL_SECONDS), undefined, options.liveSeed);
+  const liveIntervalMs = options.liveIntervalMs ?? 3000;
+  const liveTimer = options.live && liveIntervalMs > 0 ? setInterval(() => platformStore.liveStep(), liveIntervalMs) : undefined;
+  liveTimer?.unref();
   platformStore.onReset(() => scans.clear());
   const contentEnv: ContentEnv = { store: platformStore, signer, now, scans, scanDelayMs: options.scanDelayMs ?? 300 };
   const onContent = (req: IncomingMessage, res: ServerResponse): void => {
@@ -159,7 +183,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     onContent(req, res);
   });
 
-  const apiEnv = { store: platformStore, signer, now, urlTtlSeconds: options.urlTtlSeconds ?? 900, linxEnvelope: () => linxEnvelope };
+  const maxPageSize = options.maxPageSize ?? MAX_PAGE_SIZE;
+  if (!Number.isSafeInteger(maxPageSize) || maxPageSize < 1 || maxPageSize > MAX_PAGE_SIZE) {
+    throw new RangeError(`maxPageSize must be an integer between 1 and ${MAX_PAGE_SIZE}, got ${maxPageSize}`);
+  }
+  const apiEnv = { store: platformStore, signer, now, urlTtlSeconds: options.urlTtlSeconds ?? 900, linxEnvelope: () => linxEnvelope, maxPageSize };
   const adminEnabled = isLoopback(host);
   const adminEnv = {
     faults, log, store: platformStore, now,
@@ -202,11 +230,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     store: platformStore,
     examples: (businessAccountId = DEMO_TOKENS[0]!.businessAccountId) => exampleIds(platformStore, businessAccountId),
     faults: { set: (route, fault) => faults.set(route, fault), clear: (route) => faults.clear(route) },
-    requests: log.requests,
+    get requests() {
+      return log.requests;
+    },
     resetRequests: () => log.reset(),
     setLinxEnvelope: (on) => { linxEnvelope = on; },
+    live: { step: () => platformStore.liveStep(), changes: () => platformStore.liveChanges() },
     close: () => {
       closing ??= (async () => {
+        if (liveTimer) clearInterval(liveTimer);
         timers.clear();
         scans.clear();
         await Promise.all([closeServer(api), closeServer(content)]);

@@ -1,7 +1,9 @@
 /**
  * Runs the sandbox on its own (`npm run sandbox`), configured by environment:
  * SANDBOX_HOST (127.0.0.1), SANDBOX_PORT (4010), SANDBOX_CONTENT_PORT (4011),
- * SANDBOX_LINX_ENVELOPE (false), SANDBOX_LATENCY_MS (0).
+ * SANDBOX_LINX_ENVELOPE (false), SANDBOX_LATENCY_MS (0), SANDBOX_LIVE (false: exceptions arrive and
+ * change status every SANDBOX_LIVE_INTERVAL_MS, 3000, from SANDBOX_LIVE_SEED), SANDBOX_MAX_PAGE_SIZE
+ * (1000: larger page sizes are silently served at this size).
  */
 import { ConfigError, optionsFromEnv } from './env.ts';
 import type { SandboxOptions } from './index.ts';
@@ -27,6 +29,8 @@ async function main(): Promise<void> {
     `Platform sandbox: ${sandbox.url}`,
     `Content host: ${sandbox.documentsUrl}`,
     `LinX answers: ${options.linxEnvelope ? 'page envelope' : 'bare array'}${options.latencyMs ? `; added latency ${options.latencyMs} ms` : ''}`,
+    ...(options.live ? [`Live exceptions: a step every ${options.liveIntervalMs ?? 3000} ms`] : []),
+    ...(options.maxPageSize ? [`Page sizes served up to ${options.maxPageSize}`] : []),
     'Demo tokens (Authorization: Bearer <token>):',
     ...sandbox.tokens.map((t) => `  ${t.token}  ${t.businessAccountName} (${t.businessAccountId})`),
     `Seeded ids: GET ${sandbox.url}/__sandbox/fixtures`,

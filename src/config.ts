@@ -32,6 +32,8 @@ const schema = z.object({
   SANDBOX_PORT: int(0, 65535).default(4010),
   SHUTDOWN_TIMEOUT_MS: int(0, 120_000).default(10_000),
   METRICS: bool.optional(),
+  METRICS_MAX_OPERATIONS: int(1, 10_000).default(200),
+  MAX_ECHOED_CHARS: int(16, 10_000).default(64),
   READY_PROBE_TIMEOUT_MS: int(1, 30_000).default(500),
   READY_CACHE_MS: int(0, 60_000).default(2_000),
   OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none']).optional(),
@@ -58,6 +60,9 @@ const schema = z.object({
   TRUSTED_DOCUMENTS_ONLY: bool.optional(),
   STACK_TRACES: bool.optional(),
   SANDBOX_CONTENT_PORT: int(0, 65535).default(4011),
+  SANDBOX_LIVE: bool.optional(),
+  SANDBOX_LIVE_INTERVAL_MS: int(0, 3_600_000).default(3_000),
+  SANDBOX_MAX_PAGE_SIZE: int(1, 1_000).optional(),
   COMPILED_EXECUTION: bool.optional(),
   COMPILED_QUERY_CACHE_SIZE: int(1, 100_000).default(1_000),
 });
@@ -149,9 +154,15 @@ const configSchema = schema.transform((e, ctx) => {
      */
     sandboxPort: e.SANDBOX_PORT,
     sandboxContentPort: e.SANDBOX_CONTENT_PORT,
+    /** The embedded sandbox's live exceptions and silent page-size cap (sandbox/index.ts SandboxOptions). */
+    sandbox: { live: e.SANDBOX_LIVE ?? false, liveIntervalMs: e.SANDBOX_LIVE_INTERVAL_MS, maxPageSize: e.SANDBOX_MAX_PAGE_SIZE },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     /** Serve GET /metrics. */
     metrics: e.METRICS ?? true,
+    /** Distinct operation names /metrics keeps a series for; later names are counted as `other`. */
+    metricsMaxOperations: e.METRICS_MAX_OPERATIONS,
+    /** Longest client-supplied text repeated in an error message, a log line or a metric label; longer text is cut. */
+    echoChars: e.MAX_ECHOED_CHARS,
     readiness: { probeTimeoutMs: e.READY_PROBE_TIMEOUT_MS, cacheMs: e.READY_CACHE_MS },
     /** `none`: no tracing code is loaded at all. */
     tracing: {

@@ -1,14 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type DataLoader from 'dataloader';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import type { PagingOptions } from './connections/index.ts';
+import { pagingFactsFor, type PagingFacts } from './connections/paging-facts.ts';
 import { createDocumentLoader } from './documents/loader.ts';
 import type { DocumentModel } from './documents/records.ts';
 import { requestSignal } from './platform/cancellation.ts';
-import { PlatformClient, queryString, type Query } from './platform/client.ts';
+import { PlatformClient } from './platform/client.ts';
 import type { PlatformHttp } from './platform/http.ts';
+import { requestIdFrom } from './request-id.ts';
 
 /** Everything one GraphQL request may use. Built fresh per request; nothing in it outlives the request. */
 export interface GatewayContext {
@@ -16,6 +16,8 @@ export interface GatewayContext {
   config: Config;
   logger: Logger;
   platform: PlatformClient;
+  /** What this gateway instance learned about the platform's lists (page-size caps); shared by its requests. */
+  paging: PagingFacts;
   loaders: {
     document: DataLoader<string, DocumentModel>;
   };
@@ -25,14 +27,6 @@ export interface ContextDependencies {
   config: Config;
   http: PlatformHttp;
   logger: Logger;
-}
-
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
-
-/** The caller's x-request-id when it is a sane token, else a fresh one: it is echoed into logs and errors. */
-export function requestIdFrom(headers: IncomingHttpHeaders): string {
-  const given = headers['x-request-id'];
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
 /**
@@ -53,22 +47,7 @@ export function createContext(
     config: deps.config,
     logger: deps.logger,
     platform,
+    paging: pagingFactsFor(deps.http),
     loaders: { document: createDocumentLoader(platform, deps.config.documentLoaderConcurrency) },
-  };
-}
-
-/**
- * Paging options of one connection from the gateway's configuration. Cursors are
- * bound to the list and its canonical filter + order query, so one made for
- * another filter or order is refused.
- */
-export function pagingOptions(ctx: GatewayContext, list: string, query: Query, pageBase: 0 | 1, totals: PagingOptions['totals']): PagingOptions {
-  return {
-    pageBase,
-    binding: `${list}${queryString(query)}`,
-    totals,
-    defaultSize: ctx.config.paging.defaultSize,
-    maxSize: ctx.config.paging.maxSize,
-    upstreamMaxPageSize: ctx.config.upstream.maxPageSize,
   };
 }

@@ -16,6 +16,8 @@ export const ErrorCode = {
   /** A platform call stopped because the caller closed the connection; only logs and metrics ever see it. */
   CANCELLED: 'CANCELLED',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+  /** `extensions.persistedQuery.sha256Hash` is not the SHA-256 of the `query` sent with it. */
+  PERSISTED_QUERY_HASH_MISMATCH: 'PERSISTED_QUERY_HASH_MISMATCH',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -2,6 +2,8 @@ import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerRespo
 import { HeaderMap, type ApolloServer, type BaseContext } from '@apollo/server';
 import type { RequestHandler } from 'express';
 import type { NodeHandler } from './hardening/cors.ts';
+import { runWithRequestId } from './observability/request-scope.ts';
+import { requestIdFrom } from './request-id.ts';
 
 /**
  * The common GraphQL request (POST /graphql with a plain JSON object body)
@@ -169,7 +171,9 @@ export function graphqlHttp<TContext extends BaseContext>(options: GraphQLHttpOp
             fail(thrown);
           }
         };
-        step(0);
+        // As in the Express route: the request's id is decided once, and everything from here on
+        // (refusals, Apollo's own errors, the context) reads it from the request scope.
+        runWithRequestId(requestIdFrom(req.headers), () => step(0));
       },
       (error: BodyError) => handOver(req, res, { error }),
     );

@@ -7,6 +7,7 @@ import { acceptanceResolvers } from './acceptances/resolvers.ts';
 import { baseResolvers } from './base-resolvers.ts';
 import { documentResolvers } from './documents/resolvers.ts';
 import { exceptionResolvers } from './exceptions/resolvers.ts';
+import { checkRepresentations } from './federation/representations.ts';
 import { federationResolvers } from './federation/resolvers.ts';
 import type { Resolvers } from './generated/graphql.ts';
 import { linxResolvers } from './linx/resolvers.ts';
@@ -47,6 +48,7 @@ export function buildSchema(): GraphQLSchema {
   // @apollo/subgraph records it; graphql-tools stores it elsewhere, and without
   // this every entity would resolve to its bare representation.
   addSubgraphResolvers(schema, referenceResolvers(resolvers));
+  checkRepresentations(schema);
   return schema;
 }
 

@@ -1,25 +1,25 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerErrorCode } from '@apollo/server/errors';
+import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
-import type { GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { createContext, type GatewayContext } from './context.ts';
-import { ErrorCode } from './errors.ts';
 import { CompiledExecution, compiledExecutionGateway } from './execution/compiled-executor.ts';
+import { formatError } from './format-error.ts';
 import { graphqlHttp } from './graphql-http.ts';
 import { setupHardening } from './hardening/index.ts';
 import { Readiness } from './health.ts';
 import { createLogger } from './logger.ts';
 import { setupObservability } from './observability/index.ts';
+import { currentRequestId, runWithRequestId } from './observability/request-scope.ts';
 import { PlatformHttp } from './platform/http.ts';
 import type { ExampleValues } from './playground/index.ts';
+import { requestIdFrom } from './request-id.ts';
 import { buildSchema } from './schema.ts';
 
 export interface Gateway {
@@ -32,41 +32,6 @@ export interface Gateway {
   url: string;
   close(): Promise<void>;
 }
-
-/** Codes a client may see with their message: the gateway's own and Apollo Server's. */
-const PUBLIC_CODES = new Set<string>([...Object.values(ErrorCode), ...Object.values(ApolloServerErrorCode)]);
-
-/**
- * In production an unexpected error's message may reveal internals: keep the
- * code (and request id, added by the plugin below), hide the text.
- */
-export function formatError(production: boolean) {
-  return (formatted: GraphQLFormattedError): GraphQLFormattedError => {
-    const code = String(formatted.extensions?.code ?? ErrorCode.INTERNAL_SERVER_ERROR);
-    if (production && !PUBLIC_CODES.has(code)) {
-      return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };
-    }
-    if (production && code === ErrorCode.INTERNAL_SERVER_ERROR) {
-      return { ...formatted, message: 'Internal server error', extensions: { code } };
-    }
-    return formatted.extensions?.code ? formatted : { ...formatted, extensions: { ...formatted.extensions, code } };
-  };
-}
-
-/** Every error carries the request id, so a client report can be matched with the logs. */
-const requestIdPlugin: ApolloServerPlugin<GatewayContext> = {
-  async requestDidStart() {
-    return {
-      async willSendResponse({ response, contextValue }) {
-        if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
-        response.body.singleResult.errors = response.body.singleResult.errors.map((error) => ({
-          ...error,
-          extensions: { ...error.extensions, requestId: contextValue.requestId },
-        }));
-      },
-    };
-  },
-};
 
 /**
  * Express tags every answer it sends with a weak ETag. GraphQL answers are
@@ -123,7 +88,10 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     parseOptions: hardening.apollo.parseOptions,
     validationRules: hardening.apollo.validationRules,
     persistedQueries: hardening.apollo.persistedQueries,
-    formatError: formatError(production),
+    formatError: formatError({ production, echoChars: config.echoChars, logger }),
+    // start.ts owns SIGTERM/SIGINT: Apollo's own handler would start a second stop() beside the
+    // gateway's and re-raise the signal, so the gateway's drain never completed outside NODE_ENV=test.
+    stopOnTerminationSignals: false,
     plugins: [
       // In-flight requests get up to SHUTDOWN_TIMEOUT_MS to finish once the listener has closed.
       ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: config.shutdownTimeoutMs }),
@@ -132,7 +100,6 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
       ApolloServerPluginInlineTrace(),
       // The platform's answers carry no cache hints; the default cache-control plugin would only add a hook per field.
       ApolloServerPluginCacheControlDisabled(),
-      requestIdPlugin,
       observability.plugin,
       ...hardening.apollo.plugins,
     ],
@@ -152,7 +119,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   }
   const graphql = graphqlHttp({
     apollo,
-    context: async (req, res) => createContext({ config, http, logger }, req.headers, undefined, res),
+    context: async (req, res) => createContext({ config, http, logger }, req.headers, currentRequestId(), res),
     bodyBytes: config.limits.bodyBytes,
     // The same handlers, in the same order, as the Express route below.
     handlers: [hardening.webClientHeaders, ...hardening.trustedDocuments],
@@ -162,8 +129,10 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     '/graphql',
     graphql.resume,
     ...hardening.bodyParser,
+    // After body parsing: the parser's stream callbacks would not carry the scope along.
+    (req, _res, next) => runWithRequestId(requestIdFrom(req.headers), next),
     ...hardening.trustedDocuments,
-    expressMiddleware(apollo, { context: async ({ req, res }) => createContext({ config, http, logger }, req.headers, undefined, res) }),
+    expressMiddleware(apollo, { context: async ({ req, res }) => createContext({ config, http, logger }, req.headers, currentRequestId(), res) }),
   );
 
   app.use(hardening.errorHandler);

@@ -40,8 +40,14 @@ async function main() {
       logger.error('shutdown did not complete: exiting');
       process.exit(1);
     }, config.shutdownTimeoutMs + SHUTDOWN_BACKSTOP_MS).unref();
-    await gateway.close();
-    await sandbox?.close();
+    try {
+      await gateway.close();
+      await sandbox?.close();
+    } catch (error) {
+      // A failed close is still a stop, but not a clean one: the exit code says so.
+      logger.error({ err: error }, 'shutdown failed: exiting');
+      process.exit(1);
+    }
     clearTimeout(deadline);
     logger.info('stopped');
     process.exit(0);
@@ -58,11 +64,11 @@ async function main() {
 async function startEmbeddedSandbox(config: Config): Promise<{ sandbox: Sandbox; portsTaken?: string }> {
   const { startSandbox } = await import('../sandbox/index.ts');
   try {
-    return { sandbox: await startSandbox({ port: config.sandboxPort, contentPort: config.sandboxContentPort }) };
+    return { sandbox: await startSandbox({ port: config.sandboxPort, contentPort: config.sandboxContentPort, ...config.sandbox }) };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
     const ports = `${config.sandboxPort}/${config.sandboxContentPort}`;
-    return { sandbox: await startSandbox({ port: 0, contentPort: 0 }), portsTaken: `(ports ${ports} are taken: the sandbox runs on free ports instead)` };
+    return { sandbox: await startSandbox({ port: 0, contentPort: 0, ...config.sandbox }), portsTaken: `(ports ${ports} are taken: the sandbox runs on free ports instead)` };
   }
 }
 

@@ -22,18 +22,24 @@ export interface RequestSummary {
   byHost: Record<'api' | 'content', number>;
 }
 
+/** How many requests the log keeps by default: a few MB, enough for any test or benchmark window. */
+export const DEFAULT_RECORDED_REQUESTS = 10_000;
+
 /**
  * Every request both hosts received, in order. Counters are exact; the list
- * keeps the most recent `limit` entries so that a long load test cannot
- * exhaust memory.
+ * is a ring buffer of the most recent `capacity` entries, so a long session
+ * (`npm start` serving for days, a load test) keeps a constant footprint.
  */
 export class RequestLog {
-  readonly requests: RecordedRequest[] = [];
-  readonly #limit: number;
+  readonly #slots: (RecordedRequest | undefined)[];
+  /** Index of the oldest entry. */
+  #start = 0;
+  #size = 0;
   #summary: RequestSummary = RequestLog.#emptySummary();
 
-  constructor(limit: number) {
-    this.#limit = limit;
+  constructor(capacity: number = DEFAULT_RECORDED_REQUESTS) {
+    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`request log capacity must be a positive integer, got ${capacity}`);
+    this.#slots = new Array<RecordedRequest | undefined>(capacity);
   }
 
   static #emptySummary(): RequestSummary {
@@ -41,16 +47,36 @@ export class RequestLog {
     return { total: 0, byRoute, byHost: { api: 0, content: 0 } };
   }
 
+  get capacity(): number {
+    return this.#slots.length;
+  }
+
+  /** The kept entries, oldest first (a copy). */
+  get requests(): RecordedRequest[] {
+    const list: RecordedRequest[] = [];
+    for (let i = 0; i < this.#size; i++) list.push(this.#slots[(this.#start + i) % this.#slots.length]!);
+    return list;
+  }
+
   record(entry: RecordedRequest): void {
-    if (this.requests.length >= this.#limit) this.requests.splice(0, Math.max(1, Math.floor(this.#limit / 10)));
-    this.requests.push(entry);
+    const capacity = this.#slots.length;
+    if (this.#size < capacity) {
+      this.#slots[(this.#start + this.#size) % capacity] = entry;
+      this.#size += 1;
+    } else {
+      // Full: the newest entry takes the oldest one's slot.
+      this.#slots[this.#start] = entry;
+      this.#start = (this.#start + 1) % capacity;
+    }
     this.#summary.total += 1;
     this.#summary.byRoute[entry.route] += 1;
     this.#summary.byHost[entry.host] += 1;
   }
 
   reset(): void {
-    this.requests.length = 0;
+    this.#slots.fill(undefined);
+    this.#start = 0;
+    this.#size = 0;
     this.#summary = RequestLog.#emptySummary();
   }
 

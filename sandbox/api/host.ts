@@ -12,6 +12,8 @@ import type { AccountData } from '../data/store.ts';
 export interface ApiEnv extends DocumentEnv {
   now(): number;
   linxEnvelope(): boolean;
+  /** Largest page size served; larger requests are silently served at this size. */
+  maxPageSize: number;
 }
 
 type ApiRoute = Exclude<RouteName, 'content'>;
@@ -66,7 +68,7 @@ export function handleApi(env: ApiEnv, match: ApiMatch, req: IncomingMessage, pa
     const message = req.headers.authorization === undefined ? 'Missing Authorization header' : 'Invalid or unknown access token';
     return plainError(401, message, nowMs, { 'www-authenticate': 'Bearer' });
   }
-  const list = { account, params, nowMs };
+  const list = { account, params, nowMs, maxPageSize: env.maxPageSize };
   switch (match.route) {
     case 'exceptions': return listExceptions(list);
     case 'acceptances': return listAcceptances(list);

@@ -13,6 +13,8 @@ export interface ListRequest {
   readonly account: AccountData;
   readonly params: URLSearchParams;
   readonly nowMs: number;
+  /** Largest page size served (see QueryReader.paging). */
+  readonly maxPageSize: number;
 }
 
 const UTC: Zone = { kind: 'fixed', offsetMs: 0 };
@@ -29,7 +31,7 @@ function createdMs(record: ExceptionRecord): number {
   return ms;
 }
 
-export function listExceptions({ account, params, nowMs }: ListRequest): Reply {
+export function listExceptions({ account, params, nowMs, maxPageSize }: ListRequest): Reply {
   const q = new QueryReader(params);
   const zoneText = q.single('timeZone');
   let zone = UTC;
@@ -59,7 +61,7 @@ export function listExceptions({ account, params, nowMs }: ListRequest): Reply {
   const category = q.enumValue('category', EXCEPTION_CATEGORIES);
   const type = q.enumValue('type', EXCEPTION_TYPES);
   const statuses = new Set<string>(q.enumList('status', EXCEPTION_STATUSES));
-  const paging = q.paging(0);
+  const paging = q.paging(0, maxPageSize);
   const sort = q.sort(account.exceptions.fields);
   if (q.errors.length > 0) return validationError(q.errors, nowMs);
 
@@ -84,23 +86,23 @@ export function listExceptions({ account, params, nowMs }: ListRequest): Reply {
   return json(200, renderEnvelope(matched, paging, (record) => account.exceptions.json(record)));
 }
 
-export function listAcceptances({ account, params, nowMs }: ListRequest): Reply {
+export function listAcceptances({ account, params, nowMs, maxPageSize }: ListRequest): Reply {
   const q = new QueryReader(params);
   const financialAccountId = q.uuid('financialAccountId', true);
-  const paging = q.paging(0);
+  const paging = q.paging(0, maxPageSize);
   const sort = q.sort(account.acceptances.fields);
   if (q.errors.length > 0 || financialAccountId === undefined) return validationError(q.errors, nowMs);
   const matched = account.acceptances.sorted(sort).filter((record) => record.scopes.FINANCIAL_ACCOUNT_ID === financialAccountId);
   return json(200, renderEnvelope(matched, paging, (record) => account.acceptances.json(record)));
 }
 
-export function listLinxBatches({ account, params, nowMs }: ListRequest, envelope: boolean): Reply {
+export function listLinxBatches({ account, params, nowMs, maxPageSize }: ListRequest, envelope: boolean): Reply {
   const q = new QueryReader(params);
   const templateId = q.uuid('templateId', true);
   const templateVersionId = q.uuid('templateVersionId', true);
   const status = q.enumValue('status', LINX_FILTER_STATUSES);
   const terms = (q.single('search') ?? '').toLowerCase().split(/\s+/).filter((term) => term !== '');
-  const paging = q.paging(1);
+  const paging = q.paging(1, maxPageSize);
   const sort = q.sort(account.linxBatches.fields);
   if (q.errors.length > 0) return validationError(q.errors, nowMs);
 

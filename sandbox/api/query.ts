@@ -95,11 +95,15 @@ export class QueryReader {
     return value;
   }
 
-  /** `base` is 0 for zero-based endpoints and 1 for one-based ones (also their default page). */
-  paging(base: 0 | 1): Paging {
+  /**
+   * `base` is 0 for zero-based endpoints and 1 for one-based ones (also their default page).
+   * A size above `servedMax` is served at `servedMax` without a word, as Spring Data does with its
+   * maximum page size: the page index stays, so page N is page N of the smaller size.
+   */
+  paging(base: 0 | 1, servedMax = MAX_PAGE_SIZE): Paging {
     const page = this.#integer('page', base, base, INT32_MAX);
     const size = this.#integer('size', DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE);
-    return { page, index: page - base, size };
+    return { page, index: page - base, size: Math.min(size, servedMax) };
   }
 
   /**

@@ -1,4 +1,6 @@
 import { Collection } from './collection.ts';
+import { LiveExceptions } from './live.ts';
+import type { LiveChange } from './live.ts';
 import { ACCOUNT_PROFILES, seedAccount } from './seed.ts';
 import type { AccountProfile, LegalUrlFactory, SeededAccount } from './seed.ts';
 import type { AcceptanceRecord, Assignee, DocumentRecord, ExceptionRecord, LinxBatchRecord, LinxTemplate } from './records.ts';
@@ -23,20 +25,32 @@ export interface SandboxStore {
   /** Stored documents; content URLs are minted per response and are not part of these records. */
   documents(businessAccountId: string): readonly DocumentRecord[];
   document(documentId: string): DocumentRecord | undefined;
-  /** Back to the seeded records: documents lose their updates and uploads. */
+  /** Back to the seeded records: documents lose their updates and uploads, live changes are undone. */
   reset(): void;
+  /**
+   * Live mode: one step of changes to every account's exceptions (one arrival, often one status
+   * change), the same sequence on every run. Returns what changed.
+   */
+  liveStep(): LiveChange[];
+  /** Every live change since the start or the last reset, oldest first (the latest 10000). */
+  liveChanges(): readonly LiveChange[];
 }
 
 /** One Business Account's data as the routes use it. */
 export interface AccountData {
   readonly profile: AccountProfile;
   readonly seeded: SeededAccount;
-  readonly exceptions: Collection<ExceptionRecord>;
+  /** Replaced, never mutated, by each live step. */
+  exceptions: Collection<ExceptionRecord>;
   readonly acceptances: Collection<AcceptanceRecord>;
   readonly linxBatches: Collection<LinxBatchRecord>;
   /** Lower-cased batch and template display names per batch id, for search. */
   readonly linxSearchText: ReadonlyMap<string, readonly [string, string]>;
 }
+
+/** Live mode stops adding exceptions to an account past this many arrivals (status changes go on). */
+const MAX_LIVE_ARRIVALS = 5_000;
+const MAX_LIVE_CHANGES_KEPT = 10_000;
 
 export class PlatformStore implements SandboxStore {
   readonly #profiles: readonly AccountProfile[];
@@ -49,8 +63,10 @@ export class PlatformStore implements SandboxStore {
   /** Bytes of real uploads; seeded documents have none until one happens. */
   #content = new Map<string, Buffer>();
   readonly #resetListeners: (() => void)[] = [];
+  readonly #live = new Map<AccountData, LiveExceptions>();
+  #liveChanges: LiveChange[] = [];
 
-  constructor(legalUrl: LegalUrlFactory, profiles: readonly AccountProfile[] = ACCOUNT_PROFILES) {
+  constructor(legalUrl: LegalUrlFactory, profiles: readonly AccountProfile[] = ACCOUNT_PROFILES, liveSeed = 'live') {
     this.#profiles = profiles;
     const documents: DocumentRecord[] = [];
     for (const profile of profiles) {
@@ -70,6 +86,7 @@ export class PlatformStore implements SandboxStore {
         linxSearchText,
       };
       this.#accounts.set(profile.businessAccountId, account);
+      this.#live.set(account, new LiveExceptions(seeded, liveSeed));
       this.#byToken.set(profile.token, account);
       documents.push(...seeded.documents);
     }
@@ -83,9 +100,30 @@ export class PlatformStore implements SandboxStore {
    * same as seeding again.
    */
   reset(): void {
+    for (const [account, live] of this.#live) {
+      live.reset();
+      account.exceptions = new Collection(account.seeded.exceptions);
+    }
+    this.#liveChanges = [];
     this.#documents = new Map(this.#seededDocuments.map((document) => [document.id, document]));
     this.#content = new Map();
     for (const listener of this.#resetListeners) listener();
+  }
+
+  liveStep(): LiveChange[] {
+    const changes: LiveChange[] = [];
+    for (const [account, live] of this.#live) {
+      const step = live.advance(account.exceptions.records, account.exceptions.records.length < account.seeded.exceptions.length + MAX_LIVE_ARRIVALS);
+      account.exceptions = new Collection(step.records);
+      changes.push(...step.changes);
+    }
+    this.#liveChanges.push(...changes);
+    if (this.#liveChanges.length > MAX_LIVE_CHANGES_KEPT) this.#liveChanges.splice(0, this.#liveChanges.length - MAX_LIVE_CHANGES_KEPT);
+    return changes;
+  }
+
+  liveChanges(): readonly LiveChange[] {
+    return this.#liveChanges;
   }
 
   onReset(listener: () => void): void {

@@ -1,9 +1,9 @@
-import type { PageRequest, PageResult } from '../connections/index.ts';
+import { capEvidence, type ListDescriptor, type PageRequest, type PageResult } from '../connections/index.ts';
 import type { DocumentAcceptanceOrder } from '../generated/graphql.ts';
 import type { PlatformClient, Query } from '../platform/client.ts';
 import { rethrowOnArguments, type ArgumentPaths } from '../platform/errors.ts';
 import { readPage } from '../platform/pages.ts';
-import { sortParams } from '../platform/values.ts';
+import { PLATFORM_DEFAULT_SORT, sortParams } from '../platform/values.ts';
 import type { AcceptanceRecord } from './records.ts';
 
 /** Account and order → the query of `GET /v1/acceptances` (without page and size). */
@@ -17,8 +17,17 @@ export function acceptancesQuery(financialAccountId: string, orderBy: readonly D
  */
 const ACCEPTANCE_ARGUMENTS: ArgumentPaths = { financialAccountId: ['financialAccountId'], sort: ['orderBy'] };
 
-/** One page of `GET /v1/acceptances` (zero-based pages, always an envelope). */
+/** One page of the list, with the envelope fields that reveal a page-size cap. */
 export async function fetchAcceptances(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<AcceptanceRecord>> {
   const body = await client.get('acceptances.list', '/v1/acceptances', { ...query, page: page.page, size: page.size }).catch(rethrowOnArguments(ACCEPTANCE_ARGUMENTS));
-  return readPage<AcceptanceRecord>(body, client.requestId, { bareArrayAllowed: false });
+  return { ...readPage<AcceptanceRecord>(body, client.requestId, { bareArrayAllowed: false }), ...capEvidence(body) };
 }
+
+/** `GET /v1/acceptances`: zero-based pages, always a page envelope. */
+export const acceptanceList: ListDescriptor<AcceptanceRecord> = {
+  list: 'acceptances',
+  pageBase: 0,
+  totals: 'always',
+  defaultSort: PLATFORM_DEFAULT_SORT,
+  fetch: fetchAcceptances,
+};

@@ -1,29 +1,27 @@
-import { paginate } from '../connections/index.ts';
-import { type GatewayContext, pagingOptions } from '../context.ts';
-import type { DocumentAcceptanceOrder, Resolvers } from '../generated/graphql.ts';
-import { acceptancesQuery, fetchAcceptances } from './api.ts';
+import { listConnection } from '../connections/index.ts';
+import type { GatewayContext } from '../context.ts';
+import type { FinancialAccountDocumentAcceptancesArgs, Resolvers } from '../generated/graphql.ts';
+import { acceptanceList, acceptancesQuery } from './api.ts';
 import type { AcceptanceRecord } from './records.ts';
 
 const FINANCIAL_ACCOUNT_SCOPE = 'FINANCIAL_ACCOUNT_ID';
 
-interface AcceptanceArgs {
-  first?: number | null;
-  after?: string | null;
-  last?: number | null;
-  before?: string | null;
-  orderBy?: readonly DocumentAcceptanceOrder[] | null;
-}
-
 /** Shared by `Query.documentAcceptances` and the federated `FinancialAccount.documentAcceptances`. */
-export function acceptancesOf(financialAccountId: string, { orderBy, ...window }: AcceptanceArgs, ctx: GatewayContext) {
-  const query = acceptancesQuery(financialAccountId, orderBy);
-  return paginate(window, pagingOptions(ctx, 'acceptances', query, 0, 'always'), (page) =>
-    fetchAcceptances(ctx.platform, query, page),
-  );
+function acceptancesOf(financialAccountId: string, { orderBy, ...window }: FinancialAccountDocumentAcceptancesArgs, ctx: GatewayContext) {
+  return listConnection(ctx, acceptanceList, acceptancesQuery(financialAccountId, orderBy), window);
 }
 
 export const Query: Resolvers['Query'] = {
   documentAcceptances: (_, { financialAccountId, ...args }, ctx) => acceptancesOf(financialAccountId, args, ctx),
+};
+
+/**
+ * The Financial Account entity is owned by another subgraph; this one adds its acceptances, which
+ * is what makes it resolvable here. Only its id travels.
+ */
+export const FinancialAccount: Resolvers['FinancialAccount'] = {
+  __resolveReference: (reference) => ({ id: reference.id }),
+  documentAcceptances: (account, args, ctx) => acceptancesOf(account.id, args, ctx),
 };
 
 /** The Financial Account an acceptance is scoped to, when it has that scope. */
@@ -41,4 +39,4 @@ export const DocumentAcceptance: Resolvers['DocumentAcceptance'] = {
   businessAccount: (record) => (record.businessAccountId ? { id: record.businessAccountId } : null),
 };
 
-export const acceptanceResolvers: Resolvers = { Query, DocumentAcceptance };
+export const acceptanceResolvers: Resolvers = { Query, FinancialAccount, DocumentAcceptance };

@@ -15,10 +15,18 @@ export class ListKnowledge<T> {
   #lastPresent = -1;
   #firstAbsent = Infinity;
   #total: number | null = null;
+  readonly #onPageCap: ((size: number) => void) | undefined;
+  #pageCap = Infinity;
 
-  constructor(fetchPage: FetchPage<T>, pageBase: 0 | 1) {
+  constructor(fetchPage: FetchPage<T>, pageBase: 0 | 1, onPageCap?: (size: number) => void) {
     this.#fetchPage = fetchPage;
     this.#pageBase = pageBase;
+    this.#onPageCap = onPageCap;
+  }
+
+  /** The smallest page size a response of this request showed the platform capping requests at; Infinity while none did. */
+  get pageCap(): number {
+    return this.#pageCap;
   }
 
   /** totalElements of the latest response that reported one; null while none did. */
@@ -42,14 +50,75 @@ export class ListKnowledge<T> {
 
   #learn(page: PageRequest, result: PageResult<T> | undefined): void {
     if (!Array.isArray(result?.items)) throw new TypeError('fetchPage must resolve to { items: T[], total: number | null }');
-    const from = page.page * page.size;
     // Rows past the requested size belong to other positions; trusting them would misplace records.
     const items = result.items.slice(0, page.size);
+    const total = typeof result.total === 'number' && Number.isSafeInteger(result.total) && result.total >= 0 ? result.total : null;
+    if (total !== null) this.#total = total;
+    const cap = total === null ? null : servedSize(page, items.length, total, result);
+    if (cap !== null) {
+      this.#pageCap = Math.min(this.#pageCap, cap.size);
+      this.#onPageCap?.(cap.size);
+      // The platform served page N of the capped size: its rows sit there, and a short page proves
+      // nothing about the list's end unless it is the last page of that size.
+      if (!cap.exact) return;
+      this.#place(page.page * cap.size, items, cap.size);
+      return;
+    }
+    this.#place(page.page * page.size, items, page.size);
+  }
+
+  #place(from: number, items: readonly T[], size: number): void {
     items.forEach((item, index) => this.#items.set(from + index, item));
     if (items.length > 0) this.#lastPresent = Math.max(this.#lastPresent, from + items.length - 1);
-    if (items.length < page.size) this.#firstAbsent = Math.min(this.#firstAbsent, from + items.length);
-    const total = result.total;
-    if (typeof total === 'number' && Number.isSafeInteger(total) && total >= 0) this.#total = total;
+    if (items.length < size) this.#firstAbsent = Math.min(this.#firstAbsent, from + items.length);
+  }
+
+  /**
+   * Takes the rows `other` saw in [from, to), moved by `delta` positions: rows of a later response
+   * joined to this one where the two agree on a record, when the list shifted between the calls.
+   */
+  adopt(other: ListKnowledge<T>, from: number, delta: number, to = Infinity): void {
+    for (const [position, item] of other.#items) {
+      if (position < from || position >= to) continue;
+      this.#items.set(position + delta, item);
+      this.#lastPresent = Math.max(this.#lastPresent, position + delta);
+    }
+    if (other.#firstAbsent !== Infinity) this.#firstAbsent = Math.min(this.#firstAbsent, other.#firstAbsent + delta);
+    if (other.#total !== null) this.#total = other.#total;
+    this.#pageCap = Math.min(this.#pageCap, other.#pageCap);
+  }
+
+  /** The record seen at `position`, if any. */
+  at(position: number): T | undefined {
+    return this.#items.get(position);
+  }
+
+  /** Where the record with this id was seen; null when it was not. */
+  positionOf(id: string, idOf: (record: T) => string): number | null {
+    for (const [position, item] of this.#items) if (idOf(item) === id) return position;
+    return null;
+  }
+
+  /** The seen positions around `position` with no gap: [from, to), empty when `position` was not seen. */
+  runAround(position: number): { from: number; to: number } {
+    if (!this.#items.has(position)) return { from: position, to: position };
+    let from = position;
+    while (this.#items.has(from - 1)) from--;
+    let to = position + 1;
+    while (this.#items.has(to)) to++;
+    return { from, to };
+  }
+
+  /** The highest position seen; -1 when nothing was. */
+  lastSeen(): number {
+    return this.#lastPresent;
+  }
+
+  /** The lowest position seen; null when nothing was. */
+  firstSeen(): number | null {
+    let lowest: number | null = null;
+    for (const position of this.#items.keys()) if (lowest === null || position < lowest) lowest = position;
+    return lowest;
   }
 
   /** The records seen at start, start + 1, ... up to end, stopping at the first position not seen. */
@@ -87,4 +156,27 @@ export class ListKnowledge<T> {
     await this.fetch([{ page: position, size: 1 }]);
     return this.existsFrom(position) ?? false;
   }
+}
+
+/**
+ * The page size the platform really served, when a response shows it served fewer rows than asked
+ * while more exist (as Spring Data does above its maximum page size: page N of the capped size,
+ * `hasNext` true, `totalPages` computed from the capped size). `exact` when the size is certain, so
+ * the rows can be placed; a lower bound otherwise. Null when the response is an honest page.
+ */
+function servedSize(page: PageRequest, served: number, total: number, result: PageResult<unknown>): { size: number; exact: boolean } | null {
+  if (served >= page.size) return null;
+  const { hasNext, totalPages } = result;
+  // Full pages of the capped size come with hasNext.
+  if (hasNext === true && served > 0) return { size: served, exact: true };
+  // The capped list's last page: page * size + served === total.
+  if (hasNext === false && served > 0 && page.page > 0 && (total - served) % page.page === 0) {
+    const size = (total - served) / page.page;
+    if (size >= served && size < page.size && (totalPages == null || totalPages === page.page + 1)) return { size, exact: true };
+  }
+  // More pages than the asked size gives: totalPages = ceil(total / cap), so ceil(total / totalPages) <= cap.
+  if (typeof totalPages === 'number' && totalPages > Math.ceil(total / page.size)) {
+    return { size: Math.max(1, Math.ceil(total / totalPages)), exact: false };
+  }
+  return null;
 }

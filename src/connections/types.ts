@@ -1,3 +1,6 @@
+import type { PlatformClient, Query } from '../platform/client.ts';
+import type { SortKey } from './order.ts';
+
 /** Relay connection arguments as a client sends them. */
 export interface ConnectionArgs {
   first?: number | null;
@@ -29,7 +32,28 @@ export interface PagingOptions {
    * BAD_USER_INPUT (default 10000 records).
    */
   maxWalkRecords?: number;
+  /**
+   * The connection's order, tiebreak included. Given, cursors are anchored: they also carry the id
+   * and sort-key values of their record, and a later page finds that record again where the list
+   * has moved it (docs/paging.md). Without it, cursors are plain positions.
+   */
+  order?: readonly SortKey[];
+  /** Told, for each anchored cursor of a request, how it was found again. */
+  onAnchor?: (outcome: AnchorOutcome) => void;
+  /** Told when a response shows the platform serving fewer rows per page than asked, with the size it served. */
+  onPageCap?: (size: number) => void;
 }
+
+/**
+ * How an anchored cursor was found again: `exact` where it was; `moved` elsewhere in the first
+ * call's rows; `widened` by the one wider call; `sort-keys` by the first row after its sort-key
+ * values; `offset` at its old position, nothing better being known; `unverified` at its old
+ * position because its row could not share the window's one call and nothing in the window
+ * contradicted it.
+ */
+export type AnchorOutcome = 'exact' | 'moved' | 'widened' | 'sort-keys' | 'offset' | 'unverified';
+
+export const ANCHOR_OUTCOMES: readonly AnchorOutcome[] = ['exact', 'moved', 'widened', 'sort-keys', 'offset', 'unverified'];
 
 /** One upstream page request; `page` is in the endpoint's own base. */
 export interface PageRequest {
@@ -41,6 +65,10 @@ export interface PageRequest {
 export interface PageResult<T> {
   items: T[];
   total: number | null;
+  /** The envelope's hasNext, when it had one: with fewer rows than asked, it reveals a page-size cap. */
+  hasNext?: boolean | null;
+  /** The envelope's totalPages, when it had one: computed from the size the platform really served. */
+  totalPages?: number | null;
 }
 
 export type FetchPage<T> = (request: PageRequest) => Promise<PageResult<T>>;
@@ -63,4 +91,22 @@ export interface Connection<T> {
   pageInfo: PageInfo;
   /** totalElements as the platform reported it; null when the endpoint answered without totals. */
   totalCount: number | null;
+}
+
+/**
+ * What the connections code needs to know about one platform list, declared once in its area's
+ * `api.ts`: its name, how its pages are numbered, whether its answers carry totals, and how to
+ * fetch one page of it.
+ */
+export interface ListDescriptor<T> {
+  /** Begins every cursor binding of the list, so a cursor of one list is refused by another. */
+  readonly list: string;
+  /** The endpoint's index of its first page. */
+  readonly pageBase: 0 | 1;
+  /** See PagingOptions.totals. */
+  readonly totals: 'always' | 'sometimes';
+  /** The platform's order when the query has no `sort`, as `sort` parameters. */
+  readonly defaultSort: readonly string[];
+  /** One page of the list, for the filter and order in `query` (the platform query without page and size). */
+  fetch(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<T>>;
 }

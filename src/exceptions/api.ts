@@ -1,10 +1,10 @@
-import type { PageRequest, PageResult } from '../connections/index.ts';
+import { capEvidence, type ListDescriptor, type PageRequest, type PageResult } from '../connections/index.ts';
 import { badUserInput } from '../errors.ts';
 import type { ExceptionFilter, ExceptionOrder } from '../generated/graphql.ts';
 import type { PlatformClient, Query } from '../platform/client.ts';
 import { rethrowOnArguments, type ArgumentPaths } from '../platform/errors.ts';
 import { readPage } from '../platform/pages.ts';
-import { sortParams } from '../platform/values.ts';
+import { PLATFORM_DEFAULT_SORT, sortParams } from '../platform/values.ts';
 import type { ExceptionRecord } from './records.ts';
 import { isAcceptedTimeZone } from './time-zone.ts';
 
@@ -49,8 +49,17 @@ const EXCEPTION_ARGUMENTS: ArgumentPaths = {
   sort: ['orderBy'],
 };
 
-/** One page of `GET /exceptions` (zero-based pages, always an envelope). */
+/** One page of the list, with the envelope fields that reveal a page-size cap. */
 export async function fetchExceptions(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<ExceptionRecord>> {
   const body = await client.get('exceptions.list', '/exceptions', { ...query, page: page.page, size: page.size }).catch(rethrowOnArguments(EXCEPTION_ARGUMENTS));
-  return readPage<ExceptionRecord>(body, client.requestId, { bareArrayAllowed: false });
+  return { ...readPage<ExceptionRecord>(body, client.requestId, { bareArrayAllowed: false }), ...capEvidence(body) };
 }
+
+/** `GET /exceptions`: zero-based pages, always a page envelope. */
+export const exceptionList: ListDescriptor<ExceptionRecord> = {
+  list: 'exceptions',
+  pageBase: 0,
+  totals: 'always',
+  defaultSort: PLATFORM_DEFAULT_SORT,
+  fetch: fetchExceptions,
+};

@@ -1,8 +1,7 @@
-import { paginate } from '../connections/index.ts';
-import { pagingOptions } from '../context.ts';
+import { listConnection } from '../connections/index.ts';
 import type { ExceptionCategory, ExceptionStatus, ExceptionType, Resolvers } from '../generated/graphql.ts';
 import { sameSpelling } from '../platform/values.ts';
-import { exceptionsQuery, fetchExceptions } from './api.ts';
+import { exceptionList, exceptionsQuery } from './api.ts';
 
 const categories = sameSpelling<Exclude<ExceptionCategory, 'UNKNOWN'>>(['BANK_ACCOUNT_VERIFICATION', 'CUSTOMER', 'TRANSACTION']);
 const types = sameSpelling<Exclude<ExceptionType, 'UNKNOWN'>>([
@@ -23,12 +22,7 @@ const entityTypeByCategory = {
 } as const;
 
 export const Query: Resolvers['Query'] = {
-  exceptions: (_, { filter, orderBy, ...window }, ctx) => {
-    const query = exceptionsQuery(filter, orderBy);
-    return paginate(window, pagingOptions(ctx, 'exceptions', query, 0, 'always'), (page) =>
-      fetchExceptions(ctx.platform, query, page),
-    );
-  },
+  exceptions: (_, { filter, orderBy, ...window }, ctx) => listConnection(ctx, exceptionList, exceptionsQuery(filter, orderBy), window),
 };
 
 export const Exception: Resolvers['Exception'] = {

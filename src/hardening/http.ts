@@ -1,6 +1,10 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { requestIdFrom } from '../context.ts';
+import { clip } from '../client-text.ts';
+import { requestIdFrom } from '../request-id.ts';
+
+/** Longest request path written to a log line: the path is the client's choice. */
+const MAX_LOGGED_PATH_CHARS = 200;
 
 export interface HttpLimits {
   /** Largest request body in bytes. */
@@ -87,11 +91,11 @@ export function httpErrorHandler(limits: HttpLimits, logger: Logger): ErrorReque
     if (isBodyParserError(error) && error.status >= 400 && error.status < 500) {
       const { status, message, extensions } = describe(error, limits);
       // Only the parser's classification: its message and `body` may hold what the client sent.
-      logger.info({ requestId, path: req.path, status, reason: error.type }, 'request body refused');
+      logger.info({ requestId, path: clip(req.path, MAX_LOGGED_PATH_CHARS), status, reason: error.type }, 'request body refused');
       res.status(status).json(errorBody(message, { ...extensions, requestId }));
       return;
     }
-    logger.error({ requestId, path: req.path, err: error }, 'request failed');
+    logger.error({ requestId, path: clip(req.path, MAX_LOGGED_PATH_CHARS), err: error }, 'request failed');
     res.status(500).json(errorBody('Internal server error', { code: 'INTERNAL_SERVER_ERROR', requestId }));
   };
 }

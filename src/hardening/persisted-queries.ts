@@ -1,5 +1,8 @@
 import type { PersistedQueryOptions } from '@apollo/server';
+import { ApolloServerErrorCode } from '@apollo/server/errors';
+import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
+import { ErrorCode } from '../errors.ts';
 
 type Cache = NonNullable<PersistedQueryOptions['cache']>;
 
@@ -18,6 +21,22 @@ export interface PersistedQueries {
   option: PersistedQueryOptions | false;
   /** Disconnects from the shared store, if any. */
   close(): Promise<void>;
+}
+
+/**
+ * Apollo Server refuses these two client mistakes of the APQ protocol with
+ * HTTP 400 but no `extensions.code`, which reads as an internal error. Keyed
+ * by Apollo's own messages (pinned by a test).
+ */
+const APQ_REFUSALS: ReadonlyMap<string, string> = new Map<string, string>([
+  ['provided sha does not match query', ErrorCode.PERSISTED_QUERY_HASH_MISMATCH],
+  ['Unsupported persisted query version', ApolloServerErrorCode.BAD_REQUEST],
+]);
+
+/** The client error code of an APQ refusal Apollo Server left without one; undefined for any other error. */
+export function persistedQueryRefusalCode(error: unknown): string | undefined {
+  if (!(error instanceof GraphQLError) || error.extensions.code !== undefined || error.path !== undefined) return undefined;
+  return APQ_REFUSALS.get(error.message);
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

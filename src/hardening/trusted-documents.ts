@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Kind, parse } from 'graphql';
-import { requestIdFrom } from '../context.ts';
+import { requestIdFrom } from '../request-id.ts';
 import type { NodeHandler } from './cors.ts';
 
 /**

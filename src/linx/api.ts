@@ -1,10 +1,10 @@
-import type { PageRequest, PageResult } from '../connections/index.ts';
+import { capEvidence, type ListDescriptor, type PageRequest, type PageResult } from '../connections/index.ts';
 import { badUserInput } from '../errors.ts';
 import type { LinxBatchFilter, LinxBatchOrder } from '../generated/graphql.ts';
 import type { PlatformClient, Query } from '../platform/client.ts';
 import { rethrowOnArguments, type ArgumentPaths } from '../platform/errors.ts';
 import { readPage } from '../platform/pages.ts';
-import { sortParams } from '../platform/values.ts';
+import { PLATFORM_DEFAULT_SORT, sortParams } from '../platform/values.ts';
 import type { LinxBatchRecord } from './records.ts';
 
 /** Statuses the platform accepts as a filter; ACTIVE only ever appears in answers. */
@@ -36,8 +36,20 @@ const LINX_ARGUMENTS: ArgumentPaths = {
   sort: ['orderBy'],
 };
 
-/** One page of LinX batch search: one-based pages; the answer may be a bare array without totals. */
+/** One page of the list, with the envelope fields that reveal a page-size cap. */
 export async function fetchLinxBatches(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<LinxBatchRecord>> {
   const body = await client.get('linx.batches', '/v2/linx/workflow-batches', { ...query, page: page.page, size: page.size }).catch(rethrowOnArguments(LINX_ARGUMENTS));
-  return readPage<LinxBatchRecord>(body, client.requestId, { bareArrayAllowed: true });
+  return { ...readPage<LinxBatchRecord>(body, client.requestId, { bareArrayAllowed: true }), ...capEvidence(body) };
 }
+
+/**
+ * LinX batch search: one-based pages; the answer may be a bare array without totals, so windows
+ * look one row ahead for hasNextPage ('sometimes').
+ */
+export const linxBatchList: ListDescriptor<LinxBatchRecord> = {
+  list: 'linx',
+  pageBase: 1,
+  totals: 'sometimes',
+  defaultSort: PLATFORM_DEFAULT_SORT,
+  fetch: fetchLinxBatches,
+};

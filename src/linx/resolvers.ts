@@ -1,19 +1,12 @@
-import { paginate } from '../connections/index.ts';
-import { pagingOptions } from '../context.ts';
+import { listConnection } from '../connections/index.ts';
 import type { LinxBatchStatus, Resolvers } from '../generated/graphql.ts';
 import { sameSpelling } from '../platform/values.ts';
-import { fetchLinxBatches, linxQuery } from './api.ts';
+import { linxBatchList, linxQuery } from './api.ts';
 
 const statuses = sameSpelling<Exclude<LinxBatchStatus, 'UNKNOWN'>>(['NEW', 'QUEUED', 'COMPLETED', 'INVALID', 'CANCELLING', 'FAILED', 'ACTIVE']);
 
 export const Query: Resolvers['Query'] = {
-  linxBatches: (_, { filter, orderBy, ...window }, ctx) => {
-    const query = linxQuery(filter, orderBy);
-    // 'sometimes': the platform may answer a bare array, so windows look one row ahead for hasNextPage.
-    return paginate(window, pagingOptions(ctx, 'linx', query, 1, 'sometimes'), (page) =>
-      fetchLinxBatches(ctx.platform, query, page),
-    );
-  },
+  linxBatches: (_, { filter, orderBy, ...window }, ctx) => listConnection(ctx, linxBatchList, linxQuery(filter, orderBy), window),
 };
 
 export const LinxBatch: Resolvers['LinxBatch'] = {

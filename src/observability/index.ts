@@ -35,7 +35,7 @@ export interface ObservabilityDependencies {
 
 /** Logs, metrics and traces of one gateway instance, all fed from the same two sources: the request plugin and the platform seam. */
 export async function setupObservability({ config, http, logger, spanExporter }: ObservabilityDependencies): Promise<Observability> {
-  const metrics = config.metrics ? createMetrics(http) : undefined;
+  const metrics = config.metrics ? createMetrics(http, { maxOperations: config.metricsMaxOperations, labelChars: config.echoChars }) : undefined;
   const tracing = await startTracing(config.tracing, { exporter: spanExporter });
   const logUpstream = upstreamLogObserver(logger);
   http.observe((event: UpstreamCallEvent) => {
@@ -45,7 +45,7 @@ export async function setupObservability({ config, http, logger, spanExporter }:
   });
   if (tracing) logger.info({ exporter: config.tracing.exporter, endpoint: config.tracing.endpoint }, 'tracing on');
   return {
-    plugin: requestObserverPlugin({ logger, metrics, tracing }),
+    plugin: requestObserverPlugin({ logger, metrics, tracing, echoChars: config.echoChars }),
     metrics,
     tracing,
     mount(app) {

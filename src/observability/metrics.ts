@@ -1,4 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { clip } from '../client-text.ts';
+import { pagingFactsFor } from '../connections/paging-facts.ts';
 import type { PlatformHttp, UpstreamCallEvent } from '../platform/http.ts';
 import type { RequestSummary } from './request-summary.ts';
 
@@ -6,11 +8,20 @@ import type { RequestSummary } from './request-summary.ts';
 export const BREAKER_STATE_VALUE = { closed: 0, 'half-open': 1, open: 2, isolated: 2 } as const;
 
 /**
- * Operation names come from clients, so the label set is capped: a client
- * sending a fresh name per request must not grow the registry without bound.
+ * Operation names come from clients, so the label set is capped
+ * (METRICS_MAX_OPERATIONS, default below) and so is each label's length
+ * (MAX_ECHOED_CHARS): a client sending a fresh or a huge name per request must
+ * grow neither the registry nor the /metrics page without bound.
  */
 export const MAX_OPERATION_LABELS = 200;
 export const OVERFLOW_OPERATION_LABEL = 'other';
+
+export interface MetricsLimits {
+  /** Distinct operation names kept as labels; later ones are counted as `other`. */
+  maxOperations: number;
+  /** Longest label value; longer client-supplied values are cut. */
+  labelChars: number;
+}
 
 const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -19,12 +30,14 @@ export interface GatewayMetrics {
   /** This gateway's own registry: several gateways in one process never share series. */
   registry: Registry;
   recordRequest(summary: RequestSummary): void;
+  /** A request refused before it reached the GraphQL pipeline: counted as `unresolved`, with no duration. */
+  recordRefusal(code: string): void;
   recordUpstream(event: UpstreamCallEvent): void;
   close(): void;
 }
 
 /** Metrics of one gateway instance, fed by the request plugin and the platform seam's observer. */
-export function createMetrics(http: PlatformHttp): GatewayMetrics {
+export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxOperations: MAX_OPERATION_LABELS, labelChars: 64 }): GatewayMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -82,20 +95,45 @@ export function createMetrics(http: PlatformHttp): GatewayMetrics {
     },
   });
 
+  // Paging: how anchored cursors were found again, and the page-size cap learned per list. Labels
+  // come from code only: list names of the area descriptors and the fixed set of anchor outcomes.
+  const paging = pagingFactsFor(http);
+  const cursorAnchors = new Counter({
+    name: 'connection_cursor_anchors_total',
+    help: 'Anchored cursors read, by list and how their record was found again (exact, moved, widened, sort-keys, offset, unverified)',
+    labelNames: ['list', 'outcome'] as const,
+    registers: [registry],
+  });
+  const stopObservingAnchors = paging.observeAnchors((event) => cursorAnchors.inc({ list: event.list, outcome: event.outcome }));
+  new Gauge({
+    name: 'upstream_page_size_cap',
+    help: 'Page size the platform was seen to cap list requests at, by list (absent until a response shows a cap)',
+    labelNames: ['list'] as const,
+    registers: [registry],
+    collect() {
+      for (const [list, size] of paging.pageCaps()) this.set({ list }, size);
+    },
+  });
+
+  // Names are kept cut, so two long names with a common prefix share a series.
   const operations = new Set<string>();
   const operationLabel = (name: string): string => {
-    if (operations.has(name)) return name;
-    if (operations.size >= MAX_OPERATION_LABELS) return OVERFLOW_OPERATION_LABEL;
-    operations.add(name);
-    return name;
+    const label = clip(name, limits.labelChars);
+    if (operations.has(label)) return label;
+    if (operations.size >= limits.maxOperations) return OVERFLOW_OPERATION_LABEL;
+    operations.add(label);
+    return label;
   };
 
   return {
     registry,
     recordRequest(summary) {
       const operation = operationLabel(summary.operationLabel);
-      requests.inc({ operation, outcome: summary.errorCodes[0] ?? 'ok' });
+      requests.inc({ operation, outcome: clip(summary.errorCodes[0] ?? 'ok', limits.labelChars) });
       requestDuration.observe({ operation }, summary.durationMs / 1000);
+    },
+    recordRefusal(code) {
+      requests.inc({ operation: 'unresolved', outcome: clip(code, limits.labelChars) });
     },
     recordUpstream(event) {
       upstreamRequests.inc({ route: event.route, method: event.method, status: String(event.status) });
@@ -103,6 +141,7 @@ export function createMetrics(http: PlatformHttp): GatewayMetrics {
       if (event.retries > 0) upstreamRetries.inc({ route: event.route }, event.retries);
     },
     close() {
+      stopObservingAnchors();
       registry.clear();
     },
   };

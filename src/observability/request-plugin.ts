@@ -1,7 +1,9 @@
 import type { ApolloServerPlugin, GraphQLResponse } from '@apollo/server';
 import type { Logger } from 'pino';
+import { clip, clipEchoes } from '../client-text.ts';
 import type { GatewayContext } from '../context.ts';
 import type { GatewayMetrics } from './metrics.ts';
+import { currentRequestId } from './request-scope.ts';
 import type { RequestSummary } from './request-summary.ts';
 import type { Tracing } from './tracing.ts';
 
@@ -9,6 +11,8 @@ export interface RequestObservers {
   logger: Logger;
   metrics?: GatewayMetrics;
   tracing?: Tracing;
+  /** Longest client-supplied text (an operation name) written to a log line or a span. */
+  echoChars: number;
 }
 
 function errorCodesOf(response: GraphQLResponse): string[] {
@@ -24,21 +28,32 @@ function errorCodesOf(response: GraphQLResponse): string[] {
  * the request and ends when the response is ready. Deliberately no per-field
  * hooks, so the cost is a few calls per request whatever the query's size.
  */
-export function requestObserverPlugin({ logger, metrics, tracing }: RequestObservers): ApolloServerPlugin<GatewayContext> {
+export function requestObserverPlugin({ logger, metrics, tracing, echoChars }: RequestObservers): ApolloServerPlugin<GatewayContext> {
+  const cut = (name: string | null | undefined): string | null => (name == null ? null : clip(name, echoChars));
   return {
+    /**
+     * A request Apollo refused before it had a context (CSRF, a batch while
+     * batching is off, a body without a query): no request line is written for
+     * it otherwise. Logged at info: a client's mistake, not the gateway's.
+     */
+    async invalidRequestWasReceived({ error }) {
+      const code = String((error as { extensions?: { code?: unknown } }).extensions?.code ?? 'BAD_REQUEST');
+      logger.info({ requestId: currentRequestId(), code, message: clipEchoes(error.message, echoChars) }, 'graphql request refused');
+      metrics?.recordRefusal(code);
+    },
     async requestDidStart({ request, contextValue }) {
       const started = performance.now();
       const span = tracing?.startRequest(contextValue.requestId, request.http?.headers);
       return {
         async didResolveOperation({ operationName, operation }) {
-          if (operation) span?.setOperation(operationName, operation.operation);
+          if (operation) span?.setOperation(cut(operationName), operation.operation);
         },
         async willSendResponse({ response, operation, operationName }) {
           const errorCodes = errorCodesOf(response);
           const resolvedName = operation ? (operationName ?? null) : null;
           const summary: RequestSummary = {
             requestId: contextValue.requestId,
-            operationName: resolvedName ?? request.operationName ?? null,
+            operationName: cut(resolvedName ?? request.operationName),
             operationLabel: operation ? (resolvedName ?? 'anonymous') : 'unresolved',
             operationType: operation?.operation ?? null,
             durationMs: Math.round((performance.now() - started) * 10) / 10,

@@ -23,6 +23,9 @@ export function fieldName(orderField: string): string {
   return orderField.toLowerCase().replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
+/** Every list's order when no `sort` is sent (the contract's list conventions). */
+export const PLATFORM_DEFAULT_SORT: readonly string[] = ['createdAt,DESC'];
+
 /** `orderBy` → repeated `sort=field,DIRECTION`; none → the platform's default order. */
 export function sortParams(orderBy: readonly { field: string; direction: string }[] | null | undefined): string[] | undefined {
   if (!orderBy || orderBy.length === 0) return undefined;

@@ -229,3 +229,87 @@ describe('authentication and scoping', () => {
     ]);
   });
 });
+
+describe('a silent page-size cap (maxPageSize)', () => {
+  let capped: Sandbox;
+  beforeAll(async () => {
+    capped = await startSandbox({ maxPageSize: 25 });
+  });
+  afterAll(() => capped.close());
+
+  it('serves page N of the capped size, with the envelope computed from it', async () => {
+    const all = byCreatedDesc(capped.store.exceptions(accountOf(capped, ACME)));
+    const { body } = await get<Page<ExceptionRecord>>(capped, '/exceptions?page=1&size=40');
+    expect(body).toMatchObject({ totalElements: 300, totalPages: 12, number: 1, numberOfElements: 25, hasNext: true });
+    expect(ids(body.content)).toEqual(ids(all.slice(25, 50)));
+    const last = await get<Page<ExceptionRecord>>(capped, '/exceptions?page=11&size=100');
+    expect(last.body).toMatchObject({ totalPages: 12, number: 11, numberOfElements: 25, hasNext: false });
+    expect(ids(last.body.content)).toEqual(ids(all.slice(275, 300)));
+    // At or below the cap, pages are as asked.
+    const small = await get<Page<ExceptionRecord>>(capped, '/exceptions?page=3&size=7');
+    expect(ids(small.body.content)).toEqual(ids(all.slice(21, 28)));
+  });
+
+  it('caps bare-array LinX answers the same way, with nothing in them to tell', async () => {
+    // The second template's first version has 26 batches.
+    const template = capped.store.linxTemplates(accountOf(capped, ACME))[1]!;
+    const query = `templateId=${template.templateId}&templateVersionId=${template.versions[0]!.templateVersionId}`;
+    const { body } = await get<unknown[]>(capped, `/v2/linx/workflow-batches?${query}&size=40`);
+    expect(body).toHaveLength(25);
+  });
+});
+
+describe('live mode', () => {
+  it('adds one exception at the head each step and moves some to their next status, the same way every run', async () => {
+    const [one, two] = await Promise.all([startSandbox({ live: true, liveIntervalMs: 0 }), startSandbox({ live: true, liveIntervalMs: 0 })]);
+    try {
+      const account = accountOf(one, ACME);
+      const before = one.store.exceptions(account);
+      const steps = [one.live.step(), one.live.step(), one.live.step()];
+      expect([two.live.step(), two.live.step(), two.live.step()]).toEqual(steps);
+      const mine = steps.flat().filter((change) => change.businessAccountId === account);
+      const arrivals = mine.filter((change) => change.kind === 'arrived').map((change) => change.id);
+      expect(arrivals).toHaveLength(3);
+      // The newest first, as the default order has it.
+      const { body } = await get<Page<ExceptionRecord>>(one, '/exceptions?size=5');
+      expect(body.totalElements).toBe(before.length + 3);
+      expect(ids(body.content.slice(0, 3))).toEqual([...arrivals].reverse());
+      expect(body.content.slice(0, 3).map((record) => [record.status, record.createdAt])).toEqual([
+        ['NEW', '2026-10-01T00:03:00.000+0000'],
+        ['NEW', '2026-10-01T00:02:00.000+0000'],
+        ['NEW', '2026-10-01T00:01:00.000+0000'],
+      ]);
+      const moved = new Map<string, string>();
+      for (const change of mine) if (change.kind === 'status') moved.set(change.id, change.to);
+      expect(moved.size).toBeGreaterThan(0);
+      const now = new Map(one.store.exceptions(account).map((record) => [record.id, record.status]));
+      expect([...moved.keys()].map((id) => now.get(id))).toEqual([...moved.values()]);
+      expect(one.live.changes()).toEqual(steps.flat());
+      one.store.reset();
+      expect(one.store.exceptions(account)).toEqual(before);
+      expect(one.live.changes()).toEqual([]);
+      expect(one.live.step()).toEqual(steps[0]);
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+    }
+  });
+
+  it('steps on its own every liveIntervalMs', async () => {
+    const live = await startSandbox({ live: true, liveIntervalMs: 20 });
+    try {
+      const account = accountOf(live, ACME);
+      const start = live.store.exceptions(account).length;
+      await new Promise<void>((resolve) => {
+        const check = setInterval(() => {
+          if (live.live.changes().filter((change) => change.kind === 'arrived' && change.businessAccountId === account).length >= 2) {
+            clearInterval(check);
+            resolve();
+          }
+        }, 10);
+      });
+      expect(live.store.exceptions(account).length).toBeGreaterThanOrEqual(start + 2);
+    } finally {
+      await live.close();
+    }
+  });
+});

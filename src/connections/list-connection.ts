@@ -1,0 +1,57 @@
+import type { GatewayContext } from '../context.ts';
+import { queryString, type Query } from '../platform/client.ts';
+import { orderOf } from './order.ts';
+import { paginate } from './paginate.ts';
+import type { Connection, ConnectionArgs, ListDescriptor, PageResult, PagingOptions } from './types.ts';
+
+function sortOf(query: Query): readonly string[] | undefined {
+  const sort = query.sort;
+  if (sort === undefined || sort === null) return undefined;
+  return typeof sort === 'string' ? [sort] : Array.isArray(sort) ? (sort as readonly string[]) : undefined;
+}
+
+/**
+ * Paging options of one connection from the gateway's configuration and what it learned about the
+ * list. Cursors are bound to the list and its canonical filter + order query, so one made for
+ * another filter or order is refused, and anchored to the query's order.
+ */
+export function pagingOptions(ctx: GatewayContext, descriptor: ListDescriptor<unknown>, query: Query): PagingOptions {
+  const { list } = descriptor;
+  const facts = ctx.paging;
+  return {
+    pageBase: descriptor.pageBase,
+    binding: `${list}${queryString(query)}`,
+    totals: descriptor.totals,
+    defaultSize: ctx.config.paging.defaultSize,
+    maxSize: ctx.config.paging.maxSize,
+    upstreamMaxPageSize: Math.min(ctx.config.upstream.maxPageSize, facts.pageCap(list) ?? Infinity),
+    order: orderOf(sortOf(query), descriptor.defaultSort),
+    onAnchor: (outcome) => {
+      facts.recordAnchor({ list, outcome });
+      if (outcome !== 'exact') ctx.logger.info({ requestId: ctx.requestId, list, anchor: outcome }, 'cursor record was not where the cursor left it');
+    },
+    onPageCap: (size) => {
+      if (facts.learnPageCap(list, size)) {
+        ctx.logger.warn({ requestId: ctx.requestId, list, pageCap: size }, 'the platform serves fewer rows per page than asked; paging with the smaller size from now on');
+      }
+    },
+  };
+}
+
+/** One page of the Relay connection over `descriptor`'s list, filtered and ordered by `query`. */
+export function listConnection<T>(ctx: GatewayContext, descriptor: ListDescriptor<T>, query: Query, window: ConnectionArgs): Promise<Connection<T>> {
+  return paginate(window, pagingOptions(ctx, descriptor, query), (page) => descriptor.fetch(ctx.platform, query, page));
+}
+
+/**
+ * The envelope fields that reveal a silent page-size cap (hasNext, totalPages), when `body` is an
+ * envelope that has them. The platform seam reads the rows and the total; these ride along.
+ */
+export function capEvidence(body: unknown): Pick<PageResult<unknown>, 'hasNext' | 'totalPages'> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return {};
+  const { hasNext, totalPages } = body as { hasNext?: unknown; totalPages?: unknown };
+  return {
+    hasNext: typeof hasNext === 'boolean' ? hasNext : null,
+    totalPages: typeof totalPages === 'number' && Number.isSafeInteger(totalPages) && totalPages >= 0 ? totalPages : null,
+  };
+}

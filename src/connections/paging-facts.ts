@@ -1,0 +1,59 @@
+import type { AnchorOutcome } from './types.ts';
+
+export interface AnchorEvent {
+  list: string;
+  outcome: AnchorOutcome;
+}
+
+/**
+ * What one gateway instance has learned about the platform's lists across requests: the page-size
+ * cap each list's endpoint was seen to apply. Facts about the upstream, never about a caller's
+ * data, so sharing them between requests leaks nothing. Keys are the descriptors' list names, a
+ * fixed set in code, so the map and the metric labels it feeds stay bounded.
+ */
+export class PagingFacts {
+  readonly #pageCaps = new Map<string, number>();
+  readonly #listeners = new Set<(event: AnchorEvent) => void>();
+
+  /** The page-size cap learned for `list`; undefined while none was seen. */
+  pageCap(list: string): number | undefined {
+    return this.#pageCaps.get(list);
+  }
+
+  /** Records a cap; true when it is news (first seen, or lower than the one known). */
+  learnPageCap(list: string, size: number): boolean {
+    const known = this.#pageCaps.get(list);
+    if (known !== undefined && known <= size) return false;
+    this.#pageCaps.set(list, size);
+    return true;
+  }
+
+  pageCaps(): ReadonlyMap<string, number> {
+    return this.#pageCaps;
+  }
+
+  recordAnchor(event: AnchorEvent): void {
+    for (const listener of this.#listeners) listener(event);
+  }
+
+  /** Calls `listener` for every anchored cursor read; returns the unsubscribe function. */
+  observeAnchors(listener: (event: AnchorEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+}
+
+// One PagingFacts per gateway instance. It is keyed by the instance's platform connection because
+// that is what both the per-request context and the metrics are built from; a WeakMap lets it go
+// with the gateway.
+const factsByUpstream = new WeakMap<object, PagingFacts>();
+
+/** The paging facts of the gateway instance that talks to the platform through `upstream`. */
+export function pagingFactsFor(upstream: object): PagingFacts {
+  let facts = factsByUpstream.get(upstream);
+  if (facts === undefined) {
+    facts = new PagingFacts();
+    factsByUpstream.set(upstream, facts);
+  }
+  return facts;
+}

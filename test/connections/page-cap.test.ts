@@ -1,0 +1,94 @@
+import { describe, expect, it } from '@jest/globals';
+import { encodeCursor, paginate } from '../../src/connections/index.ts';
+import type { PageRequest, PageResult, PagingOptions } from '../../src/connections/index.ts';
+import { rows, type Row } from './fake-platform.ts';
+
+const BINDING = 'exceptions';
+
+/**
+ * A platform that serves at most `cap` rows a page without saying so, as Spring Data does: page N
+ * of the capped size, with hasNext and totalPages computed from it (either left out on request).
+ */
+function cappedPlatform(records: Row[], cap: number, envelope: { hasNext: boolean; totalPages: boolean } = { hasNext: true, totalPages: true }) {
+  const requests: PageRequest[] = [];
+  const fetchPage = async ({ page, size }: PageRequest): Promise<PageResult<Row>> => {
+    requests.push({ page, size });
+    const served = Math.min(size, cap);
+    const totalPages = Math.ceil(records.length / served);
+    return {
+      items: records.slice(page * served, page * served + served),
+      total: records.length,
+      ...(envelope.hasNext && { hasNext: page + 1 < totalPages }),
+      ...(envelope.totalPages && { totalPages }),
+    };
+  };
+  return { requests, fetchPage };
+}
+
+function options(learned: number[]): PagingOptions {
+  return { pageBase: 0, defaultSize: 20, maxSize: 100, upstreamMaxPageSize: 100, binding: BINDING, totals: 'always', onPageCap: (size) => learned.push(size) };
+}
+
+const ids = (list: readonly Row[]) => list.map((row) => row.id);
+
+describe('a platform that silently caps page sizes', () => {
+  it('places a full capped page where it belongs and fetches the rest with the learned size', async () => {
+    const all = rows(300);
+    const platform = cappedPlatform(all, 25);
+    const learned: number[] = [];
+    const page = await paginate({ first: 40 }, options(learned), platform.fetchPage);
+    expect(ids(page.nodes)).toEqual(ids(all.slice(0, 40)));
+    expect(platform.requests).toEqual([
+      { page: 0, size: 40 },
+      { page: 1, size: 20 },
+    ]);
+    expect(learned).toEqual([25]);
+    expect([page.pageInfo.hasNextPage, page.totalCount]).toEqual([true, 300]);
+  });
+
+  it('recognises the capped last page instead of taking its rows for the ones after the cursor', async () => {
+    const all = rows(60);
+    const platform = cappedPlatform(all, 25);
+    const learned: number[] = [];
+    // Rows 60.. do not exist; page 2 of 30 would be them, but the platform serves page 2 of 25: rows 50..59.
+    const page = await paginate({ first: 30, after: encodeCursor(59, BINDING) }, options(learned), platform.fetchPage);
+    expect(page.nodes).toEqual([]);
+    expect([page.pageInfo.hasNextPage, page.pageInfo.hasPreviousPage]).toEqual([false, true]);
+    expect(platform.requests).toEqual([{ page: 2, size: 30 }]);
+    expect(learned).toEqual([25]);
+  });
+
+  it('learns a safe lower bound from totalPages alone and reads the window again with it', async () => {
+    const all = rows(110);
+    const platform = cappedPlatform(all, 25, { hasNext: false, totalPages: true });
+    const learned: number[] = [];
+    const page = await paginate({ first: 40 }, options(learned), platform.fetchPage);
+    expect(ids(page.nodes)).toEqual(ids(all.slice(0, 40)));
+    // ceil(110 / 5 pages) = 22 <= 25: rows of a size the platform serves in full.
+    expect(learned).toEqual([22]);
+    expect(platform.requests).toEqual([
+      { page: 0, size: 40 },
+      { page: 0, size: 20 },
+      { page: 1, size: 20 },
+    ]);
+  });
+
+  it('takes an honest short last page for the end of the list', async () => {
+    const all = rows(30);
+    const platform = cappedPlatform(all, 100);
+    const learned: number[] = [];
+    const page = await paginate({ first: 20, after: encodeCursor(19, BINDING) }, options(learned), platform.fetchPage);
+    expect(ids(page.nodes)).toEqual(ids(all.slice(20, 30)));
+    expect(learned).toEqual([]);
+    expect(platform.requests).toEqual([{ page: 1, size: 20 }]);
+  });
+
+  it('plans with a cap learned earlier from the first call on', async () => {
+    const all = rows(300);
+    const platform = cappedPlatform(all, 25);
+    const page = await paginate({ first: 40, after: encodeCursor(7, BINDING) }, { ...options([]), upstreamMaxPageSize: 25 }, platform.fetchPage);
+    expect(ids(page.nodes)).toEqual(ids(all.slice(8, 48)));
+    expect(platform.requests.every((request) => request.size <= 25)).toBe(true);
+    expect(platform.requests).toHaveLength(2);
+  });
+});
