@@ -48,6 +48,22 @@ export function createContext(
     logger: deps.logger,
     platform,
     paging: pagingFactsFor(deps.http),
-    loaders: { document: createDocumentLoader(platform, deps.config.documentLoaderConcurrency) },
+    loaders: new RequestLoaders(platform, deps.config.documentLoaderConcurrency),
   };
+}
+
+/** A request's loaders, each built on first use: most operations touch none of them (a loader and its limiter per request otherwise). */
+class RequestLoaders {
+  readonly #platform: PlatformClient;
+  readonly #concurrency: number;
+  #document: DataLoader<string, DocumentModel> | undefined;
+
+  constructor(platform: PlatformClient, concurrency: number) {
+    this.#platform = platform;
+    this.#concurrency = concurrency;
+  }
+
+  get document(): DataLoader<string, DocumentModel> {
+    return (this.#document ??= createDocumentLoader(this.#platform, this.#concurrency));
+  }
 }

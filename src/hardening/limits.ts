@@ -1,4 +1,4 @@
-import type { ApolloServerPlugin } from '@apollo/server';
+import type { ApolloServerPlugin, BaseContext, GraphQLRequestListener } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import {
   GraphQLError,
@@ -234,41 +234,43 @@ export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes, maxRepr
     if (verdicts.size >= VERDICT_CACHE_SIZE) verdicts.delete(verdicts.keys().next().value!);
     verdicts.set(key, verdict);
   };
+  // The hooks keep no per-request state, so every request shares one listener instead of new closures.
+  const listener: GraphQLRequestListener<BaseContext> = {
+    async parsingDidStart() {
+      return async (error?: Error) => {
+        if (error instanceof GraphQLError && TOKEN_LIMIT_MESSAGE.test(error.message)) {
+          Object.assign(error.extensions, { limit: LIMIT_VARIABLES.tokens, max: limits.tokens });
+        }
+      };
+    },
+    async didResolveOperation({ document, operation, schema, request, queryHash }) {
+      const variables = request.variables ?? {};
+      const representations = operation ? representationCount(operation, document, variables) : 0;
+      if (representations > maxRepresentations) {
+        throw new GraphQLError(`Query asks _entities for ${representations} representations; at most ${maxRepresentations} are allowed per request`, {
+          extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 }, limit: REPRESENTATIONS_LIMIT_VARIABLE, max: maxRepresentations },
+        });
+      }
+      const key = queryHash === undefined ? undefined : verdictKey(queryHash, variables);
+      let verdict = key === undefined ? undefined : verdicts.get(key);
+      if (verdict === undefined) {
+        // validate() and the rule run synchronously, so the shared slot cannot be seen by another request.
+        rejection = undefined;
+        validate(schema, withEffectivePageSizes(schema, document, variables, sizes), costRule);
+        verdict = (rejection as GraphQLError | undefined) ?? null;
+        rejection = undefined;
+        if (key !== undefined) remember(key, verdict);
+      }
+      if (verdict) {
+        throw new GraphQLError(verdict.message, {
+          extensions: { ...verdict.extensions, code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
+        });
+      }
+    },
+  };
   return {
     async requestDidStart() {
-      return {
-        async parsingDidStart() {
-          return async (error?: Error) => {
-            if (error instanceof GraphQLError && TOKEN_LIMIT_MESSAGE.test(error.message)) {
-              Object.assign(error.extensions, { limit: LIMIT_VARIABLES.tokens, max: limits.tokens });
-            }
-          };
-        },
-        async didResolveOperation({ document, operation, schema, request, queryHash }) {
-          const variables = request.variables ?? {};
-          const representations = operation ? representationCount(operation, document, variables) : 0;
-          if (representations > maxRepresentations) {
-            throw new GraphQLError(`Query asks _entities for ${representations} representations; at most ${maxRepresentations} are allowed per request`, {
-              extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 }, limit: REPRESENTATIONS_LIMIT_VARIABLE, max: maxRepresentations },
-            });
-          }
-          const key = queryHash === undefined ? undefined : verdictKey(queryHash, variables);
-          let verdict = key === undefined ? undefined : verdicts.get(key);
-          if (verdict === undefined) {
-            // validate() and the rule run synchronously, so the shared slot cannot be seen by another request.
-            rejection = undefined;
-            validate(schema, withEffectivePageSizes(schema, document, variables, sizes), costRule);
-            verdict = (rejection as GraphQLError | undefined) ?? null;
-            rejection = undefined;
-            if (key !== undefined) remember(key, verdict);
-          }
-          if (verdict) {
-            throw new GraphQLError(verdict.message, {
-              extensions: { ...verdict.extensions, code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
-            });
-          }
-        },
-      };
+      return listener;
     },
   };
 }
@@ -281,15 +283,16 @@ const SUGGESTION = /\s*Did you mean [^?]*\?/g;
  * cut from every error message. Runs before formatting and masking.
  */
 export function hideSuggestionsPlugin(): ApolloServerPlugin {
+  const listener: GraphQLRequestListener<BaseContext> = {
+    async didEncounterErrors({ errors }) {
+      for (const error of errors) {
+        if (error.message.includes('Did you mean')) error.message = error.message.replace(SUGGESTION, '');
+      }
+    },
+  };
   return {
     async requestDidStart() {
-      return {
-        async didEncounterErrors({ errors }) {
-          for (const error of errors) {
-            if (error.message.includes('Did you mean')) error.message = error.message.replace(SUGGESTION, '');
-          }
-        },
-      };
+      return listener;
     },
   };
 }

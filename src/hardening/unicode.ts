@@ -1,4 +1,4 @@
-import type { ApolloServerPlugin } from '@apollo/server';
+import type { ApolloServerPlugin, BaseContext, GraphQLRequestListener } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 
 /** Segments of a reported path; deeper ones are cut, so a hostile nesting cannot blow up the message. */
@@ -51,17 +51,19 @@ export function loneSurrogatePath(value: unknown, root: string): string | undefi
  * document itself needs no check: graphql-js's lexer already rejects them.
  */
 export function wellFormedVariablesPlugin(): ApolloServerPlugin {
+  // No per-request state: every request shares one listener.
+  const listener: GraphQLRequestListener<BaseContext> = {
+    async didResolveOperation({ request }) {
+      const path = loneSurrogatePath(request.variables ?? {}, '$');
+      if (path === undefined) return;
+      throw new GraphQLError(`Variable "${path.replace(/^\$\./, '$')}" holds a lone UTF-16 surrogate, which is not valid Unicode text`, {
+        extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
+      });
+    },
+  };
   return {
     async requestDidStart() {
-      return {
-        async didResolveOperation({ request }) {
-          const path = loneSurrogatePath(request.variables ?? {}, '$');
-          if (path === undefined) return;
-          throw new GraphQLError(`Variable "${path.replace(/^\$\./, '$')}" holds a lone UTF-16 surrogate, which is not valid Unicode text`, {
-            extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
-          });
-        },
-      };
+      return listener;
     },
   };
 }

@@ -45,9 +45,12 @@ export function requestObserverPlugin({ logger, metrics, tracing, echoChars }: R
       const started = performance.now();
       const span = tracing?.startRequest(contextValue.requestId, request.http?.headers);
       return {
-        async didResolveOperation({ operationName, operation }) {
-          if (operation) span?.setOperation(cut(operationName), operation.operation);
-        },
+        // Only a span needs the operation before the response; without tracing the hook would only cost a promise.
+        ...(span && {
+          async didResolveOperation({ operationName, operation }) {
+            if (operation) span.setOperation(cut(operationName), operation.operation);
+          },
+        }),
         async willSendResponse({ response, operation, operationName }) {
           const errorCodes = errorCodesOf(response);
           const resolvedName = operation ? (operationName ?? null) : null;

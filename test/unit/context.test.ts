@@ -1,0 +1,43 @@
+import { describe, expect, it } from '@jest/globals';
+import { testConfig } from '../../src/config.ts';
+import { createContext } from '../../src/context.ts';
+import { createLogger } from '../../src/logger.ts';
+import type { PlatformHttp, UpstreamRequest } from '../../src/platform/http.ts';
+
+const config = testConfig();
+const logger = createLogger('silent');
+
+/** A platform seam that answers every document GET with the id it was asked for, and records each call. */
+function recordingHttp() {
+  const calls: string[] = [];
+  const http = {
+    send: async (request: UpstreamRequest) => {
+      calls.push(request.pathAndQuery);
+      const id = request.pathAndQuery.split('/').pop()!.split('?')[0];
+      return { status: 200, body: JSON.stringify({ id, name: `doc ${id}`, status: 'NEW', documentType: 'passport' }) };
+    },
+  } as unknown as PlatformHttp;
+  return { http, calls };
+}
+
+describe('request context', () => {
+  it('builds the document loader on first use and keeps it for the request', () => {
+    const { http } = recordingHttp();
+    const context = createContext({ config, http, logger }, { authorization: 'Bearer t' }, 'r-1');
+    const first = context.loaders.document;
+    expect(context.loaders.document).toBe(first);
+    const other = createContext({ config, http, logger }, { authorization: 'Bearer t' }, 'r-2');
+    expect(other.loaders.document).not.toBe(first);
+  });
+
+  it('fetches each distinct document once per request through the loader, and again in another request', async () => {
+    const { http, calls } = recordingHttp();
+    const context = createContext({ config, http, logger }, { authorization: 'Bearer t' }, 'r-1');
+    await Promise.all([context.loaders.document.load('d-1'), context.loaders.document.load('d-1'), context.loaders.document.load('d-2')]);
+    expect(calls.filter((path) => path.includes('d-1'))).toHaveLength(1);
+    expect(calls.filter((path) => path.includes('d-2'))).toHaveLength(1);
+    const next = createContext({ config, http, logger }, { authorization: 'Bearer t' }, 'r-2');
+    await next.loaders.document.load('d-1');
+    expect(calls.filter((path) => path.includes('d-1'))).toHaveLength(2);
+  });
+});
