@@ -1,8 +1,8 @@
-import { capEvidence, type ListDescriptor, type PageRequest, type PageResult } from '../connections/index.ts';
+import type { ListDescriptor, PageRequest, PageResult } from '../connections/index.ts';
 import type { DocumentAcceptanceOrder } from '../generated/graphql.ts';
 import type { PlatformClient, Query } from '../platform/client.ts';
-import { rethrowOnArguments, type ArgumentPaths } from '../platform/errors.ts';
-import { readPage } from '../platform/pages.ts';
+import type { ArgumentPaths } from '../platform/errors.ts';
+import { fetchPage, type ListEndpoint } from '../platform/pages.ts';
 import { PLATFORM_DEFAULT_SORT, sortParams } from '../platform/values.ts';
 import type { AcceptanceRecord } from './records.ts';
 
@@ -17,10 +17,11 @@ export function acceptancesQuery(financialAccountId: string, orderBy: readonly D
  */
 const ACCEPTANCE_ARGUMENTS: ArgumentPaths = { financialAccountId: ['financialAccountId'], sort: ['orderBy'] };
 
+const ACCEPTANCES_ENDPOINT: ListEndpoint = { route: 'acceptances.list', path: '/v1/acceptances', bareArrayAllowed: false, argumentPaths: ACCEPTANCE_ARGUMENTS };
+
 /** One page of the list, with the envelope fields that reveal a page-size cap. */
-export async function fetchAcceptances(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<AcceptanceRecord>> {
-  const body = await client.get('acceptances.list', '/v1/acceptances', { ...query, page: page.page, size: page.size }).catch(rethrowOnArguments(ACCEPTANCE_ARGUMENTS));
-  return { ...readPage<AcceptanceRecord>(body, client.requestId, { bareArrayAllowed: false }), ...capEvidence(body) };
+export function fetchAcceptances(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<AcceptanceRecord>> {
+  return fetchPage<AcceptanceRecord>(client, ACCEPTANCES_ENDPOINT, query, page);
 }
 
 /** `GET /v1/acceptances`: zero-based pages, always a page envelope. */

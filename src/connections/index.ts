@@ -12,7 +12,7 @@ export type {
 export { encodeCursor, decodeCursor, MAX_CURSOR_POSITION } from './cursor.ts';
 export { planPages } from './plan-pages.ts';
 export { paginate } from './paginate.ts';
-export { capEvidence, listConnection, pagingOptions } from './list-connection.ts';
+export { listConnection, pagingOptions } from './list-connection.ts';
 export { orderOf, type SortKey } from './order.ts';
 export { ANCHOR_OUTCOMES, type AnchorOutcome } from './types.ts';
 export { encodeAnchoredCursor, readCursor, type Anchor } from './cursor.ts';

@@ -2,7 +2,7 @@ import type { GatewayContext } from '../context.ts';
 import { queryString, type Query } from '../platform/client.ts';
 import { orderOf } from './order.ts';
 import { paginate } from './paginate.ts';
-import type { Connection, ConnectionArgs, ListDescriptor, PageResult, PagingOptions } from './types.ts';
+import type { Connection, ConnectionArgs, ListDescriptor, PagingOptions } from './types.ts';
 
 function sortOf(query: Query): readonly string[] | undefined {
   const sort = query.sort;
@@ -43,15 +43,3 @@ export function listConnection<T>(ctx: GatewayContext, descriptor: ListDescripto
   return paginate(window, pagingOptions(ctx, descriptor, query), (page) => descriptor.fetch(ctx.platform, query, page));
 }
 
-/**
- * The envelope fields that reveal a silent page-size cap (hasNext, totalPages), when `body` is an
- * envelope that has them. The platform seam reads the rows and the total; these ride along.
- */
-export function capEvidence(body: unknown): Pick<PageResult<unknown>, 'hasNext' | 'totalPages'> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return {};
-  const { hasNext, totalPages } = body as { hasNext?: unknown; totalPages?: unknown };
-  return {
-    hasNext: typeof hasNext === 'boolean' ? hasNext : null,
-    totalPages: typeof totalPages === 'number' && Number.isSafeInteger(totalPages) && totalPages >= 0 ? totalPages : null,
-  };
-}

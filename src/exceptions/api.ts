@@ -1,9 +1,9 @@
-import { capEvidence, type ListDescriptor, type PageRequest, type PageResult } from '../connections/index.ts';
+import type { ListDescriptor, PageRequest, PageResult } from '../connections/index.ts';
 import { badUserInput } from '../errors.ts';
 import type { ExceptionFilter, ExceptionOrder } from '../generated/graphql.ts';
 import type { PlatformClient, Query } from '../platform/client.ts';
-import { rethrowOnArguments, type ArgumentPaths } from '../platform/errors.ts';
-import { readPage } from '../platform/pages.ts';
+import type { ArgumentPaths } from '../platform/errors.ts';
+import { fetchPage, type ListEndpoint } from '../platform/pages.ts';
 import { PLATFORM_DEFAULT_SORT, sortParams } from '../platform/values.ts';
 import type { ExceptionRecord } from './records.ts';
 import { isAcceptedTimeZone } from './time-zone.ts';
@@ -49,10 +49,11 @@ const EXCEPTION_ARGUMENTS: ArgumentPaths = {
   sort: ['orderBy'],
 };
 
+const EXCEPTIONS_ENDPOINT: ListEndpoint = { route: 'exceptions.list', path: '/exceptions', bareArrayAllowed: false, argumentPaths: EXCEPTION_ARGUMENTS };
+
 /** One page of the list, with the envelope fields that reveal a page-size cap. */
-export async function fetchExceptions(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<ExceptionRecord>> {
-  const body = await client.get('exceptions.list', '/exceptions', { ...query, page: page.page, size: page.size }).catch(rethrowOnArguments(EXCEPTION_ARGUMENTS));
-  return { ...readPage<ExceptionRecord>(body, client.requestId, { bareArrayAllowed: false }), ...capEvidence(body) };
+export function fetchExceptions(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<ExceptionRecord>> {
+  return fetchPage<ExceptionRecord>(client, EXCEPTIONS_ENDPOINT, query, page);
 }
 
 /** `GET /exceptions`: zero-based pages, always a page envelope. */

@@ -1,9 +1,9 @@
-import { capEvidence, type ListDescriptor, type PageRequest, type PageResult } from '../connections/index.ts';
+import type { ListDescriptor, PageRequest, PageResult } from '../connections/index.ts';
 import { badUserInput } from '../errors.ts';
 import type { LinxBatchFilter, LinxBatchOrder } from '../generated/graphql.ts';
 import type { PlatformClient, Query } from '../platform/client.ts';
-import { rethrowOnArguments, type ArgumentPaths } from '../platform/errors.ts';
-import { readPage } from '../platform/pages.ts';
+import type { ArgumentPaths } from '../platform/errors.ts';
+import { fetchPage, type ListEndpoint } from '../platform/pages.ts';
 import { PLATFORM_DEFAULT_SORT, sortParams } from '../platform/values.ts';
 import type { LinxBatchRecord } from './records.ts';
 
@@ -36,10 +36,11 @@ const LINX_ARGUMENTS: ArgumentPaths = {
   sort: ['orderBy'],
 };
 
+const LINX_BATCHES_ENDPOINT: ListEndpoint = { route: 'linx.batches', path: '/v2/linx/workflow-batches', bareArrayAllowed: true, argumentPaths: LINX_ARGUMENTS };
+
 /** One page of the list, with the envelope fields that reveal a page-size cap. */
-export async function fetchLinxBatches(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<LinxBatchRecord>> {
-  const body = await client.get('linx.batches', '/v2/linx/workflow-batches', { ...query, page: page.page, size: page.size }).catch(rethrowOnArguments(LINX_ARGUMENTS));
-  return { ...readPage<LinxBatchRecord>(body, client.requestId, { bareArrayAllowed: true }), ...capEvidence(body) };
+export function fetchLinxBatches(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<LinxBatchRecord>> {
+  return fetchPage<LinxBatchRecord>(client, LINX_BATCHES_ENDPOINT, query, page);
 }
 
 /**

@@ -1,5 +1,6 @@
-import type { PageResult } from '../connections/index.ts';
-import { transportError } from './errors.ts';
+import type { PageRequest, PageResult } from '../connections/index.ts';
+import type { PlatformClient, Query } from './client.ts';
+import { rethrowOnArguments, transportError, type ArgumentPaths } from './errors.ts';
 
 // The gateway checks what it relies on (a list of records with string ids and,
 // for envelopes, a numeric total) and passes the rest through: a 200 that breaks
@@ -34,6 +35,34 @@ export function readPage<T>(body: unknown, requestId: string, options: { bareArr
     return { items: body.content as T[], total: body.totalElements };
   }
   throw transportError('body', requestId, 'not the page the contract describes');
+}
+
+/** A platform list endpoint: its route name (breaker, metrics), path, answer shapes and the argument behind each query parameter. */
+export interface ListEndpoint {
+  route: string;
+  path: string;
+  bareArrayAllowed: boolean;
+  /** The GraphQL argument each query parameter comes from, so the platform's field errors name it. */
+  argumentPaths: ArgumentPaths;
+}
+
+/**
+ * The envelope fields that reveal a silent page-size cap (hasNext, totalPages), when `body` is an
+ * envelope that has them: with fewer rows than asked they tell a cap from the list's end.
+ */
+function capEvidence(body: unknown): Pick<PageResult<unknown>, 'hasNext' | 'totalPages'> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return {};
+  const { hasNext, totalPages } = body as { hasNext?: unknown; totalPages?: unknown };
+  return {
+    hasNext: typeof hasNext === 'boolean' ? hasNext : null,
+    totalPages: typeof totalPages === 'number' && Number.isSafeInteger(totalPages) && totalPages >= 0 ? totalPages : null,
+  };
+}
+
+/** One page of a list endpoint for the platform query `query` (without page and size), with its cap evidence. */
+export async function fetchPage<T>(client: PlatformClient, endpoint: ListEndpoint, query: Query, page: PageRequest): Promise<PageResult<T>> {
+  const body = await client.get(endpoint.route, endpoint.path, { ...query, page: page.page, size: page.size }).catch(rethrowOnArguments(endpoint.argumentPaths));
+  return { ...readPage<T>(body, client.requestId, endpoint), ...capEvidence(body) };
 }
 
 /** Reads a single record (e.g. a Document). */

@@ -4,36 +4,10 @@ import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
+import { watchOutput } from '../support/gateway-process.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NODE = `${ROOT}node_modules/.bin/node`;
-
-/** The process's output so far, and a way to wait for a line matching a pattern. */
-function watch(stream: NodeJS.ReadableStream): { text: () => string; waitFor: (pattern: RegExp, timeoutMs: number) => Promise<RegExpMatchArray> } {
-  let text = '';
-  const waiters: { pattern: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    text += chunk;
-    for (const waiter of [...waiters]) {
-      const match = text.match(waiter.pattern);
-      if (match) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve(match);
-      }
-    }
-  });
-  return {
-    text: () => text,
-    waitFor: (pattern, timeoutMs) =>
-      new Promise((resolve, reject) => {
-        const match = text.match(pattern);
-        if (match) return resolve(match);
-        const timer = setTimeout(() => reject(new Error(`no output matching ${pattern} within ${timeoutMs} ms; output so far:\n${text}`)), timeoutMs);
-        waiters.push({ pattern, resolve: (m) => (clearTimeout(timer), resolve(m)) });
-      }),
-  };
-}
 
 /** Resolves with the error code of a fresh TCP connection attempt, or 'connected'. */
 function tryConnect(port: number): Promise<string> {
@@ -112,8 +86,8 @@ describe('SIGTERM', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child!.once('exit', (code, signal) => resolve({ code, signal })));
-    const stdout = watch(child.stdout!);
-    const stderr = watch(child.stderr!);
+    const stdout = watchOutput(child.stdout!);
+    const stderr = watchOutput(child.stderr!);
 
     const [, port] = await stdout.waitFor(/GraphQL endpoint: http:\/\/127\.0\.0\.1:(\d+)\/graphql/, 20_000);
     const url = `http://127.0.0.1:${port}`;
@@ -165,8 +139,8 @@ describe('SIGTERM', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child!.once('exit', (code, signal) => resolve({ code, signal })));
-    const stdout = watch(child.stdout!);
-    watch(child.stderr!);
+    const stdout = watchOutput(child.stdout!);
+    watchOutput(child.stderr!);
     const [, port] = await stdout.waitFor(/GraphQL endpoint: http:\/\/127\.0\.0\.1:(\d+)\/graphql/, 30_000);
     expect(stdout.text()).toContain('(embedded sandbox');
     const answer = await fetch(`http://127.0.0.1:${port}/graphql`, {

@@ -22,40 +22,57 @@ export interface GatewayProcess {
  * `node src/main.ts` as `npm start` runs it, with only the given environment
  * (plus PATH and HOME): no NODE_ENV=test, no jest options.
  */
-export function startGatewayProcess(env: Record<string, string>): GatewayProcess {
-  const child = spawn(NODE, ['--disable-warning=ExperimentalWarning', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
+export interface OutputWatch {
+  /** Everything printed so far. */
+  text(): string;
+  /** Resolves with the first match of `pattern` in the output (rejects after `timeoutMs`, or once `exited` settles without one). */
+  waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
+}
+
+/** Collects a child's output stream and lets a test wait for a line of it. */
+export function watchOutput(stream: NodeJS.ReadableStream, exited?: Promise<unknown>): OutputWatch {
+  let text = '';
   const waiters: { pattern: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
-  child.stdout!.setEncoding('utf8');
-  child.stderr!.setEncoding('utf8');
-  child.stdout!.on('data', (chunk: string) => {
-    out += chunk;
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    text += chunk;
     for (const waiter of [...waiters]) {
-      const match = out.match(waiter.pattern);
+      const match = text.match(waiter.pattern);
       if (match) {
         waiters.splice(waiters.indexOf(waiter), 1);
         waiter.resolve(match);
       }
     }
   });
-  child.stderr!.on('data', (chunk: string) => (err += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
-    child,
-    stdout: () => out,
-    stderr: () => err,
+    text: () => text,
     waitFor: (pattern, timeoutMs) =>
       new Promise((resolve, reject) => {
-        const match = out.match(pattern);
+        const match = text.match(pattern);
         if (match) return resolve(match);
-        const timer = setTimeout(() => reject(new Error(`no output matching ${pattern} within ${timeoutMs} ms; stdout:\n${out}\nstderr:\n${err}`)), timeoutMs);
-        void exited.then(() => setTimeout(() => reject(new Error(`the gateway exited; stdout:\n${out}\nstderr:\n${err}`)), 50));
+        const timer = setTimeout(() => reject(new Error(`no output matching ${pattern} within ${timeoutMs} ms; output so far:\n${text}`)), timeoutMs);
+        void exited?.then(() => setTimeout(() => reject(new Error(`the process exited; output so far:\n${text}`)), 50));
         waiters.push({ pattern, resolve: (m) => (clearTimeout(timer), resolve(m)) });
+      }),
+  };
+}
+
+export function startGatewayProcess(env: Record<string, string>): GatewayProcess {
+  const child = spawn(NODE, ['--disable-warning=ExperimentalWarning', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const stdout = watchOutput(child.stdout!, exited);
+  const stderr = watchOutput(child.stderr!);
+  return {
+    child,
+    stdout: stdout.text,
+    stderr: stderr.text,
+    waitFor: (pattern, timeoutMs) =>
+      stdout.waitFor(pattern, timeoutMs).catch((error: Error) => {
+        throw new Error(`${error.message}\nstderr:\n${stderr.text()}`);
       }),
     exited,
     async stop() {
