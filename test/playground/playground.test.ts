@@ -97,7 +97,10 @@ describeInBrowser('playground in a browser', () => {
     expect((await introspected).status()).toBe(200);
     // The headers editor opens pre-filled with the demo token.
     await page.getByRole('button', { name: /headers/i }).first().click();
-    await expect(page.locator('.graphiql-editor-tool .view-lines').last().innerText().then(plain)).resolves.toContain('"Authorization": "Bearer demo-token-acme"');
+    // The editor renders its lines after the click: wait for them (a failure still times out here).
+    const headersEditor = page.locator('.graphiql-editor-tool .view-lines').last();
+    await headersEditor.filter({ hasText: 'demo-token-acme' }).waitFor({ timeout: 15_000 });
+    await expect(headersEditor.innerText().then(plain)).resolves.toContain('"Authorization": "Bearer demo-token-acme"');
 
     sandbox.resetRequests();
     const executed = page.waitForResponse((r) => r.request().method() === 'POST' && (r.request().postData() ?? '').includes('ExceptionsPage'));
