@@ -65,6 +65,7 @@ const schema = z.object({
   SANDBOX_MAX_PAGE_SIZE: int(1, 1_000).optional(),
   COMPILED_EXECUTION: bool.optional(),
   COMPILED_QUERY_CACHE_SIZE: int(1, 100_000).default(1_000),
+  COMPILED_QUERY_CACHE_BYTES: int(1_024, 1_073_741_824).default(8_388_608),
 });
 
 export type Env = z.input<typeof schema>;
@@ -199,7 +200,7 @@ const configSchema = schema.transform((e, ctx) => {
     /** Send stack traces of errors to clients (never in production). */
     stackTraces: e.STACK_TRACES ?? false,
     /** Execute validated documents compiled by graphql-jit (cached per document) instead of interpreted by graphql-js. */
-    compiledExecution: { enabled: e.COMPILED_EXECUTION ?? true, cacheSize: e.COMPILED_QUERY_CACHE_SIZE },
+    compiledExecution: { enabled: e.COMPILED_EXECUTION ?? true, cacheSize: e.COMPILED_QUERY_CACHE_SIZE, cacheBytes: e.COMPILED_QUERY_CACHE_BYTES },
   };
 });
 

@@ -35,15 +35,22 @@ export interface ExecutionRequest {
 export class CompiledExecution {
   private readonly schema: GraphQLSchema;
   private readonly maxEntries: number;
-  /** Insertion-ordered, so the oldest entry is evicted first; null marks a document jit could not compile. */
-  private readonly compiled = new Map<string, CompiledQuery | null>();
+  private readonly maxBytes: number;
+  /**
+   * Insertion-ordered, so the oldest entry is evicted first; a null query marks a document jit could
+   * not compile. `bytes` is the entry's document text and key: a client chooses those sizes (a 95 kB
+   * operation name), so the cache is bounded by their sum as well as by its number of entries.
+   */
+  private readonly compiled = new Map<string, { query: CompiledQuery | null; bytes: number }>();
+  private bytes = 0;
   /** graphql-jit (and the JSON-schema compiler it loads) is loaded once the server listens; graphql-js answers until then. */
   private jit: Jit | undefined;
   private loading: Promise<void> | undefined;
 
-  constructor(schema: GraphQLSchema, maxEntries: number) {
+  constructor(schema: GraphQLSchema, maxEntries: number, maxBytes: number) {
     this.schema = schema;
     this.maxEntries = maxEntries;
+    this.maxBytes = maxBytes;
   }
 
   /** Loads the compiler; until it has, documents run on graphql-js. */
@@ -57,6 +64,11 @@ export class CompiledExecution {
   /** Compiled documents held (for tests and metrics). */
   get size(): number {
     return this.compiled.size;
+  }
+
+  /** The document text and keys the held entries account for. */
+  get heldBytes(): number {
+    return this.bytes;
   }
 
   execute(request: ExecutionRequest): Promise<ExecutionResult> | ExecutionResult {
@@ -88,7 +100,10 @@ export class CompiledExecution {
     if (!jit) return null;
     const key = `${request.operationName ?? ''}\n${request.documentKey}`;
     const known = this.compiled.get(key);
-    if (known !== undefined) return known;
+    if (known !== undefined) return known.query;
+    const bytes = key.length + (request.document.loc?.source.body.length ?? 0);
+    // A document larger than the whole budget runs on graphql-js rather than emptying the cache.
+    if (bytes > this.maxBytes) return null;
     let query: CompiledQuery | null = null;
     try {
       const outcome = jit.compileQuery(this.schema, request.document, request.operationName ?? undefined);
@@ -96,8 +111,13 @@ export class CompiledExecution {
     } catch {
       // graphql-jit throws on a few shapes it does not support; graphql-js executes those.
     }
-    if (this.compiled.size >= this.maxEntries) this.compiled.delete(this.compiled.keys().next().value as string);
-    this.compiled.set(key, query);
+    while (this.compiled.size > 0 && (this.compiled.size >= this.maxEntries || this.bytes + bytes > this.maxBytes)) {
+      const [oldest, entry] = this.compiled.entries().next().value as [string, { bytes: number }];
+      this.compiled.delete(oldest);
+      this.bytes -= entry.bytes;
+    }
+    this.compiled.set(key, { query, bytes });
+    this.bytes += bytes;
     return query;
   }
 }

@@ -25,7 +25,7 @@ beforeAll(async () => {
   sandbox = await startSandbox({ scanDelayMs: 50 });
   http = new PlatformHttp(sandbox.url, { ...config.upstream, retryLimit: 0 });
   schema = buildSchema();
-  compiled = new CompiledExecution(schema, 50);
+  compiled = new CompiledExecution(schema, 50, 8_388_608);
   await compiled.load();
 });
 afterAll(async () => {
@@ -145,7 +145,7 @@ describe('compiled execution', () => {
   });
 
   it('compiles each document once and keeps the cache within its bound', async () => {
-    const bounded = new CompiledExecution(schema, 2);
+    const bounded = new CompiledExecution(schema, 2, 8_388_608);
     await bounded.load();
     const context = createContext({ config, http, logger }, {});
     for (const name of ['a', 'b', 'c', 'a']) {
@@ -153,5 +153,25 @@ describe('compiled execution', () => {
       expect(await bounded.execute({ documentKey: name, document, operationName: undefined, variables: undefined, contextValue: context })).toEqual({ data: { [name]: 'Query' } });
     }
     expect(bounded.size).toBe(2);
+  });
+
+  it('bounds the cache by the size of the documents clients send, not only by their number', async () => {
+    // Each document is 10 000 characters of operation name plus its selection; the key repeats the name.
+    const bounded = new CompiledExecution(schema, 1_000, 100_000);
+    await bounded.load();
+    const context = createContext({ config, http, logger }, {});
+    for (let i = 0; i < 20; i += 1) {
+      const name = `Op${String(i).padStart(2, '0')}_${'x'.repeat(9_995)}`;
+      const text = `query ${name} { __typename }`;
+      const result = await bounded.execute({ documentKey: `hash${String(i).padStart(2, '0')}`, document: parse(text), operationName: name, variables: undefined, contextValue: context });
+      expect(result).toEqual({ data: { __typename: 'Query' } });
+    }
+    // key (10 000-character name + newline + "hashNN") 10 007 bytes + document text 10 021 bytes = 20 028 bytes an entry: four fit in 100 000.
+    expect(bounded.size).toBe(4);
+    expect(bounded.heldBytes).toBe(4 * 20_028);
+    // A document larger than the whole budget is answered by graphql-js and not kept.
+    const huge = `Huge_${'y'.repeat(99_000)}`;
+    expect(await bounded.execute({ documentKey: 'huge', document: parse(`query ${huge} { __typename }`), operationName: huge, variables: undefined, contextValue: context })).toEqual({ data: { __typename: 'Query' } });
+    expect(bounded.size).toBe(4);
   });
 });
