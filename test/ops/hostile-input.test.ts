@@ -1,31 +1,19 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { clip, clipEchoes, MAX_MESSAGE_CHARS } from '../../src/client-text.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { post, sha256 } from '../hardening/support/http.ts';
-
-/** Every line pino writes, kept as raw text and parsed. */
-class Capture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _encoding: string, done: () => void) {
-    this.text += chunk.toString();
-    done();
-  }
-  lines(): Record<string, unknown>[] {
-    return this.text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
-  }
-}
+import { LogCapture } from '../support/log-capture.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-let capture: Capture;
+let capture: LogCapture;
 let production: Stack;
 let development: Stack;
 
 beforeAll(async () => {
   [production, development] = await Promise.all([
-    startStack({ NODE_ENV: 'production', METRICS_MAX_OPERATIONS: '5' }, {}, createLogger('info', { destination: (capture = new Capture()) })),
+    startStack({ NODE_ENV: 'production', METRICS_MAX_OPERATIONS: '5' }, {}, createLogger('info', { destination: (capture = new LogCapture()) })),
     startStack({ NODE_ENV: 'development', STACK_TRACES: 'true' }),
   ]);
 });

@@ -1,30 +1,15 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createLogger } from '../../src/logger.ts';
 import { startStack, type Stack } from '../support/stack.ts';
-
-/** Every line pino writes, kept as raw text (to search for secrets) and parsed. */
-class Capture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _encoding: string, done: () => void) {
-    this.text += chunk.toString();
-    done();
-  }
-  lines(): Record<string, unknown>[] {
-    return this.text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
-  }
-  reset() {
-    this.text = '';
-  }
-}
+import { LogCapture } from '../support/log-capture.ts';
 
 const EXCEPTIONS = 'query Inbox { exceptions(first: 2) { nodes { id } } }';
 
-let capture: Capture;
+let capture: LogCapture;
 let stack: Stack;
 
 beforeAll(async () => {
-  capture = new Capture();
+  capture = new LogCapture();
   stack = await startStack({ UPSTREAM_RETRY_LIMIT: '0' }, {}, createLogger('debug', { destination: capture }));
 });
 afterAll(() => stack.close());
@@ -116,7 +101,7 @@ describe('request log', () => {
 
 describe('redaction', () => {
   it('replaces authorization and cookie wherever a request or its headers are logged', () => {
-    const out = new Capture();
+    const out = new LogCapture();
     const logger = createLogger('info', { destination: out });
     const headers = { authorization: 'Bearer very-secret-token', cookie: 'sid=very-secret-cookie', 'x-request-id': 'r-1' };
     logger.info({ req: { headers } }, 'incoming');
