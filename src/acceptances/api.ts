@@ -1,8 +1,8 @@
-import type { ListDescriptor, PageRequest, PageResult } from '../connections/index.ts';
+import type { ListDescriptor } from '../connections/index.ts';
 import type { DocumentAcceptanceOrder } from '../generated/graphql.ts';
-import type { PlatformClient, Query } from '../platform/client.ts';
+import type { Query } from '../platform/client.ts';
 import type { ArgumentPaths } from '../platform/errors.ts';
-import { fetchPage, type ListEndpoint } from '../platform/pages.ts';
+import { pageFetcher } from '../platform/pages.ts';
 import { PLATFORM_DEFAULT_SORT, sortParams } from '../platform/values.ts';
 import type { AcceptanceRecord } from './records.ts';
 
@@ -17,12 +17,8 @@ export function acceptancesQuery(financialAccountId: string, orderBy: readonly D
  */
 const ACCEPTANCE_ARGUMENTS: ArgumentPaths = { financialAccountId: ['financialAccountId'], sort: ['orderBy'] };
 
-const ACCEPTANCES_ENDPOINT: ListEndpoint = { route: 'acceptances.list', path: '/v1/acceptances', bareArrayAllowed: false, argumentPaths: ACCEPTANCE_ARGUMENTS };
-
 /** One page of the list, with the envelope fields that reveal a page-size cap. */
-export function fetchAcceptances(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<AcceptanceRecord>> {
-  return fetchPage<AcceptanceRecord>(client, ACCEPTANCES_ENDPOINT, query, page);
-}
+export const fetchAcceptances = pageFetcher<AcceptanceRecord>({ route: 'acceptances.list', path: '/v1/acceptances', bareArrayAllowed: false, argumentPaths: ACCEPTANCE_ARGUMENTS });
 
 /** `GET /v1/acceptances`: zero-based pages, always a page envelope. */
 export const acceptanceList: ListDescriptor<AcceptanceRecord> = {

@@ -1,9 +1,9 @@
-import type { ListDescriptor, PageRequest, PageResult } from '../connections/index.ts';
+import type { ListDescriptor } from '../connections/index.ts';
 import { badUserInput } from '../errors.ts';
 import type { ExceptionFilter, ExceptionOrder } from '../generated/graphql.ts';
-import type { PlatformClient, Query } from '../platform/client.ts';
+import type { Query } from '../platform/client.ts';
 import type { ArgumentPaths } from '../platform/errors.ts';
-import { fetchPage, type ListEndpoint } from '../platform/pages.ts';
+import { pageFetcher } from '../platform/pages.ts';
 import { PLATFORM_DEFAULT_SORT, sortParams } from '../platform/values.ts';
 import type { ExceptionRecord } from './records.ts';
 import { isAcceptedTimeZone } from './time-zone.ts';
@@ -49,12 +49,8 @@ const EXCEPTION_ARGUMENTS: ArgumentPaths = {
   sort: ['orderBy'],
 };
 
-const EXCEPTIONS_ENDPOINT: ListEndpoint = { route: 'exceptions.list', path: '/exceptions', bareArrayAllowed: false, argumentPaths: EXCEPTION_ARGUMENTS };
-
 /** One page of the list, with the envelope fields that reveal a page-size cap. */
-export function fetchExceptions(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<ExceptionRecord>> {
-  return fetchPage<ExceptionRecord>(client, EXCEPTIONS_ENDPOINT, query, page);
-}
+export const fetchExceptions = pageFetcher<ExceptionRecord>({ route: 'exceptions.list', path: '/exceptions', bareArrayAllowed: false, argumentPaths: EXCEPTION_ARGUMENTS });
 
 /** `GET /exceptions`: zero-based pages, always a page envelope. */
 export const exceptionList: ListDescriptor<ExceptionRecord> = {

@@ -1,9 +1,9 @@
-import type { ListDescriptor, PageRequest, PageResult } from '../connections/index.ts';
+import type { ListDescriptor } from '../connections/index.ts';
 import { badUserInput } from '../errors.ts';
 import type { LinxBatchFilter, LinxBatchOrder } from '../generated/graphql.ts';
-import type { PlatformClient, Query } from '../platform/client.ts';
+import type { Query } from '../platform/client.ts';
 import type { ArgumentPaths } from '../platform/errors.ts';
-import { fetchPage, type ListEndpoint } from '../platform/pages.ts';
+import { pageFetcher } from '../platform/pages.ts';
 import { PLATFORM_DEFAULT_SORT, sortParams } from '../platform/values.ts';
 import type { LinxBatchRecord } from './records.ts';
 
@@ -36,12 +36,8 @@ const LINX_ARGUMENTS: ArgumentPaths = {
   sort: ['orderBy'],
 };
 
-const LINX_BATCHES_ENDPOINT: ListEndpoint = { route: 'linx.batches', path: '/v2/linx/workflow-batches', bareArrayAllowed: true, argumentPaths: LINX_ARGUMENTS };
-
 /** One page of the list, with the envelope fields that reveal a page-size cap. */
-export function fetchLinxBatches(client: PlatformClient, query: Query, page: PageRequest): Promise<PageResult<LinxBatchRecord>> {
-  return fetchPage<LinxBatchRecord>(client, LINX_BATCHES_ENDPOINT, query, page);
-}
+export const fetchLinxBatches = pageFetcher<LinxBatchRecord>({ route: 'linx.batches', path: '/v2/linx/workflow-batches', bareArrayAllowed: true, argumentPaths: LINX_ARGUMENTS });
 
 /**
  * LinX batch search: one-based pages; the answer may be a bare array without totals, so windows

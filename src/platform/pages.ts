@@ -59,10 +59,16 @@ function capEvidence(body: unknown): Pick<PageResult<unknown>, 'hasNext' | 'tota
   };
 }
 
-/** One page of a list endpoint for the platform query `query` (without page and size), with its cap evidence. */
-export async function fetchPage<T>(client: PlatformClient, endpoint: ListEndpoint, query: Query, page: PageRequest): Promise<PageResult<T>> {
-  const body = await client.get(endpoint.route, endpoint.path, { ...query, page: page.page, size: page.size }).catch(rethrowOnArguments(endpoint.argumentPaths));
-  return { ...readPage<T>(body, client.requestId, endpoint), ...capEvidence(body) };
+/**
+ * The fetch of one list endpoint: a page for the platform query `query` (without page and size),
+ * with the envelope fields that reveal a page-size cap.
+ */
+export function pageFetcher<T>(endpoint: ListEndpoint): (client: PlatformClient, query: Query, page: PageRequest) => Promise<PageResult<T>> {
+  const argumentErrors = rethrowOnArguments(endpoint.argumentPaths);
+  return async (client, query, page) => {
+    const body = await client.get(endpoint.route, endpoint.path, { ...query, page: page.page, size: page.size }).catch(argumentErrors);
+    return { ...readPage<T>(body, client.requestId, endpoint), ...capEvidence(body) };
+  };
 }
 
 /** Reads a single record (e.g. a Document). */
