@@ -1,20 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { GraphQLError } from 'graphql';
 import { decodeCursor, encodeAnchoredCursor, encodeCursor, readCursor } from '../../src/connections/index.ts';
 import type { Anchor } from '../../src/connections/index.ts';
+import { rejection } from '../support/rejection.ts';
 
 const BINDING = 'exceptions?sort=createdAt%2CDESC';
 const UUID = '144dd391-6a98-4e9f-906f-34d220a04a6b';
-
-function rejection(run: () => unknown): GraphQLError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(GraphQLError);
-    return error as GraphQLError;
-  }
-  throw new Error('expected a rejection');
-}
 
 const MALFORMED = 'after is not a cursor of this connection; pass a startCursor, endCursor or edge cursor from a previous page, or restart paging without it';
 

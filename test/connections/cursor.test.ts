@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { GraphQLError } from 'graphql';
 import { MAX_CURSOR_POSITION, decodeCursor, encodeCursor } from '../../src/connections/index.ts';
+import { rejection } from '../support/rejection.ts';
 
 const BINDING = 'exceptions?status=NEW&sort=createdAt,DESC';
 
@@ -11,16 +11,6 @@ function encodeRaw(text: string): string {
 /** The payload of a real cursor, to forge variants of it. */
 function payloadOf(cursor: string): { v: number; p: number; b: string } {
   return JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-}
-
-function rejection(run: () => unknown): GraphQLError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(GraphQLError);
-    return error as GraphQLError;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('cursors', () => {
