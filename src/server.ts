@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
@@ -40,6 +40,25 @@ export interface Gateway {
  */
 function withoutEtags(app: express.Express): void {
   app.set('etag', false);
+}
+
+/**
+ * Apollo's inline-trace plugin, consulted only by requests that ask for a trace
+ * (`apollo-federation-include-trace: ftv1`, sent by a federation router). The
+ * plugin builds a trace tree for every request before it reads that header;
+ * here the header is read first. The spread keeps the plugin's internal id, so
+ * Apollo still sees the plugin as installed.
+ */
+function inlineTraceWhenAsked(): ApolloServerPlugin<GatewayContext> {
+  const plugin = ApolloServerPluginInlineTrace() as ApolloServerPlugin<GatewayContext>;
+  const traced = plugin.requestDidStart?.bind(plugin);
+  return {
+    ...plugin,
+    async requestDidStart(requestContext) {
+      if (requestContext.request.http?.headers.get('apollo-federation-include-trace') !== 'ftv1') return undefined;
+      return traced?.(requestContext);
+    },
+  };
 }
 
 /** Resolves once listening; rejects (instead of crashing the process) when the port is taken. */
@@ -97,7 +116,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
       ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: config.shutdownTimeoutMs }),
       ApolloServerPluginLandingPageDisabled(),
       // Federation's trace for a router that asks for it; installed here so Apollo does not log that it installs it.
-      ApolloServerPluginInlineTrace(),
+      inlineTraceWhenAsked(),
       // The platform's answers carry no cache hints; the default cache-control plugin would only add a hook per field.
       ApolloServerPluginCacheControlDisabled(),
       observability.plugin,
