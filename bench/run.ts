@@ -295,7 +295,16 @@ async function measureWorkload(workload: Workload, targets: Targets, settings: S
     const totals = platformCalls.get(figure.target);
     if (totals && totals.ops > 0) figure.callsPerOpUnderLoad = totals.calls / totals.ops;
   }
-  const result: WorkloadResult = { id: workload.id, title: workload.title, short: workload.short, simpleConnection: workload.simpleConnection, cells: [], upstream };
+  const result: WorkloadResult = {
+    id: workload.id,
+    title: workload.title,
+    short: workload.short,
+    simpleConnection: workload.simpleConnection,
+    // The several-areas read is judged against its own throughput goal.
+    ...(workload.composite ? { composite: true } : {}),
+    cells: [],
+    upstream,
+  };
   for (const target of planned) result.cells.push((cells.get(target) as Accumulator).finish());
   const summary = result.cells
     .map((c) => `${c.target} ${c.latency ? `p50 ${c.latency.p50Ms.toFixed(2)} ms` : '-'} ${c.throughput ? `${c.throughput.opsPerSecond.toFixed(0)} ops/s` : ''}${c.failures ? ` ${c.failures} FAILED` : ''}`)
