@@ -1,7 +1,7 @@
 /**
  * The results chart as a self-contained SVG: latency (p50 bars, p99
  * whiskers) and saturation throughput, grouped by workload, one colour per
- * target.
+ * target (the design-card floor next to the gateway).
  */
 import { cell } from './results.ts';
 import type { BenchReport } from './results.ts';
@@ -11,6 +11,7 @@ import type { TargetName } from './workloads.ts';
 export const TARGET_COLOURS: Record<TargetName, string> = {
   rest: '#9a9a9a',
   bare: '#4e79a7',
+  floor: '#b07aa1',
   gateway: '#f28e2b',
   peer: '#59a14f',
 };
@@ -54,6 +55,29 @@ export function logTicks(min: number, max: number): number[] {
   const low = Math.floor(Math.log10(Math.max(min, 1e-3)));
   const high = Math.max(low + 1, Math.ceil(Math.log10(Math.max(max, 1e-3))));
   return Array.from({ length: high - low + 1 }, (_, i) => 10 ** (low + i));
+}
+
+/** Legend swatch, the gap after it and the gap after a label, px; label widths are estimated per character at 12 px. */
+const LEGEND = { swatch: 14, label: 6, gap: 26, charWidth: 6.8, rowHeight: 20 } as const;
+
+/**
+ * Positions of legend entries left to right from `left`, a new row whenever the next entry would
+ * pass `right`: the floor's label is long enough that five entries do not fit one row.
+ */
+export function legendLayout(labels: readonly string[], left: number, right: number): Array<{ x: number; row: number }> {
+  const positions: Array<{ x: number; row: number }> = [];
+  let x = left;
+  let row = 0;
+  for (const label of labels) {
+    const width = LEGEND.swatch + LEGEND.label + Math.ceil(label.length * LEGEND.charWidth);
+    if (x > left && x + width > right) {
+      row += 1;
+      x = left;
+    }
+    positions.push({ x, row });
+    x += width + LEGEND.gap;
+  }
+  return positions;
 }
 
 const WIDTH = 960;
@@ -127,11 +151,15 @@ export function renderChartSvg(report: BenchReport): string {
   const growthBars: Bar[] = growthPoints.map((p) => ({ group: `${p.x} ${p.series === 'rows' ? 'rows' : p.x === 1 ? 'root' : 'roots'}`, target: p.target, value: p.cpuUsPerOp as number }));
   const panels = growthBars.length > 0 ? 3 : 2;
   const legendY = panels * PANEL_HEIGHT + 20;
+  const positions = legendLayout(TARGETS.map((t) => TARGET_LABELS[t]), MARGIN.left, WIDTH - MARGIN.right);
   const legend = TARGETS.map((target, i) => {
-    const x = MARGIN.left + i * 210;
-    return `<rect x="${x}" y="${legendY - 11}" width="14" height="14" fill="${TARGET_COLOURS[target]}"/><text x="${x + 20}" y="${legendY}" font-size="12">${escapeXml(TARGET_LABELS[target])}</text>`;
+    const { x, row } = positions[i] as { x: number; row: number };
+    const y = legendY + row * LEGEND.rowHeight;
+    return `<rect x="${x}" y="${y - 11}" width="${LEGEND.swatch}" height="${LEGEND.swatch}" fill="${TARGET_COLOURS[target]}"/><text x="${x + LEGEND.swatch + LEGEND.label}" y="${y}" font-size="12">${escapeXml(TARGET_LABELS[target])}</text>`;
   }).join('\n');
-  const height = panels * PANEL_HEIGHT + 60;
+  const legendRows = Math.max(0, ...positions.map((p) => p.row)) + 1;
+  const footerY = legendY + (legendRows - 1) * LEGEND.rowHeight + 24;
+  const height = footerY + 16;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">`,
     `<rect width="100%" height="100%" fill="#ffffff"/>`,
@@ -139,7 +167,7 @@ export function renderChartSvg(report: BenchReport): string {
     renderPanel({ title: 'Saturation throughput', unit: 'operations/s', bars: throughput, log: false }, groups, PANEL_HEIGHT),
     ...(panels === 3 ? [renderPanel({ title: 'Cost growth: CPU per operation at saturation', unit: 'µs', bars: growthBars, log: false }, growthGroups, 2 * PANEL_HEIGHT)] : []),
     legend,
-    `<text x="${WIDTH - MARGIN.right}" y="${legendY + 24}" font-size="10" text-anchor="end" fill="#666">${escapeXml(`${report.date} · ${report.machine.cpuModel} · ${report.settings.quick ? 'quick mode' : `median of ${report.settings.runs} runs`}`)}</text>`,
+    `<text x="${WIDTH - MARGIN.right}" y="${footerY}" font-size="10" text-anchor="end" fill="#666">${escapeXml(`${report.date} · ${report.machine.cpuModel} · ${report.settings.quick ? 'quick mode' : `median of ${report.settings.runs} runs`}`)}</text>`,
     '</svg>',
     '',
   ].join('\n');

@@ -1,8 +1,9 @@
 /** Renders a benchmark report as Markdown (bench/results.md). */
 import { GROWTH_CONNECTIONS, linearity, ROOTS_PAGE_SIZE } from './growth.ts';
 import type { GrowthPoint, GrowthSeries } from './growth.ts';
-import { cell, evaluateTargets, GOALS, startupMedianMs, throughputRatio } from './results.ts';
-import type { BenchReport, CellResult, WorkloadResult } from './results.ts';
+import { cell, evaluateTargets, floorChecks, GOALS, startupMedianMs, throughputRatio } from './results.ts';
+import type { BenchReport, CellResult, FloorCheck, WorkloadResult } from './results.ts';
+import { median } from './stats.ts';
 import { TARGET_LABELS, TARGETS } from './workloads.ts';
 
 const DASH = '—';
@@ -89,6 +90,33 @@ function growthVerdicts(points: GrowthPoint[]): string[] {
   return lines;
 }
 
+function cpuShare(c: CellResult | undefined): string {
+  return c?.cpuShare === undefined ? DASH : `${(c.cpuShare * 100).toFixed(0)} %`;
+}
+
+/** Whether a target is within reach of the design card's libraries, as the floor shows. */
+export function reach(what: string, reachable: boolean | undefined): string {
+  if (reachable === undefined) return `${what}: not measured`;
+  return reachable ? `${what} reachable (the floor meets it)` : `${what} **out of reach** of these libraries (even the floor misses it)`;
+}
+
+function floorRows(checks: FloorCheck[]): string[][] {
+  return checks.map((c) => [
+    `(${c.workload})`,
+    `${formatNumber(c.throughputVsBare, 2)} (≥ ${c.throughputGoal})`,
+    `${formatNumber(c.cpuVsBare, 2)} (≤ ${c.cpuGoal})`,
+    `${reach('Throughput', c.throughputReachable)}; ${reach('CPU', c.cpuReachable)}.`,
+  ]);
+}
+
+function floorRssLine(report: BenchReport): string | undefined {
+  const floor = report.memory.floor;
+  if (!floor) return undefined;
+  const peak = floor.saturationPeakMiB;
+  const reachable = Number.isFinite(peak) ? peak <= GOALS.rssMiB : undefined;
+  return `Peak RSS: the floor ${formatNumber(peak, 1)} MiB over the workloads' saturation runs (the gateway ${formatNumber(report.memory.workloadPeakMiB, 1)} MiB over the same runs), target ≤ ${GOALS.rssMiB} MiB: ${reach('RSS', reachable)}.`;
+}
+
 function failureLines(report: BenchReport): string[] {
   const lines: string[] = [];
   for (const w of report.workloads) {
@@ -116,6 +144,15 @@ export function renderReport(report: BenchReport): string {
 
   out.push('## Targets', '');
   out.push(markdownTable(['Figure', 'Target', 'Measured', 'Result'], evaluateTargets(report).map((c) => [c.name, c.goal, c.measured, verdict(c.pass)])), '');
+
+  const floor = floorChecks(report);
+  if (floor.length > 0) {
+    out.push('## Design-card floor', '');
+    out.push(`The floor (\`bench/design-card-floor.ts\`) is the least a gateway built from the design card's libraries can cost: Apollo Server's defaults over node:http, got, one platform call per root field and nothing else. A target it misses is out of reach of those libraries, whatever the gateway's own code does; the gap between it and the gateway is the gateway's own cost.`, '');
+    out.push(markdownTable(['Workload', 'Floor ÷ bare proxy, throughput (gateway goal)', 'Floor ÷ bare proxy, CPU per operation (gateway goal)', 'For the gateway\'s target'], floorRows(floor), ['l', 'r', 'r', 'l']), '');
+    const rss = floorRssLine(report);
+    if (rss) out.push(rss, '');
+  }
 
   out.push('## Machine and software', '');
   out.push(markdownTable(['Item', 'Value'], [
@@ -146,29 +183,33 @@ export function renderReport(report: BenchReport): string {
   out.push('## Saturation throughput (operations/s)', '');
   out.push('For (c) one operation is the three-area read: one GraphQL request, one bare-proxy batch request, or three direct REST calls.', '');
   out.push(markdownTable(
-    ['Workload', ...TARGETS.map((t) => TARGET_LABELS[t]), 'Gateway ÷ bare proxy', 'Gateway ÷ peer'],
+    ['Workload', ...TARGETS.map((t) => TARGET_LABELS[t]), 'Gateway ÷ bare proxy', 'Gateway ÷ peer', 'Floor ÷ bare proxy', 'Gateway ÷ floor'],
     report.workloads.map((w) => [
       `(${w.id}) ${w.title}`,
       ...TARGETS.map((t) => throughputCell(cell(w, t))),
       formatNumber(throughputRatio(w, 'bare'), 2),
       formatNumber(throughputRatio(w, 'peer'), 2),
+      formatNumber(throughputRatio(w, 'bare', 'floor'), 2),
+      formatNumber(throughputRatio(w, 'floor'), 2),
     ]),
-    ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ['l', ...TARGETS.map((): 'r' => 'r'), 'r', 'r', 'r', 'r'],
   ), '');
 
   out.push('## CPU per operation at saturation (µs of the process under test)', '');
   out.push('From utime + stime in /proc/<pid>/stat before and after each run, divided by the valid responses. The share column is the fraction of one CPU the process used; well below 100 % means the load generator or the sandbox, not the target, was the bottleneck.', '');
   out.push(markdownTable(
-    ['Workload', 'Bare proxy', 'Gateway', 'Peer', 'Gateway CPU share', 'Peer CPU share'],
+    ['Workload', 'Bare proxy', 'Floor', 'Gateway', 'Peer', 'Floor CPU share', 'Gateway CPU share', 'Peer CPU share'],
     report.workloads.map((w) => [
       `(${w.id})`,
       formatNumber(cell(w, 'bare')?.cpuUsPerOp, 0),
+      formatNumber(cell(w, 'floor')?.cpuUsPerOp, 0),
       formatNumber(cell(w, 'gateway')?.cpuUsPerOp, 0),
       formatNumber(cell(w, 'peer')?.cpuUsPerOp, 0),
-      cell(w, 'gateway')?.cpuShare === undefined ? DASH : `${((cell(w, 'gateway')?.cpuShare ?? 0) * 100).toFixed(0)} %`,
-      cell(w, 'peer')?.cpuShare === undefined ? DASH : `${((cell(w, 'peer')?.cpuShare ?? 0) * 100).toFixed(0)} %`,
+      cpuShare(cell(w, 'floor')),
+      cpuShare(cell(w, 'gateway')),
+      cpuShare(cell(w, 'peer')),
     ]),
-    ['l', 'r', 'r', 'r', 'r', 'r'],
+    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
   ), '');
 
   out.push('## Platform calls per GraphQL request', '');
@@ -210,6 +251,15 @@ export function renderReport(report: BenchReport): string {
         ]
       : []),
     ['Gateway start-up, spawn → /healthz 200', `${formatNumber(startup, 0)} ms (median of ${report.startupMs.map((v) => v.toFixed(0)).join(', ')} ms)`],
+    ...(report.memory.floor
+      ? [
+          ['Floor RSS right after start-up', `${formatNumber(report.memory.floor.idleMiB, 1)} MiB`],
+          ['Floor RSS, peak during the workloads\' saturation runs', `${formatNumber(report.memory.floor.saturationPeakMiB, 1)} MiB (gateway over the same runs: ${formatNumber(report.memory.workloadPeakMiB, 1)} MiB)`],
+        ]
+      : []),
+    ...(report.floorStartupMs && report.floorStartupMs.length > 0
+      ? [['Floor start-up, spawn → /healthz 200', `${formatNumber(median(report.floorStartupMs), 0)} ms (median of ${report.floorStartupMs.map((v) => v.toFixed(0)).join(', ')} ms)`]]
+      : []),
   ]), '');
 
   out.push('## Failures', '');

@@ -63,6 +63,12 @@ export interface SoakFigure {
   failureReasons: Array<[string, number]>;
 }
 
+/** RSS of a process right after start-up and its peak over the workloads' saturation runs. */
+export interface RssFigure {
+  idleMiB: number;
+  saturationPeakMiB: number;
+}
+
 export interface BenchSettings {
   quick: boolean;
   runs: number;
@@ -88,9 +94,15 @@ export interface BenchReport {
   settings: BenchSettings;
   fixtures: string[];
   startupMs: number[];
+  /** The design-card floor's start-up, spawn → /healthz 200 (absent in reports made before it was measured). */
+  floorStartupMs?: number[];
   workloads: WorkloadResult[];
-  /** Gateway RSS: right after start-up, the peak over the saturation runs, and the soak. */
-  memory: { idleMiB: number; saturationPeakMiB: number; soak?: SoakFigure };
+  /**
+   * Gateway RSS: right after start-up, the peak over the saturation runs (the cost-growth cases
+   * included), and the soak; `workloadPeakMiB` is its peak over the workloads' saturation runs only,
+   * the runs the floor's peak is taken over.
+   */
+  memory: { idleMiB: number; saturationPeakMiB: number; workloadPeakMiB?: number; soak?: SoakFigure; floor?: RssFigure };
   /** How cost grows with rows, root fields and concurrency (absent in reports made before it was measured). */
   growth?: GrowthPoint[];
   notes: string[];
@@ -130,19 +142,20 @@ export function addedLatency(workload: WorkloadResult, target: TargetName = 'gat
   return { p50Ms: measured.p50Ms - rest.p50Ms, p99Ms: measured.p99Ms - rest.p99Ms };
 }
 
-/** Gateway CPU per operation ÷ the bare proxy's. */
-export function cpuRatio(workload: WorkloadResult): number | undefined {
-  const gateway = cell(workload, 'gateway')?.cpuUsPerOp;
+/** CPU per operation of `of` (the gateway unless told) ÷ the bare proxy's. */
+export function cpuRatio(workload: WorkloadResult, of: TargetName = 'gateway'): number | undefined {
+  const measured = cell(workload, of)?.cpuUsPerOp;
   const bare = cell(workload, 'bare')?.cpuUsPerOp;
-  if (gateway === undefined || bare === undefined || bare === 0) return undefined;
-  return gateway / bare;
+  if (measured === undefined || bare === undefined || bare === 0) return undefined;
+  return measured / bare;
 }
 
-export function throughputRatio(workload: WorkloadResult, versus: TargetName): number | undefined {
-  const gateway = cell(workload, 'gateway')?.throughput?.opsPerSecond;
+/** Saturation throughput of `of` (the gateway unless told) ÷ that of `versus`. */
+export function throughputRatio(workload: WorkloadResult, versus: TargetName, of: TargetName = 'gateway'): number | undefined {
+  const measured = cell(workload, of)?.throughput?.opsPerSecond;
   const other = cell(workload, versus)?.throughput?.opsPerSecond;
-  if (gateway === undefined || other === undefined || other === 0) return undefined;
-  return gateway / other;
+  if (measured === undefined || other === undefined || other === 0) return undefined;
+  return measured / other;
 }
 
 export function startupMedianMs(report: BenchReport): number | undefined {
@@ -168,6 +181,48 @@ function check(name: string, goal: string, value: number | undefined, measured: 
 /** Differences of figures carry binary rounding: a difference equal to its goal (as printed) meets it. */
 const ROUNDING = 1e-9;
 
+/** The throughput goal against the bare proxy for a workload. */
+function bareThroughputGoal(workload: WorkloadResult): number {
+  return workload.composite ? GOALS.vsBareProxyComposite : GOALS.vsBareProxy;
+}
+
+/** What the design-card floor reached on one workload, against the gateway's goals for it. */
+export interface FloorCheck {
+  workload: WorkloadId;
+  /** Floor throughput ÷ the bare proxy's, and the gateway's goal for that ratio (at least). */
+  throughputVsBare: number | undefined;
+  throughputGoal: number;
+  /** Whether even the floor meets the throughput goal; undefined when not measured. */
+  throughputReachable: boolean | undefined;
+  /** Floor CPU per operation ÷ the bare proxy's, and the gateway's goal for that ratio (at most). */
+  cpuVsBare: number | undefined;
+  cpuGoal: number;
+  cpuReachable: boolean | undefined;
+}
+
+/**
+ * The floor against the gateway's targets, per workload it was measured on: a target the floor
+ * misses is out of reach of a gateway built from the design card's libraries.
+ */
+export function floorChecks(report: BenchReport): FloorCheck[] {
+  return report.workloads
+    .filter((w) => cell(w, 'floor') && cell(w, 'bare'))
+    .map((w) => {
+      const throughput = throughputRatio(w, 'bare', 'floor');
+      const cpu = cpuRatio(w, 'floor');
+      const goal = bareThroughputGoal(w);
+      return {
+        workload: w.id,
+        throughputVsBare: throughput,
+        throughputGoal: goal,
+        throughputReachable: throughput === undefined || !Number.isFinite(throughput) ? undefined : throughput >= goal,
+        cpuVsBare: cpu,
+        cpuGoal: GOALS.cpuVsBareProxy,
+        cpuReachable: cpu === undefined || !Number.isFinite(cpu) ? undefined : cpu <= GOALS.cpuVsBareProxy,
+      };
+    });
+}
+
 /** Every target of the benchmark, judged on the report's figures. */
 export function evaluateTargets(report: BenchReport): TargetCheck[] {
   const checks: TargetCheck[] = [];
@@ -184,7 +239,7 @@ export function evaluateTargets(report: BenchReport): TargetCheck[] {
   for (const w of report.workloads) {
     if (cell(w, 'bare')) {
       const ratio = throughputRatio(w, 'bare');
-      const goal = w.composite ? GOALS.vsBareProxyComposite : GOALS.vsBareProxy;
+      const goal = bareThroughputGoal(w);
       checks.push(check(`(${w.id}) throughput vs bare proxy`, `≥ ${goal}×`, ratio, fixed(ratio, 2, '×'), (v) => v >= goal));
     }
     const ratio = throughputRatio(w, 'peer');

@@ -1,15 +1,17 @@
 /**
  * The benchmark workloads: the same data, page sizes and selections expressed
- * for each target (direct REST, bare proxy, the gateway, the peer gateway),
- * each call with a validator that rejects anything but a complete answer.
+ * for each target (direct REST, bare proxy, the design-card floor, the gateway,
+ * the peer gateway), each call with a validator that rejects anything but a
+ * complete answer.
  */
 
-export const TARGETS = ['rest', 'bare', 'gateway', 'peer'] as const;
+export const TARGETS = ['rest', 'bare', 'floor', 'gateway', 'peer'] as const;
 export type TargetName = (typeof TARGETS)[number];
 
 export const TARGET_LABELS: Record<TargetName, string> = {
   rest: 'Direct REST',
   bare: 'Bare proxy',
+  floor: 'Design-card floor (Apollo Server + got, nothing else)',
   gateway: 'Gateway',
   peer: 'Peer (Hive Gateway + Mesh)',
 };
@@ -194,7 +196,7 @@ export function buildWorkloads(f: Fixtures): Workload[] {
   if (!type) throw new Error(`unknown document type ${f.document.documentType}`);
   const update = documentUpdateFields(f.document.documentType);
 
-  return [
+  const workloads: Workload[] = [
     {
       id: 'a',
       short: 'exceptions page',
@@ -347,4 +349,8 @@ export function buildWorkloads(f: Fixtures): Workload[] {
       },
     },
   ];
+  // The floor serves the gateway's queries, so it is measured with the very same calls and validators.
+  // It has no mutation: the update is the gateway's alone.
+  for (const workload of workloads) if (workload.id !== 'e') workload.plans.floor = workload.plans.gateway;
+  return workloads;
 }

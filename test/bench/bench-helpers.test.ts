@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { logTicks, niceScale } from '../../bench/lib/chart.ts';
+import { legendLayout, logTicks, niceScale } from '../../bench/lib/chart.ts';
 import { formatSigned, markdownTable, renderReport } from '../../bench/lib/report.ts';
 import { linearity, type GrowthPoint } from '../../bench/lib/growth.ts';
-import { evaluateTargets } from '../../bench/lib/results.ts';
+import { evaluateTargets, floorChecks } from '../../bench/lib/results.ts';
 import type { BenchReport, CellResult } from '../../bench/lib/results.ts';
 import { groupCalls } from '../../bench/lib/sandbox-client.ts';
 import { growthPercent, median, percentileOfSorted, SampleBuffer, summarize, windowMedian } from '../../bench/lib/stats.ts';
-import { documentUpdateFields, graphqlValidator, checkEdges } from '../../bench/lib/workloads.ts';
+import { buildWorkloads, documentUpdateFields, graphqlValidator, checkEdges, TARGET_LABELS, TARGETS } from '../../bench/lib/workloads.ts';
 
 describe('statistics', () => {
   it('takes nearest-rank percentiles', () => {
@@ -66,6 +66,24 @@ describe('response validation', () => {
     expect(twoEdges(502, '<html>')).toBe('HTTP 502, not JSON: <html>');
   });
 
+  it('measures the floor with the gateway\'s own calls, for every workload but the mutation', () => {
+    const workloads = buildWorkloads({
+      token: 't',
+      financialAccountId: 'fa',
+      templateId: 'tt',
+      templateVersionId: 'tv',
+      document: { id: 'doc', documentType: 'passport' },
+      expected: { exceptions: 20, acceptances: 20, linx: 20 },
+    });
+    expect(workloads.map((w) => [w.id, w.plans.floor === undefined ? 'none' : w.plans.floor === w.plans.gateway ? 'gateway plan' : 'own plan'])).toEqual([
+      ['a', 'gateway plan'],
+      ['b', 'gateway plan'],
+      ['c', 'gateway plan'],
+      ['d', 'gateway plan'],
+      ['e', 'none'],
+    ]);
+  });
+
   it('fills the fields each document type requires', () => {
     expect(documentUpdateFields('driving-license')).toEqual({ name: 'Benchmark identity document', number: 'X1234567', issuingCountryCode: 'US', expiryDate: '2034-12-31', issuingStateCode: 'CA' });
     expect(documentUpdateFields('tax')).toEqual({ name: 'Benchmark identity document', description: 'Updated by the benchmark' });
@@ -87,6 +105,18 @@ describe('report rendering', () => {
     expect(niceScale(0)).toEqual({ top: 1, step: 0.2 });
     expect(logTicks(0.18, 210)).toEqual([0.1, 1, 10, 100, 1000]);
     expect(logTicks(1, 1)).toEqual([1, 10]);
+  });
+
+  it('wraps the chart legend onto a second row when the labels do not fit one', () => {
+    // Widths: 14 px swatch + 6 px + ceil(6.8 px per character), then a 26 px gap.
+    expect(legendLayout(['Direct REST', 'Bare proxy'], 70, 940)).toEqual([{ x: 70, row: 0 }, { x: 191, row: 0 }]);
+    expect(legendLayout(TARGETS.map((t) => TARGET_LABELS[t]), 70, 940)).toEqual([
+      { x: 70, row: 0 },
+      { x: 191, row: 0 },
+      { x: 305, row: 0 },
+      { x: 712, row: 0 },
+      { x: 70, row: 1 },
+    ]);
   });
 
   const cellOf = (target: CellResult['target'], p50Ms: number, p99Ms: number, opsPerSecond: number, cpuUsPerOp?: number): CellResult => ({
@@ -169,6 +199,59 @@ describe('report rendering', () => {
     const markdown = renderReport(report);
     expect(markdown).toContain('| Gateway RSS at saturation (peak) | ≤ 150 MiB | 151.0 MiB | **FAIL** |');
     expect(markdown).toContain('| (a) | Gateway | 1.10 | 4.00 | +0.80 | +3.10 | 1.10/4.00 |');
-    expect(markdown).toContain('| (a) Exceptions page | 4000 | 3000 | 1900 | 900 | 0.63 | 2.11 |');
+    expect(markdown).toContain('| (a) Exceptions page | 4000 | 3000 | — | 1900 | 900 | 0.63 | 2.11 | — | — |');
+    expect(markdown).not.toContain('## Design-card floor');
+  });
+
+  describe('the design-card floor', () => {
+    const withFloor = (cpu: { bare: number; floor: number; gateway: number }, ops: { bare: number; floor: number; gateway: number }, composite = false): BenchReport => ({
+      ...report,
+      workloads: [{
+        ...report.workloads[0]!,
+        id: composite ? 'c' : 'a',
+        ...(composite ? { composite: true } : {}),
+        cells: [
+          cellOf('rest', 0.3, 0.9, 4000),
+          { ...cellOf('bare', 0.6, 1.5, ops.bare, cpu.bare), cpuShare: 0.98 },
+          { ...cellOf('floor', 0.8, 2.5, ops.floor, cpu.floor), cpuShare: 0.995 },
+          { ...cellOf('gateway', 1.1, 4.0, ops.gateway, cpu.gateway), cpuShare: 1 },
+          cellOf('peer', 2.5, 9, 900),
+        ],
+      }],
+      memory: { ...report.memory, workloadPeakMiB: 140, floor: { idleMiB: 61.25, saturationPeakMiB: 120 } },
+      floorStartupMs: [310, 290, 330],
+    });
+
+    it('judges which of the gateway\'s targets the floor itself reaches', () => {
+      expect(floorChecks(withFloor({ bare: 200, floor: 280, gateway: 700 }, { bare: 3000, floor: 2100, gateway: 900 }))).toEqual([
+        { workload: 'a', throughputVsBare: 0.7, throughputGoal: 0.6, throughputReachable: true, cpuVsBare: 1.4, cpuGoal: 1.5, cpuReachable: true },
+      ]);
+      // The several-areas read has the higher throughput goal: 0.8× reaches 0.6 but not 0.9.
+      expect(floorChecks(withFloor({ bare: 200, floor: 400, gateway: 700 }, { bare: 3000, floor: 2400, gateway: 900 }, true))).toEqual([
+        { workload: 'c', throughputVsBare: 0.8, throughputGoal: 0.9, throughputReachable: false, cpuVsBare: 2, cpuGoal: 1.5, cpuReachable: false },
+      ]);
+      expect(floorChecks(report)).toEqual([]);
+    });
+
+    it('leaves the floor out of the targets, which are the gateway\'s', () => {
+      const checks = evaluateTargets(withFloor({ bare: 200, floor: 280, gateway: 700 }, { bare: 3000, floor: 2100, gateway: 900 }));
+      expect(checks.map((c) => c.name).filter((name) => /floor/i.test(name))).toEqual([]);
+      expect(checks).toContainEqual({ name: '(a) throughput vs bare proxy', goal: '≥ 0.6×', measured: '0.30×', pass: false });
+    });
+
+    it('reports the floor\'s throughput, CPU, reach, memory and start-up', () => {
+      const markdown = renderReport(withFloor({ bare: 200, floor: 400, gateway: 700 }, { bare: 3000, floor: 2400, gateway: 900 }, true));
+      expect(markdown).toContain('| (c) Exceptions page | 4000 | 3000 | 2400 | 900 | 900 | 0.30 | 1.00 | 0.80 | 0.38 |');
+      expect(markdown).toContain('| (c) | 200 | 400 | 700 | — | 100 % | 100 % | — |');
+      expect(markdown).toContain('| (c) | Design-card floor (Apollo Server + got, nothing else) | 0.80 | 2.50 | +0.50 | +1.60 | 0.80/2.50 |');
+      expect(markdown).toContain('| (c) | 0.80 (≥ 0.9) | 2.00 (≤ 1.5) | Throughput **out of reach** of these libraries (even the floor misses it); CPU **out of reach** of these libraries (even the floor misses it). |');
+      expect(markdown).toContain('Peak RSS: the floor 120.0 MiB over the workloads\' saturation runs (the gateway 140.0 MiB over the same runs), target ≤ 150 MiB: RSS reachable (the floor meets it).');
+      expect(markdown).toContain('| Floor RSS right after start-up | 61.3 MiB |');
+      expect(markdown).toContain('| Floor RSS, peak during the workloads\' saturation runs | 120.0 MiB (gateway over the same runs: 140.0 MiB) |');
+      expect(markdown).toContain('| Floor start-up, spawn → /healthz 200 | 310 ms (median of 310, 290, 330 ms) |');
+      // The floor's table follows the targets table.
+      expect(markdown.indexOf('## Design-card floor')).toBeGreaterThan(markdown.indexOf('## Targets'));
+      expect(markdown.indexOf('## Design-card floor')).toBeLessThan(markdown.indexOf('## Machine and software'));
+    });
   });
 });
