@@ -31,7 +31,8 @@ describe('federation inline trace', () => {
   });
 
   it('adds no trace to a request that does not ask, nor to one that asks for another format', async () => {
-    for (const headers of [{}, { 'apollo-federation-include-trace': 'ftv2' }]) {
+    const requests: Record<string, string>[] = [{}, { 'apollo-federation-include-trace': 'ftv2' }];
+    for (const headers of requests) {
       const { status, body } = await stack.gql(QUERY, {}, { headers });
       expect(status).toBe(200);
       expect(body).toEqual({ data: { exceptions: { totalCount: 300 } } });

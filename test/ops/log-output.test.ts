@@ -1,0 +1,66 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
+import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
+
+// The production process buffers its log lines (src/logger.ts): they go out in 4 kB writes or
+// within 100 ms. Buffering must not lose a line: neither at a quiet moment nor at a stop.
+
+let sandbox: Sandbox;
+let gateway: GatewayProcess | undefined;
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterEach(async () => {
+  await gateway?.stop();
+  gateway = undefined;
+});
+afterAll(async () => {
+  await sandbox.close();
+});
+
+async function started(): Promise<{ process: GatewayProcess; endpoint: string }> {
+  const process = startGatewayProcess({ NODE_ENV: 'production', UPSTREAM_URL: sandbox.url, HOST: '127.0.0.1', PORT: '0' });
+  const [, endpoint] = await process.waitFor(/^GraphQL endpoint: (\S+)$/m, 30_000);
+  return { process, endpoint: endpoint! };
+}
+
+function post(endpoint: string, requestId: string): Promise<Response> {
+  return fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${sandbox.tokens[0]!.token}`, 'x-request-id': requestId },
+    body: JSON.stringify({ operationName: 'Count', query: 'query Count { exceptions(first: 1) { totalCount } }' }),
+  });
+}
+
+/** The request ids of the complete "graphql request" lines printed so far. */
+function loggedRequestIds(output: string): string[] {
+  return output
+    .split('\n')
+    .filter((line) => line.includes('"msg":"graphql request"'))
+    .map((line) => (JSON.parse(line) as { requestId: string }).requestId);
+}
+
+describe('log output of the production process', () => {
+  it('writes a lone request line without waiting for more traffic', async () => {
+    const { process, endpoint } = await started();
+    gateway = process;
+    expect((await post(endpoint, 'lone-request-0001')).status).toBe(200);
+    // Within the flush interval; the generous timeout only keeps a slow machine from failing the test.
+    await process.waitFor(/"requestId":"lone-request-0001"[^\n]*"msg":"graphql request"/, 5_000);
+    expect(loggedRequestIds(process.stdout())).toEqual(['lone-request-0001']);
+  }, 40_000);
+
+  it('writes every pending line before it exits on SIGTERM', async () => {
+    const { process, endpoint } = await started();
+    gateway = process;
+    const ids = Array.from({ length: 40 }, (_, index) => `stop-request-${String(index).padStart(4, '0')}`);
+    const statuses = await Promise.all(ids.map(async (id) => (await post(endpoint, id)).status));
+    expect(statuses).toEqual(ids.map(() => 200));
+    // At once: at most a few lines have reached a 4 kB write, the rest wait in the buffer.
+    process.child.kill('SIGTERM');
+    expect(await process.exited).toBe(0);
+    expect(loggedRequestIds(process.stdout()).sort()).toEqual(ids);
+    expect(process.stdout()).toMatch(/"msg":"stopped"\}\n$/);
+  }, 40_000);
+});
