@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import got, { RequestError, TimeoutError, type Got } from 'got';
+import got, { HTTPError, RequestError, TimeoutError, type Got, type Request as GotRequest, type PlainResponse } from 'got';
 import type { Config } from '../config.ts';
 import { RouteBreakers, type BreakerState } from './breaker.ts';
 import { RequestDeadlineExceeded } from './cancellation.ts';
@@ -38,6 +38,24 @@ export interface UpstreamResponse {
   body: string;
 }
 
+/** One platform answer as got delivered it, whatever its status, after got's retries. */
+interface Answer {
+  status: number;
+  body: string;
+  headers: PlainResponse['headers'];
+  retries: number;
+}
+
+function answerOf(response: PlainResponse, body: string, retries: number): Answer {
+  return { status: response.statusCode, body, headers: response.headers, retries };
+}
+
+/** The body as text; a UTF-8 byte-order mark dropped, as got's text decoding does. */
+function textOf(chunks: Buffer[]): string {
+  const text = chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
 /**
  * The single place that talks HTTP to the platform: one got instance with
  * keep-alive agents and a bounded pool, explicit timeouts, retries for reads
@@ -49,6 +67,8 @@ export class PlatformHttp {
   readonly baseUrl: string;
   readonly agents: { http: http.Agent; https: https.Agent };
   private readonly got: Got;
+  /** The same settings for reads, which go through got's stream interface (see read()). */
+  private readonly reads: Got;
   private readonly breakers: RouteBreakers;
   private readonly observers: UpstreamObserver[] = [];
 
@@ -88,6 +108,9 @@ export class PlatformHttp {
       decompress: true,
       responseType: 'text',
     });
+    // A stream applies the retry rules to errors only: a non-2xx answer has to be one (an HTTPError,
+    // which carries the answer's status, headers and body) for 429/502/503/504 to be retried.
+    this.reads = this.got.extend({ throwHttpErrors: true });
     this.breakers = new RouteBreakers({ threshold: settings.breakerThreshold, cooldownMs: settings.breakerCooldownMs });
   }
 
@@ -120,22 +143,17 @@ export class PlatformHttp {
       // A call queued behind others (a loader's concurrency limit) may start after its request was stopped.
       if (request.signal?.aborted) throw request.signal.reason;
       if (!breaker.admit()) throw transportError('breaker', request.requestId, 'circuit open');
-      let response;
+      let response: Answer;
       try {
-        response = await this.got(this.baseUrl + request.pathAndQuery, {
-          method: request.method,
-          headers: { authorization: request.authorization, 'x-request-id': request.requestId, accept: 'application/json' },
-          json: request.body,
-          signal: request.signal,
-        });
+        response = request.method === 'GET' ? await this.read(request) : await this.write(request);
       } catch (error) {
         // A stopped call says nothing about the platform's health.
         if (request.signal?.aborted) breaker.released();
         else breaker.failed();
         throw error;
       }
-      status = response.statusCode;
-      retries = response.retryCount;
+      status = response.status;
+      retries = response.retries;
       if (status >= 500) breaker.failed();
       else breaker.succeeded();
       if (status < 200 || status >= 300) {
@@ -153,6 +171,58 @@ export class PlatformHttp {
       this.emit(request, status, started, retries, String(mapped.extensions.code));
       throw mapped;
     }
+  }
+
+  private headersOf(request: UpstreamRequest): Record<string, string> {
+    return { authorization: request.authorization, 'x-request-id': request.requestId, accept: 'application/json' };
+  }
+
+  /**
+   * A GET through got's stream interface, which skips the promise interface's per-call layer
+   * (about 40 µs of CPU per call, a fifth of a call's cost, in `npm run bench`). Retries, their
+   * delays and timeouts are still got's: each retry hands over a new stream, which is read
+   * instead. The request's signal destroys the stream in flight (or the one waiting to retry).
+   */
+  private read(request: UpstreamRequest): Promise<Answer> {
+    const { signal } = request;
+    return new Promise((resolve, reject) => {
+      let current: GotRequest;
+      const stop = () => {
+        current.destroy();
+        reject(signal?.reason);
+      };
+      const settle = <T>(outcome: (value: T) => void, value: T) => {
+        signal?.removeEventListener('abort', stop);
+        outcome(value);
+      };
+      const attempt = (stream: GotRequest) => {
+        current = stream;
+        const chunks: Buffer[] = [];
+        let response: PlainResponse | undefined;
+        stream.once('response', (received: PlainResponse) => (response = received));
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        stream.once('end', () => settle(resolve, answerOf(response as PlainResponse, textOf(chunks), stream.retryCount)));
+        stream.once('error', (error: Error) => {
+          // After got's retries, a non-2xx answer arrives as an HTTPError holding it: it is still an answer.
+          if (error instanceof HTTPError) settle(resolve, answerOf(error.response, String(error.response.body ?? ''), stream.retryCount));
+          else settle(reject, error);
+        });
+        stream.once('retry', (_count: number, _error: Error, next: () => GotRequest) => attempt(next()));
+      };
+      attempt(this.reads.stream(this.baseUrl + request.pathAndQuery, { headers: this.headersOf(request) }));
+      signal?.addEventListener('abort', stop, { once: true });
+    });
+  }
+
+  /** A PUT (never retried) through got's promise interface, with its JSON body. */
+  private async write(request: UpstreamRequest): Promise<Answer> {
+    const response = await this.got(this.baseUrl + request.pathAndQuery, {
+      method: request.method,
+      headers: this.headersOf(request),
+      json: request.body,
+      signal: request.signal,
+    });
+    return answerOf(response, response.body, response.retryCount);
   }
 
   private mapFailure(error: unknown, request: UpstreamRequest, status: number): PlatformError {

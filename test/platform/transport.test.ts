@@ -248,3 +248,40 @@ describe('what the platform sees', () => {
     ]);
   });
 });
+
+describe('what the gateway reads', () => {
+  it('a body written in many small chunks, with multi-byte characters split between them, reads whole', async () => {
+    const page = { ...PAGE, content: [{ id: 'e1', title: 'Überweisung – 東京 🚀'.repeat(200) }] };
+    const bytes = Buffer.from(json(page), 'utf8');
+    const wire = await setup((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      // 7-byte pieces cut through the 2-, 3- and 4-byte UTF-8 sequences.
+      for (let offset = 0; offset < bytes.length; offset += 7) response.write(bytes.subarray(offset, offset + 7));
+      response.end();
+    });
+
+    await expect(wire.client.get('exceptions.list', '/exceptions')).resolves.toEqual(page);
+  });
+
+  it('a body that starts with a UTF-8 byte-order mark reads as the JSON after it', async () => {
+    const wire = await setup((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(json(PAGE), 'utf8')]));
+    });
+
+    await expect(wire.client.get('exceptions.list', '/exceptions')).resolves.toEqual(PAGE);
+  });
+
+  it('the body of a failed answer reaches the error mapping after the retries: a 503 retried to the limit keeps its platform code', async () => {
+    const wire = await setup((_request, response) =>
+      response.writeHead(503, { 'content-type': 'application/json' }).end(json({ errorCode: 'MAINTENANCE', message: 'down for maintenance' })),
+    );
+
+    const error = await failure(wire.client.get('exceptions.list', '/exceptions'));
+
+    expect(wire.server.requests).toHaveLength(3);
+    expect(error.message).toBe('The platform failed to answer (HTTP 503)');
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID, upstream: { status: 503, errorCode: 'MAINTENANCE' } });
+    expect(events.map((event) => [event.status, event.retries, event.errorCode])).toEqual([[503, 2, 'UPSTREAM_ERROR']]);
+  });
+});
