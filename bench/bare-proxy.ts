@@ -37,7 +37,7 @@ const MAX_BATCH = 10;
 
 export async function startBareProxy(options: BareProxyOptions): Promise<BareProxy> {
   const base = options.upstreamUrl.replace(/\/+$/, '');
-  const agentOptions = { keepAlive: true, maxSockets: 64, maxFreeSockets: 32, scheduling: 'lifo' as const };
+  const agentOptions = { keepAlive: true, maxSockets: 64, maxFreeSockets: 64, scheduling: 'lifo' as const };
   const client = got.extend({
     agent: { http: new http.Agent(agentOptions) },
     throwHttpErrors: false,

@@ -172,7 +172,7 @@ function connection(page: Page, first: number) {
 export async function startDesignCardFloor(options: DesignCardFloorOptions): Promise<DesignCardFloor> {
   const base = options.upstreamUrl.replace(/\/+$/, '');
   // The bare proxy's client, option for option: the two differ only in what happens around the call.
-  const agentOptions = { keepAlive: true, maxSockets: 64, maxFreeSockets: 32, scheduling: 'lifo' as const };
+  const agentOptions = { keepAlive: true, maxSockets: 64, maxFreeSockets: 64, scheduling: 'lifo' as const };
   const client = got.extend({
     agent: { http: new http.Agent(agentOptions) },
     throwHttpErrors: false,

@@ -74,7 +74,9 @@ export class PlatformHttp {
 
   constructor(baseUrl: string, settings: Config['upstream']) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
-    const agentOptions = { keepAlive: true, maxSockets: settings.maxSockets, maxFreeSockets: Math.min(settings.maxSockets, 32), scheduling: 'lifo' as const };
+    // Idle connections are kept up to the pool's size: with fewer, every burst of calls wider than the
+    // idle cap closed the extra connections and opened them again (a TCP connect and close per call).
+    const agentOptions = { keepAlive: true, maxSockets: settings.maxSockets, maxFreeSockets: settings.maxSockets, scheduling: 'lifo' as const };
     this.agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
     this.got = got.extend({
       agent: this.agents,

@@ -179,6 +179,25 @@ describe('connection pool', () => {
     await expectNoSocketsLeft(wire.http, wire.server);
   });
 
+  it('keeps as many idle connections as the pool allows, so the next burst as wide reuses them all', async () => {
+    const width = 40;
+    const held: (() => void)[] = [];
+    const wire = await setup((_request, response) => {
+      held.push(() => response.writeHead(200, { 'content-type': 'application/json' }).end(json(PAGE)));
+      // Answered together once the whole burst is in: every call has its own connection.
+      if (held.length % width === 0) for (const answer of held.splice(0)) answer();
+    }, { UPSTREAM_MAX_SOCKETS: '64' });
+    const burst = () => Promise.all(Array.from({ length: width }, (_, index) => new PlatformClient(wire.http, TOKEN, `req-burst-${index}`).get('exceptions.list', '/exceptions')));
+
+    await burst();
+    await eventually(() => wire.http.socketCounts().active === 0);
+    expect(wire.http.socketCounts()).toEqual({ active: 0, idle: width });
+    await burst();
+
+    expect(wire.server.requests).toHaveLength(2 * width);
+    expect(wire.server.connections()).toBe(width);
+  });
+
   it('counts a call in flight as active', async () => {
     let release: () => void = () => {};
     const wire = await setup((request, response, seen) => {
