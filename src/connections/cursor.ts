@@ -48,13 +48,45 @@ export interface DecodedCursor {
 
 const HASH_BYTES = 8;
 
+interface BindingHashes {
+  digest: Buffer;
+  /** 66 bits of the digest, as position-only cursors carry it. */
+  hash: string;
+}
+
+/**
+ * Hashes of recent bindings: most requests page the same few lists with the same filters, and two
+ * SHA-256 per connection were a visible share of a page's CPU. Bounded in entries and in the
+ * length of what it keeps (a binding holds client filter values); longer bindings are hashed each time.
+ */
+const BINDING_CACHE_ENTRIES = 256;
+const BINDING_CACHE_MAX_CHARS = 512;
+const bindingCache = new Map<string, BindingHashes>();
+
+function hashesOf(binding: string): BindingHashes {
+  const cached = bindingCache.get(binding);
+  if (cached) return cached;
+  const digest = createHash('sha256').update(binding, 'utf8').digest();
+  // 66 bits: collisions between two filter/order texts of one connection are out of reach in practice.
+  const hashes = { digest, hash: digest.toString('base64url').slice(0, 11) };
+  if (binding.length <= BINDING_CACHE_MAX_CHARS) {
+    if (bindingCache.size >= BINDING_CACHE_ENTRIES) bindingCache.delete(bindingCache.keys().next().value as string);
+    bindingCache.set(binding, hashes);
+  }
+  return hashes;
+}
+
 function bindingDigest(binding: string): Buffer {
-  return createHash('sha256').update(binding, 'utf8').digest();
+  return hashesOf(binding).digest;
 }
 
 function bindingHash(binding: string): string {
-  // 66 bits: collisions between two filter/order texts of one connection are out of reach in practice.
-  return bindingDigest(binding).toString('base64url').slice(0, 11);
+  return hashesOf(binding).hash;
+}
+
+/** Bindings whose hashes are held (for tests). */
+export function cachedBindings(): number {
+  return bindingCache.size;
 }
 
 function isPosition(value: unknown): value is number {
@@ -317,9 +349,11 @@ function readValue(reader: Reader, id: string): KeyValue {
 
 /** Larger than any cursor this gateway makes (an id of 128 bytes, keys of 400). */
 const SCRATCH_BYTES = 1024;
+/** Shared by every encoding: pack() fills it and copies the cursor out before it returns. */
+const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
 
 /** The anchored cursor's text; keys are left out when they would make it too long. */
-function pack(scratch: Buffer, position: number, digest: Buffer, anchor: Anchor): string {
+function pack(position: number, digest: Buffer, anchor: Anchor): string {
   const writer = new Writer(scratch);
   writer.byte(ANCHORED_VERSION);
   writer.varint(position);
@@ -380,13 +414,11 @@ export function cursorEncoder(binding: string): (position: number) => string {
 
 /** Encodes anchored cursors for one binding; an id too long to carry gives a position-only cursor. */
 export function anchoredCursorEncoder(binding: string): (position: number, anchor: Anchor) => string {
-  const hash = bindingHash(binding);
-  const digest = bindingDigest(binding);
-  const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
+  const { hash, digest } = hashesOf(binding);
   return (position, anchor) => {
     checkPosition(position);
     if (anchor.id === '' || anchor.id.length > MAX_ANCHOR_ID_LENGTH || Buffer.byteLength(anchor.id, 'utf8') > MAX_ANCHOR_ID_LENGTH) return serialise(position, hash);
-    return pack(scratch, position, digest, anchor);
+    return pack(position, digest, anchor);
   };
 }
 

@@ -3,7 +3,7 @@ import { anchoredCursorEncoder, cursorEncoder, readCursor, type DecodedCursor } 
 import { ListKnowledge } from './list-knowledge.ts';
 import { anchorOf, anchorReader, compareToAnchor, idOf, type SortKey } from './order.ts';
 import { planPages } from './plan-pages.ts';
-import type { AnchorOutcome, Connection, ConnectionArgs, FetchPage, PageRequest, PagingOptions } from './types.ts';
+import type { AnchorOutcome, Connection, ConnectionArgs, Edge, FetchPage, PageInfo, PageRequest, PagingOptions } from './types.ts';
 
 const DEFAULT_MAX_WALK_RECORDS = 10_000;
 
@@ -395,37 +395,55 @@ export async function paginate<T>(
   const nodes = list.run(window.start, window.end);
   const hasNextPage = await list.settleExistsFrom(window.start + nodes.length);
   const hasPreviousPage = window.start > 0 && (await list.settleExistsFrom(0));
-  const edges = edgesOf(nodes, window.start, settings);
-  return {
-    edges,
-    nodes,
-    pageInfo: {
-      hasNextPage,
-      hasPreviousPage,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
-    },
-    totalCount: list.total,
-  };
-}
-
-function edgesOf<T>(nodes: T[], start: number, settings: Settings) {
-  const order = settings.order;
-  if (order === null) {
-    const encode = cursorEncoder(settings.binding);
-    return nodes.map((node, index) => ({ cursor: encode(start + index), node }));
-  }
-  const encode = anchoredCursorEncoder(settings.binding);
-  const anchorOfNode = anchorReader(order);
-  // Built when first read: a query that selects no edge cursors pays only for startCursor and endCursor.
-  return nodes.map((node, index) => {
+  const cursors = new Cursors(settings);
+  const start = window.start;
+  // Cursors are built when first read: a query that selects none (most list queries select nodes
+  // only) pays for no encoding and no hashing of the connection's binding.
+  const edges: Edge<T>[] = nodes.map((node, index) => {
     let cursor: string | undefined;
     return {
       get cursor(): string {
-        cursor ??= encode(start + index, anchorOfNode(node));
+        cursor ??= cursors.at(start + index, node);
         return cursor;
       },
       node,
     };
   });
+  const pageInfo: PageInfo = {
+    hasNextPage,
+    hasPreviousPage,
+    get startCursor() {
+      return edges[0]?.cursor ?? null;
+    },
+    get endCursor() {
+      return edges.at(-1)?.cursor ?? null;
+    },
+  };
+  return { edges, nodes, pageInfo, totalCount: list.total };
+}
+
+/** The cursor encoder of one connection, made on the first cursor read. */
+class Cursors {
+  readonly #settings: Settings;
+  #encode: ((position: number, node: unknown) => string) | undefined;
+
+  constructor(settings: Settings) {
+    this.#settings = settings;
+  }
+
+  at(position: number, node: unknown): string {
+    this.#encode ??= encoderFor(this.#settings);
+    return this.#encode(position, node);
+  }
+}
+
+function encoderFor(settings: Settings): (position: number, node: unknown) => string {
+  const order = settings.order;
+  if (order === null) {
+    const encode = cursorEncoder(settings.binding);
+    return (position) => encode(position);
+  }
+  const encode = anchoredCursorEncoder(settings.binding);
+  const anchorOfNode = anchorReader(order);
+  return (position, node) => encode(position, anchorOfNode(node));
 }

@@ -80,3 +80,22 @@ describe('cursors', () => {
     expect(() => encodeCursor(MAX_CURSOR_POSITION + 1, BINDING)).toThrow(RangeError);
   });
 });
+
+describe('binding hashes', () => {
+  it('are kept for at most 256 bindings of up to 512 characters, and cursors stay the same either way', async () => {
+    const { cachedBindings } = await import('../../src/connections/cursor.ts');
+    const long = `exceptions?filter=${'x'.repeat(600)}`;
+    const before = cachedBindings();
+    const first = encodeCursor(3, long);
+    expect(cachedBindings()).toBe(before);
+    expect(encodeCursor(3, long)).toBe(first);
+    expect(decodeCursor(first, long)).toBe(3);
+
+    const cursors = Array.from({ length: 300 }, (_, index) => encodeCursor(index, `exceptions?status=S${index}`));
+    expect(cachedBindings()).toBe(256);
+    // Evicted or held, a binding hashes the same: every cursor still reads back under its own binding only.
+    cursors.forEach((cursor, index) => expect(decodeCursor(cursor, `exceptions?status=S${index}`)).toBe(index));
+    expect(cursors.map((_, index) => encodeCursor(index, `exceptions?status=S${index}`))).toEqual(cursors);
+    expect(cachedBindings()).toBe(256);
+  });
+});
