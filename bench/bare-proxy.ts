@@ -13,8 +13,8 @@
  * Run: UPSTREAM_URL=http://127.0.0.1:4010 PORT=4020 node bench/bare-proxy.ts
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import got from 'got';
+import { runFromEnvironment, serveLoopback, type LoopbackServer } from './lib/loopback-server.ts';
 
 export interface BareProxyOptions {
   upstreamUrl: string;
@@ -22,10 +22,7 @@ export interface BareProxyOptions {
   host?: string;
 }
 
-export interface BareProxy {
-  url: string;
-  close(): Promise<void>;
-}
+export type BareProxy = LoopbackServer;
 
 interface Upstream {
   status: number;
@@ -77,39 +74,7 @@ export async function startBareProxy(options: BareProxyOptions): Promise<BarePro
     reply(res, answer.status, answer.body);
   };
 
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      const message = error instanceof Error ? error.message : String(error);
-      if (!res.headersSent) reply(res, 502, JSON.stringify({ message }));
-      else res.destroy();
-    });
-  });
-  server.keepAliveTimeout = 65_000;
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return serveLoopback(handle, { port: options.port, host: options.host, failureStatus: 502 });
 }
 
-if (import.meta.main) {
-  const upstreamUrl = process.env.UPSTREAM_URL;
-  if (!upstreamUrl) {
-    process.stderr.write('UPSTREAM_URL is required\n');
-    process.exit(1);
-  }
-  const proxy = await startBareProxy({ upstreamUrl, port: Number(process.env.PORT ?? 4020), host: process.env.HOST ?? '127.0.0.1' });
-  process.stdout.write(`bare proxy listening on ${proxy.url} → ${upstreamUrl}\n`);
-  const stop = (): void => void proxy.close().then(() => process.exit(0));
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-}
+if (import.meta.main) await runFromEnvironment('bare proxy', 4020, startBareProxy);

@@ -16,10 +16,10 @@
  * Run: UPSTREAM_URL=http://127.0.0.1:4010 PORT=4040 node bench/design-card-floor.ts
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import got from 'got';
+import { runFromEnvironment, serveLoopback, type LoopbackServer } from './lib/loopback-server.ts';
 
 export interface DesignCardFloorOptions {
   upstreamUrl: string;
@@ -27,10 +27,7 @@ export interface DesignCardFloorOptions {
   host?: string;
 }
 
-export interface DesignCardFloor {
-  url: string;
-  close(): Promise<void>;
-}
+export type DesignCardFloor = LoopbackServer;
 
 interface FloorContext {
   authorization: string | undefined;
@@ -264,41 +261,14 @@ export async function startDesignCardFloor(options: DesignCardFloorOptions): Pro
     res.end();
   };
 
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      const message = error instanceof Error ? error.message : String(error);
-      if (!res.headersSent) reply(res, 500, JSON.stringify({ message }));
-      else res.destroy();
-    });
-  });
-  server.keepAliveTimeout = 65_000;
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const server = await serveLoopback(handle, { port: options.port, host: options.host, failureStatus: 500 });
   return {
-    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    url: server.url,
     close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await server.close();
       await apollo.stop();
     },
   };
 }
 
-if (import.meta.main) {
-  const upstreamUrl = process.env.UPSTREAM_URL;
-  if (!upstreamUrl) {
-    process.stderr.write('UPSTREAM_URL is required\n');
-    process.exit(1);
-  }
-  const floor = await startDesignCardFloor({ upstreamUrl, port: Number(process.env.PORT ?? 4040), host: process.env.HOST ?? '127.0.0.1' });
-  process.stdout.write(`design-card floor listening on ${floor.url} → ${upstreamUrl}\n`);
-  const stop = (): void => void floor.close().then(() => process.exit(0));
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-}
+if (import.meta.main) await runFromEnvironment('design-card floor', 4040, startDesignCardFloor);
