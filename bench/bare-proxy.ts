@@ -12,8 +12,8 @@
  *
  * Run: UPSTREAM_URL=http://127.0.0.1:4010 PORT=4020 node bench/bare-proxy.ts
  */
-import http from 'node:http';
-import got from 'got';
+import type http from 'node:http';
+import { bareClient } from './lib/bare-client.ts';
 import { runFromEnvironment, serveLoopback, type LoopbackServer } from './lib/loopback-server.ts';
 
 export interface BareProxyOptions {
@@ -34,15 +34,7 @@ const MAX_BATCH = 10;
 
 export async function startBareProxy(options: BareProxyOptions): Promise<BareProxy> {
   const base = options.upstreamUrl.replace(/\/+$/, '');
-  const agentOptions = { keepAlive: true, maxSockets: 64, maxFreeSockets: 64, scheduling: 'lifo' as const };
-  const client = got.extend({
-    agent: { http: new http.Agent(agentOptions) },
-    throwHttpErrors: false,
-    followRedirect: false,
-    retry: { limit: 0 },
-    timeout: { request: 10_000 },
-    responseType: 'text',
-  });
+  const client = bareClient();
 
   const forward = async (pathAndQuery: string, headers: http.IncomingHttpHeaders): Promise<Upstream> => {
     const outgoing: Record<string, string> = { accept: 'application/json' };

@@ -15,10 +15,10 @@
  *
  * Run: UPSTREAM_URL=http://127.0.0.1:4010 PORT=4040 node bench/design-card-floor.ts
  */
-import http from 'node:http';
+import type http from 'node:http';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import got from 'got';
+import { bareClient } from './lib/bare-client.ts';
 import { runFromEnvironment, serveLoopback, type LoopbackServer } from './lib/loopback-server.ts';
 
 export interface DesignCardFloorOptions {
@@ -168,16 +168,7 @@ function connection(page: Page, first: number) {
 
 export async function startDesignCardFloor(options: DesignCardFloorOptions): Promise<DesignCardFloor> {
   const base = options.upstreamUrl.replace(/\/+$/, '');
-  // The bare proxy's client, option for option: the two differ only in what happens around the call.
-  const agentOptions = { keepAlive: true, maxSockets: 64, maxFreeSockets: 64, scheduling: 'lifo' as const };
-  const client = got.extend({
-    agent: { http: new http.Agent(agentOptions) },
-    throwHttpErrors: false,
-    followRedirect: false,
-    retry: { limit: 0 },
-    timeout: { request: 10_000 },
-    responseType: 'text',
-  });
+  const client = bareClient();
 
   const get = async (path: string, ctx: FloorContext): Promise<unknown> => {
     const headers: Record<string, string> = { accept: 'application/json' };
