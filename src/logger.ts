@@ -90,16 +90,16 @@ export function createLogger(level: string, options: { pretty?: boolean; destina
 }
 
 /** Log bytes held before they are written, and the longest a line waits when fewer arrive. */
-export const LOG_BUFFER_BYTES = 4096;
-export const LOG_FLUSH_MS = 100;
+const LOG_BUFFER_BYTES = 4096;
+const LOG_FLUSH_MS = 100;
 
 let stdout: pino.DestinationStream | undefined;
 
 /**
- * Standard output for every logger of the process, buffered: a request writes one line, and a
- * write(2) per line was a measurable share of a request's CPU. Lines go out once 4 kB have
- * gathered or within 100 ms; pino writes what is pending when the process exits, so only a
- * SIGKILL can lose the last 100 ms.
+ * Standard output for every logger of the process, buffered: every request writes a line, and
+ * gathering them saves a write(2) per request. Lines go out once 4 kB have gathered or within
+ * 100 ms; pino writes what is pending when the process exits, so only a SIGKILL can lose the
+ * last 100 ms.
  */
 function stdoutDestination(): pino.DestinationStream {
   if (!stdout) {

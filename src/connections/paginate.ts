@@ -395,15 +395,15 @@ export async function paginate<T>(
   const nodes = list.run(window.start, window.end);
   const hasNextPage = await list.settleExistsFrom(window.start + nodes.length);
   const hasPreviousPage = window.start > 0 && (await list.settleExistsFrom(0));
-  const cursors = new Cursors(settings);
   const start = window.start;
-  // Cursors are built when first read: a query that selects none (most list queries select nodes
-  // only) pays for no encoding and no hashing of the connection's binding.
+  // Cursors are built when first read, with an encoder made for the first: a query that selects
+  // none (most list queries select nodes only) pays for no encoding and no hashing of the binding.
+  let encode: ((position: number, node: T) => string) | undefined;
   const edges: Edge<T>[] = nodes.map((node, index) => {
     let cursor: string | undefined;
     return {
       get cursor(): string {
-        cursor ??= cursors.at(start + index, node);
+        cursor ??= (encode ??= encoderFor(settings))(start + index, node);
         return cursor;
       },
       node,
@@ -422,21 +422,7 @@ export async function paginate<T>(
   return { edges, nodes, pageInfo, totalCount: list.total };
 }
 
-/** The cursor encoder of one connection, made on the first cursor read. */
-class Cursors {
-  readonly #settings: Settings;
-  #encode: ((position: number, node: unknown) => string) | undefined;
-
-  constructor(settings: Settings) {
-    this.#settings = settings;
-  }
-
-  at(position: number, node: unknown): string {
-    this.#encode ??= encoderFor(this.#settings);
-    return this.#encode(position, node);
-  }
-}
-
+/** The cursor encoder of one connection: anchored to each record when the connection has an order. */
 function encoderFor(settings: Settings): (position: number, node: unknown) => string {
   const order = settings.order;
   if (order === null) {

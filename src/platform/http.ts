@@ -181,7 +181,8 @@ export class PlatformHttp {
 
   /**
    * A GET through got's stream interface, which skips the promise interface's per-call layer
-   * (about 40 µs of CPU per call, a fifth of a call's cost, in `npm run bench`). Retries, their
+   * (about 40 µs of CPU per call, a fifth of a call's cost, in a loopback micro-benchmark of these
+   * settings; docs/benchmark.md). Retries, their
    * delays and timeouts are still got's: each retry hands over a new stream, which is read
    * instead. The request's signal destroys the stream in flight (or the one waiting to retry).
    */
