@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { PlatformClient } from '../../src/platform/client.ts';
 import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
@@ -280,6 +281,16 @@ describe('what the gateway reads', () => {
     });
 
     await expect(wire.client.get('exceptions.list', '/exceptions')).resolves.toEqual(page);
+  });
+
+  it('a gzip-compressed body is read decompressed, and the platform is told gzip is accepted', async () => {
+    const wire = await setup((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      response.end(gzipSync(Buffer.from(json(PAGE), 'utf8')));
+    });
+
+    await expect(wire.client.get('exceptions.list', '/exceptions')).resolves.toEqual(PAGE);
+    expect(wire.server.requests[0]?.headers['accept-encoding']).toContain('gzip');
   });
 
   it('a body that starts with a UTF-8 byte-order mark reads as the JSON after it', async () => {
