@@ -95,6 +95,8 @@ const LOG_FLUSH_MS = 100;
 
 let stdout: pino.DestinationStream | undefined;
 
+const ignoreFlushError = (): void => undefined;
+
 /**
  * Standard output for every logger of the process, buffered: every request writes a line, and
  * gathering them saves a write(2) per request. Lines go out once 4 kB have gathered or within
@@ -104,7 +106,8 @@ let stdout: pino.DestinationStream | undefined;
 function stdoutDestination(): pino.DestinationStream {
   if (!stdout) {
     const stream = pino.destination({ dest: process.stdout.fd, sync: false, minLength: LOG_BUFFER_BYTES });
-    setInterval(() => stream.flush(), LOG_FLUSH_MS).unref();
+    // With a callback, a stream already ended at exit answers with an error instead of throwing from the timer.
+    setInterval(() => stream.flush(ignoreFlushError), LOG_FLUSH_MS).unref();
     stdout = stream;
   }
   return stdout;

@@ -173,10 +173,6 @@ export class PlatformHttp {
     }
   }
 
-  private headersOf(request: UpstreamRequest): Record<string, string> {
-    return { authorization: request.authorization, 'x-request-id': request.requestId, accept: 'application/json' };
-  }
-
   /**
    * One call through got's stream interface, which skips the promise interface's per-call layer
    * (about 40 µs of CPU per call, a fifth of a call's cost, in a loopback micro-benchmark of these
@@ -210,7 +206,8 @@ export class PlatformHttp {
         });
         stream.once('retry', (_count: number, _error: Error, next: () => GotRequest) => attempt(next()));
       };
-      attempt(this.got.stream(this.baseUrl + request.pathAndQuery, { method: request.method, headers: this.headersOf(request), json: request.body }));
+      const headers = { authorization: request.authorization, 'x-request-id': request.requestId, accept: 'application/json' };
+      attempt(this.got.stream(this.baseUrl + request.pathAndQuery, { method: request.method, headers, json: request.body }));
       signal?.addEventListener('abort', stop, { once: true });
     });
   }
