@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 // Every setting comes from the environment, is validated once at start-up and is
@@ -66,6 +67,9 @@ const schema = z.object({
   COMPILED_EXECUTION: bool.optional(),
   COMPILED_QUERY_CACHE_SIZE: int(1, 100_000).default(1_000),
   COMPILED_QUERY_CACHE_BYTES: int(1_024, 1_073_741_824).default(8_388_608),
+  // Scaling: worker processes per instance, and the pre-stop delay a load balancer needs.
+  WORKERS: z.string().trim().regex(/^(auto|[1-9]\d{0,2})$/, 'must be auto or a whole number from 1 to 999').default('1'),
+  SHUTDOWN_DELAY_MS: int(0, 60_000).default(0),
 });
 
 export type Env = z.input<typeof schema>;
@@ -201,6 +205,12 @@ const configSchema = schema.transform((e, ctx) => {
     stackTraces: e.STACK_TRACES ?? false,
     /** Execute validated documents compiled by graphql-jit (cached per document) instead of interpreted by graphql-js. */
     compiledExecution: { enabled: e.COMPILED_EXECUTION ?? true, cacheSize: e.COMPILED_QUERY_CACHE_SIZE, cacheBytes: e.COMPILED_QUERY_CACHE_BYTES },
+    /**
+     * Worker processes sharing the port (1: the gateway runs in this process alone; `auto`: one per CPU
+     * this process may use, cgroup limits included), and how long a stopping process keeps serving
+     * while answering /readyz with 503, so a load balancer takes it out of rotation before it closes.
+     */
+    scaling: { workers: e.WORKERS === 'auto' ? availableParallelism() : Number(e.WORKERS), shutdownDelayMs: e.SHUTDOWN_DELAY_MS },
   };
 });
 

@@ -42,9 +42,21 @@ function probeTcp(url: URL, timeoutMs: number): Promise<{ ok: boolean; detail?: 
   });
 }
 
+let processStopping = false;
+
+/**
+ * The process has begun to stop (a SIGTERM): every gateway in it answers /readyz with 503 from now
+ * on, while it still serves requests during the pre-stop delay (SHUTDOWN_DELAY_MS) that lets a load
+ * balancer see it go unready before its listener closes. A stopping process never becomes ready again.
+ */
+export function markProcessStopping(): void {
+  processStopping = true;
+}
+
 /**
  * Readiness of this instance to serve GraphQL traffic. Ready means both of:
- * 1. the gateway is not shutting down (it stops being ready the moment SIGTERM arrives);
+ * 1. the gateway is not shutting down (it stops being ready the moment SIGTERM arrives, before
+ *    the pre-stop delay, and on its own close());
  * 2. a TCP connection to UPSTREAM_URL's host and port succeeded within the probe
  *    timeout, on the most recent probe (probes are cached for `cacheMs`).
  * Circuit breakers are reported, never a reason to be unready: each guards one
@@ -71,7 +83,7 @@ export class Readiness {
   }
 
   async check(): Promise<ReadinessReport> {
-    if (this.stopping) return { status: 'unavailable', reason: 'shutting down', ...this.breakers() };
+    if (this.stopping || processStopping) return { status: 'unavailable', reason: 'shutting down', ...this.breakers() };
     const probe = await this.probe();
     // Read after the probe, so the report shows the breakers as they are when it is sent.
     const breakers = this.breakers();

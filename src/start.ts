@@ -1,54 +1,105 @@
+import cluster from 'node:cluster';
+import type { Logger } from 'pino';
 import { startBanner } from './banner.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { markProcessStopping } from './health.ts';
 import { createLogger } from './logger.ts';
+import type { ExampleValues } from './playground/index.ts';
 import { startGateway } from './server.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 
 const SHUTDOWN_BACKSTOP_MS = 5_000;
 
-// Starts the gateway. Without UPSTREAM_URL it first starts the embedded platform
-// sandbox and serves over it, so a fresh clone has something to query.
+/** Set by the primary for its workers: the playground's demo values over the primary's embedded sandbox. */
+const WORKER_PLAYGROUND_ENV = 'GATEWAY_WORKER_PLAYGROUND';
+
+interface PlaygroundValues {
+  demoToken?: string;
+  exampleValues?: ExampleValues;
+}
+
+// Starts the gateway. Without UPSTREAM_URL it first starts the embedded platform sandbox and serves
+// over it, so a fresh clone has something to query. With WORKERS > 1 this process becomes the
+// primary of a worker group (src/cluster.ts) and each worker runs this file again as a gateway.
 async function main() {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, { pretty: process.stdout.isTTY && config.env === 'development' });
+  if (cluster.isWorker) return serveAsWorker(config, logger.child({ pid: process.pid, worker: cluster.worker?.id }));
+
   let upstreamUrl = config.upstreamUrl;
   let sandbox: Sandbox | undefined;
   let portsTaken: string | undefined;
   if (!upstreamUrl) {
+    // One sandbox per process group: it holds the platform's state, which every worker must share.
     ({ sandbox, portsTaken } = await startEmbeddedSandbox(config));
     upstreamUrl = sandbox.url;
   }
   // The playground opens with the first demo account's token and ids from its records.
   const demo = sandbox?.tokens[0];
   const examples = sandbox && demo ? sandbox.examples(demo.businessAccountId) : undefined;
-  const gateway = await startGateway(config, upstreamUrl, {
-    logger,
+  const playground: PlaygroundValues = {
     demoToken: demo?.token,
     // Imported only with the sandbox: a production start-up does not load the playground's modules.
     exampleValues: examples ? (await import('./playground/sandbox-examples.ts')).sandboxExampleValues(examples) : undefined,
-  });
-  process.stdout.write(startBanner(config, gateway.url, upstreamUrl, sandbox && examples ? { ...sandbox, portsTaken, examples } : undefined));
+  };
+  const banner = (gatewayUrl: string) => startBanner(config, gatewayUrl, upstreamUrl, sandbox && examples ? { ...sandbox, portsTaken, examples } : undefined);
 
+  if (config.scaling.workers > 1) {
+    const { superviseWorkers } = await import('./cluster.ts');
+    superviseWorkers(config, logger, {
+      count: config.scaling.workers,
+      env: sandbox ? { UPSTREAM_URL: upstreamUrl, [WORKER_PLAYGROUND_ENV]: JSON.stringify(playground) } : {},
+      onListening: (gatewayUrl) => process.stdout.write(banner(gatewayUrl)),
+      close: async () => sandbox?.close(),
+    });
+    return;
+  }
+
+  const gateway = await startGateway(config, upstreamUrl, { logger, ...playground });
+  process.stdout.write(banner(gateway.url));
+  stopOnSignals(config, logger, async () => {
+    await gateway.close();
+    await sandbox?.close();
+  });
+}
+
+/** A worker of the group: the gateway over the primary's platform URL, with no banner (the primary prints it). */
+async function serveAsWorker(config: Config, logger: Logger) {
+  const upstreamUrl = config.upstreamUrl;
+  if (!upstreamUrl) throw new Error('a worker needs UPSTREAM_URL: the primary sets it to its embedded sandbox');
+  const setup = process.env[WORKER_PLAYGROUND_ENV];
+  const playground = setup ? (JSON.parse(setup) as PlaygroundValues) : {};
+  const gateway = await startGateway(config, upstreamUrl, { logger, ...playground });
+  stopOnSignals(config, logger, () => gateway.close());
+}
+
+/**
+ * SIGTERM/SIGINT: turn unready at once, keep serving for SHUTDOWN_DELAY_MS (a load balancer polling
+ * /readyz takes the process out of rotation meanwhile), then close: the listener stops, in-flight
+ * requests drain for up to SHUTDOWN_TIMEOUT_MS, and the process exits 0.
+ */
+function stopOnSignals(config: Config, logger: Logger, close: () => Promise<void>): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down');
+    markProcessStopping();
+    const delayMs = config.scaling.shutdownDelayMs;
+    logger.info({ signal, delayMs, timeoutMs: config.shutdownTimeoutMs }, 'shutting down');
     // The drain itself is bounded by SHUTDOWN_TIMEOUT_MS (connections still busy then are cut);
     // this backstop only ends a close that hangs for another reason.
-    const deadline = setTimeout(() => {
+    setTimeout(() => {
       logger.error('shutdown did not complete: exiting');
       process.exit(1);
-    }, config.shutdownTimeoutMs + SHUTDOWN_BACKSTOP_MS).unref();
+    }, delayMs + config.shutdownTimeoutMs + SHUTDOWN_BACKSTOP_MS).unref();
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     try {
-      await gateway.close();
-      await sandbox?.close();
+      await close();
     } catch (error) {
       // A failed close is still a stop, but not a clean one: the exit code says so.
       logger.error({ err: error }, 'shutdown failed: exiting');
       process.exit(1);
     }
-    clearTimeout(deadline);
     logger.info('stopped');
     process.exit(0);
   };

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { Express } from 'express';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
@@ -5,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { GatewayContext } from '../context.ts';
 import type { PlatformHttp, UpstreamCallEvent } from '../platform/http.ts';
+import { joinGroupMetrics } from './cluster-metrics.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';
 import { requestObserverPlugin } from './request-plugin.ts';
 import { startTracing, type Tracing } from './tracing.ts';
@@ -43,6 +45,8 @@ export async function setupObservability({ config, http, logger, spanExporter }:
     metrics?.recordUpstream(event);
     tracing?.recordUpstream(event);
   });
+  // In a cluster worker, /metrics answers for the whole process group, whichever worker serves the scrape.
+  const group = metrics && cluster.isWorker ? joinGroupMetrics(metrics.registry) : undefined;
   if (tracing) logger.info({ exporter: config.tracing.exporter, endpoint: config.tracing.endpoint }, 'tracing on');
   return {
     plugin: requestObserverPlugin({ logger, metrics, tracing, echoChars: config.echoChars }),
@@ -51,11 +55,20 @@ export async function setupObservability({ config, http, logger, spanExporter }:
     mount(app) {
       if (!metrics) return;
       app.get('/metrics', async (_req, res) => {
-        res.set('content-type', metrics.registry.contentType).send(await metrics.registry.metrics());
+        let text: string;
+        try {
+          text = group ? await group.groupMetrics() : await metrics.registry.metrics();
+        } catch (error) {
+          logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'metrics of the process group unavailable');
+          res.status(503).set('content-type', 'text/plain; charset=utf-8').send('metrics of the process group unavailable\n');
+          return;
+        }
+        res.set('content-type', metrics.registry.contentType).send(text);
       });
     },
     async close() {
       await tracing?.shutdown();
+      group?.leave();
       metrics?.close();
     },
   };

@@ -77,6 +77,8 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
     name: 'upstream_breaker_state',
     help: 'Circuit breaker towards the platform: 0 closed, 1 half-open, 2 open',
     registers: [registry],
+    // Across cluster workers: the most severe state, on the same scale (a sum would not be).
+    aggregator: 'max',
     // Read at scrape time, so the value can never lag behind the breaker.
     collect() {
       this.set(BREAKER_STATE_VALUE[http.breakerState]);
@@ -110,6 +112,8 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
     help: 'Page size the platform was seen to cap list requests at, by list (absent until a response shows a cap)',
     labelNames: ['list'] as const,
     registers: [registry],
+    // Every worker learns the same platform cap; a sum would multiply it.
+    aggregator: 'max',
     collect() {
       for (const [list, size] of paging.pageCaps()) this.set({ list }, size);
     },
@@ -143,6 +147,39 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
     close() {
       stopObservingAnchors();
       registry.clear();
+    },
+  };
+}
+
+/** Supervision of cluster workers (WORKERS > 1), as the primary process sees it. */
+export interface WorkerSupervisionMetrics {
+  /** The primary's own registry (its process metrics included), aggregated with the workers' by /metrics. */
+  registry: Registry;
+  /** A worker that exited unexpectedly was replaced. */
+  recordRestart(): void;
+}
+
+/** Metrics of the primary process of a worker group; `listening` is read at scrape time. */
+export function createWorkerSupervisionMetrics(listening: () => number): WorkerSupervisionMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  new Gauge({
+    name: 'gateway_workers',
+    help: 'Worker processes of this instance that are serving (listening)',
+    registers: [registry],
+    collect() {
+      this.set(listening());
+    },
+  });
+  const restarts = new Counter({
+    name: 'gateway_worker_restarts_total',
+    help: 'Worker processes started again after one exited unexpectedly',
+    registers: [registry],
+  });
+  return {
+    registry,
+    recordRestart() {
+      restarts.inc();
     },
   };
 }

@@ -1,0 +1,129 @@
+import cluster, { type Worker } from 'node:cluster';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { GroupMetricsCollector } from './observability/cluster-metrics.ts';
+import { createWorkerSupervisionMetrics } from './observability/metrics.ts';
+
+/**
+ * The primary process of WORKERS > 1: forks the gateway workers, which share the listening port
+ * through node:cluster (the primary accepts connections and hands them out in turn), replaces a
+ * worker that exits unexpectedly, and stops them all on SIGTERM/SIGINT. It serves no GraphQL itself.
+ */
+
+/** More unexpected worker exits than this within CRASH_WINDOW_MS is a crash loop: the group gives up. */
+export const CRASH_LIMIT = 5;
+export const CRASH_WINDOW_MS = 60_000;
+/** A replacement starts after RESTART_BASE_MS × 2^(recent exits − 1), at most RESTART_MAX_MS. */
+export const RESTART_BASE_MS = 250;
+export const RESTART_MAX_MS = 8_000;
+/** Beyond the workers' own bounded drain, before the primary kills what is left. */
+const STOP_BACKSTOP_MS = 5_000;
+
+export interface WorkerGroupOptions {
+  /** Workers to run. */
+  count: number;
+  /** Variables added to each worker's environment (the embedded sandbox's URL, the playground's demo values). */
+  env: Record<string, string>;
+  /** Called once, when the first `count` workers all listen, with the gateway's base URL. */
+  onListening(url: string): void;
+  /** Called once every worker has exited on a stop (the embedded sandbox closes there). */
+  close(): Promise<void>;
+}
+
+/** Runs the worker group until a signal or a crash loop ends it; the process then exits. */
+export function superviseWorkers(config: Config, logger: Logger, options: WorkerGroupOptions): void {
+  /** Worker processes not yet exited (cluster.workers keeps one until its IPC channel has closed too). */
+  const live = new Set<Worker>();
+  const listening = new Set<Worker>();
+  const exits: number[] = [];
+  const restartTimers = new Set<NodeJS.Timeout>();
+  let started = false;
+  let stopping: { exitCode: number } | undefined;
+
+  const supervision = config.metrics ? createWorkerSupervisionMetrics(() => listening.size) : undefined;
+  const collector = supervision ? new GroupMetricsCollector(supervision.registry, () => [...listening]) : undefined;
+
+  const running = () => [...live];
+
+  const fork = () => {
+    const worker = cluster.fork(options.env);
+    live.add(worker);
+    worker.once('listening', (address: { port: number }) => {
+      listening.add(worker);
+      logger.info({ pid: worker.process.pid, workers: listening.size }, 'worker listening');
+      if (!started && listening.size >= options.count) {
+        started = true;
+        logger.info({ workers: listening.size, pids: [...listening].map((w) => w.process.pid) }, 'workers started');
+        options.onListening(`http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`);
+      }
+    });
+  };
+
+  const finish = async () => {
+    collector?.close();
+    const exitCode = stopping?.exitCode ?? 1;
+    try {
+      await options.close();
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed: exiting');
+      process.exit(1);
+    }
+    logger.info({ exitCode }, 'stopped');
+    process.exit(exitCode);
+  };
+
+  const stop = (exitCode: number) => {
+    if (stopping) return;
+    stopping = { exitCode };
+    for (const timer of restartTimers) clearTimeout(timer);
+    restartTimers.clear();
+    const workers = running();
+    for (const worker of workers) worker.process.kill('SIGTERM');
+    // Each worker bounds its own drain; this only ends a stop that hangs for another reason.
+    setTimeout(() => {
+      logger.error({ pids: running().map((w) => w.process.pid) }, 'workers did not stop in time: killing them');
+      for (const worker of running()) worker.process.kill('SIGKILL');
+      process.exit(1);
+    }, config.scaling.shutdownDelayMs + config.shutdownTimeoutMs + 2 * STOP_BACKSTOP_MS).unref();
+    if (workers.length === 0) void finish();
+  };
+
+  cluster.on('exit', (worker, code, signal) => {
+    live.delete(worker);
+    listening.delete(worker);
+    if (stopping) {
+      const clean = code === 0 && signal === null;
+      // A worker that did not drain cleanly makes the whole stop unclean, as in a single process.
+      if (!clean) stopping.exitCode = 1;
+      logger.info({ pid: worker.process.pid, code, signal }, 'worker stopped');
+      if (running().length === 0) void finish();
+      return;
+    }
+    const now = Date.now();
+    exits.push(now);
+    while (exits.length > 0 && exits[0]! <= now - CRASH_WINDOW_MS) exits.shift();
+    if (exits.length > CRASH_LIMIT) {
+      logger.fatal({ pid: worker.process.pid, code, signal, exits: exits.length, windowMs: CRASH_WINDOW_MS }, 'workers keep exiting: giving up');
+      stop(1);
+      return;
+    }
+    const delayMs = Math.min(RESTART_BASE_MS * 2 ** (exits.length - 1), RESTART_MAX_MS);
+    logger.error({ pid: worker.process.pid, code, signal, restartInMs: delayMs }, 'worker exited unexpectedly: starting another');
+    const timer = setTimeout(() => {
+      restartTimers.delete(timer);
+      supervision?.recordRestart();
+      fork();
+    }, delayMs);
+    restartTimers.add(timer);
+  });
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (!stopping) logger.info({ signal, workers: running().length, delayMs: config.scaling.shutdownDelayMs, timeoutMs: config.shutdownTimeoutMs }, 'shutting down');
+      stop(0);
+    });
+  }
+
+  logger.info({ workers: options.count }, 'starting workers');
+  for (let i = 0; i < options.count; i++) fork();
+}
