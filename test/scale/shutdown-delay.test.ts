@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
+import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
+import { graphql, logLines, send, until } from './support/http.ts';
+
+// SHUTDOWN_DELAY_MS in the single-process gateway (WORKERS=1), as a load balancer sees it.
+
+let sandbox: Sandbox;
+let gateway: GatewayProcess | undefined;
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(async () => {
+  await gateway?.stop();
+  await sandbox.close();
+});
+
+describe('SIGTERM with SHUTDOWN_DELAY_MS', () => {
+  it('answers /readyz with 503 at once, keeps serving queries until the delay is over, then closes and exits 0', async () => {
+    gateway = startGatewayProcess({ NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', UPSTREAM_URL: sandbox.url, LOG_LEVEL: 'info', SHUTDOWN_DELAY_MS: '1500' });
+    const [, origin] = (await gateway.waitFor(/GraphQL endpoint: (http:\/\/127\.0\.0\.1:\d+)\/graphql/, 30_000)) as [string, string];
+    const ids = sandbox.store.exceptions(sandbox.tokens[0]!.businessAccountId).slice(0, 2).map((r) => r.id);
+    const expected = { data: { exceptions: { nodes: ids.map((id) => ({ id })) } } };
+    const query = '{ exceptions(first: 2) { nodes { id } } }';
+    expect((await send(`${origin}/readyz`)).status).toBe(200);
+
+    gateway.child.kill('SIGTERM');
+    await until('the shutting-down line', () => logLines(gateway!.stdout()).find((l) => l.msg === 'shutting down'), 5_000);
+    expect(logLines(gateway.stdout()).find((l) => l.msg === 'shutting down')).toMatchObject({ signal: 'SIGTERM', delayMs: 1500 });
+    const ready = await send(`${origin}/readyz`);
+    expect([ready.status, ready.json()]).toEqual([503, { status: 'unavailable', reason: 'shutting down', breaker: 'closed' }]);
+    const during = await graphql(origin, query);
+    expect([during.status, during.json()]).toEqual([200, expected]);
+    // No 'stopped' yet: the listener is still open.
+    expect(logLines(gateway.stdout()).some((l) => l.msg === 'stopped')).toBe(false);
+
+    expect(await gateway.exited).toBe(0);
+    expect(logLines(gateway.stdout()).filter((l) => l.msg === 'stopped')).toHaveLength(1);
+    await expect(send(`${origin}/healthz`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  }, 40_000);
+});

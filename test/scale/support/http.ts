@@ -1,0 +1,74 @@
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json<T = { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] }>(): T;
+}
+
+/**
+ * One HTTP request on a connection of its own (no keep-alive pool), so that consecutive requests
+ * reach a cluster's workers in turn, as separate clients' requests do.
+ */
+export function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
+  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: options.method ?? (body === undefined ? 'GET' : 'POST'),
+      agent: false,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers },
+    });
+    req.once('error', reject);
+    req.once('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.once('error', reject);
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) as never }));
+    });
+    req.end(body);
+  });
+}
+
+/** A GraphQL POST with a demo token of the sandbox. */
+export function graphql(origin: string, query: string, headers: Record<string, string> = {}, extensions?: Record<string, unknown>): Promise<Answer> {
+  return send(`${origin}/graphql`, { headers: { authorization: 'Bearer demo-token-acme', ...headers }, body: { query, ...(extensions ? { extensions } : {}) } });
+}
+
+/** The JSON log lines printed so far (other output, such as the banner, is skipped). */
+export function logLines(output: string): Record<string, unknown>[] {
+  const lines: Record<string, unknown>[] = [];
+  for (const line of output.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      lines.push(JSON.parse(line) as Record<string, unknown>);
+    } catch {
+      // A line still being written.
+    }
+  }
+  return lines;
+}
+
+/** A loopback port nothing listens on right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` every `everyMs` until it returns a value other than undefined; fails after `timeoutMs`. */
+export async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs: number, everyMs = 50): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (performance.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await sleep(everyMs);
+  }
+}
