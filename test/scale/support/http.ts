@@ -32,8 +32,8 @@ export function send(url: string, options: { method?: string; headers?: Record<s
   });
 }
 
-/** A GraphQL POST with a demo token of the sandbox. */
-export function graphql(origin: string, query: string, headers: Record<string, string> = {}, extensions?: Record<string, unknown>): Promise<Answer> {
+/** A GraphQL POST with a demo token of the sandbox; no `query` (undefined) sends only the extensions, as a persisted query does. */
+export function graphql(origin: string, query: string | undefined, headers: Record<string, string> = {}, extensions?: Record<string, unknown>): Promise<Answer> {
   return send(`${origin}/graphql`, { headers: { authorization: 'Bearer demo-token-acme', ...headers }, body: { query, ...(extensions ? { extensions } : {}) } });
 }
 
