@@ -1,4 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
 
@@ -27,7 +28,7 @@ describe('docker-compose.yml', () => {
   run(`defines the sandbox and gateway, and redis only under its profile${SUFFIX}`, async () => {
     const services = await compose(['config', '--services']);
     expect(services.code).toBe(0);
-    expect(services.stdout.trim().split('\n').sort()).toEqual(['gateway', 'redis', 'sandbox']);
+    expect(services.stdout.trim().split('\n').sort()).toEqual(['gateway', 'gateway-1', 'gateway-2', 'gateway-3', 'haproxy', 'redis', 'sandbox']);
 
     const resolved = await compose(['config'], { REDIS_URL: 'redis://redis:6379' });
     expect(resolved.code).toBe(0);
@@ -35,5 +36,30 @@ describe('docker-compose.yml', () => {
     expect(resolved.stdout).toContain('REDIS_URL: redis://redis:6379');
     expect(resolved.stdout).toMatch(/redis:\n(?:\s+.*\n)*?\s+profiles:\n\s+- redis\n/);
     expect(resolved.stdout).toMatch(/condition: service_healthy/);
+  });
+
+  run(`runs three gateway replicas behind HAProxy under the replicas profile, with Redis and a pre-stop delay${SUFFIX}`, async () => {
+    const resolved = await compose(['--profile', 'replicas', 'config']);
+    expect(resolved.code).toBe(0);
+    const { parse } = await import('yaml');
+    const services = (parse(resolved.stdout) as { services: Record<string, Record<string, unknown>> }).services;
+    for (const name of ['gateway-1', 'gateway-2', 'gateway-3']) {
+      expect(services[name]).toMatchObject({
+        profiles: ['replicas'],
+        environment: { UPSTREAM_URL: 'http://sandbox:4010', REDIS_URL: 'redis://redis:6379', PORT: '4000', WORKERS: '1', SHUTDOWN_DELAY_MS: '5000', SHUTDOWN_TIMEOUT_MS: '10000' },
+        depends_on: { sandbox: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } },
+        stop_grace_period: '20s',
+      });
+    }
+    expect(services.haproxy).toMatchObject({
+      profiles: ['replicas'],
+      volumes: [expect.stringMatching(/\/deploy\/haproxy\/haproxy\.cfg:\/usr\/local\/etc\/haproxy\/haproxy\.cfg:ro$/)],
+      depends_on: { 'gateway-1': expect.any(Object), 'gateway-2': expect.any(Object), 'gateway-3': expect.any(Object) },
+    });
+    expect(services.redis?.profiles).toEqual(['redis', 'replicas']);
+    // HAProxy's defaults name the replicas as compose does, on the port they listen on.
+    const cfg = readFileSync(new URL('../../deploy/haproxy/haproxy.cfg', import.meta.url), 'utf8');
+    for (const n of [1, 2, 3]) expect(cfg).toContain(`presetenv GATEWAY_${n} "gateway-${n}:4000"`);
+    expect(cfg).toMatch(/option httpchk GET \/readyz/);
   });
 });
