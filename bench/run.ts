@@ -8,6 +8,7 @@
  *   node --disable-warning=ExperimentalWarning bench/run.ts [--quick] [--soak-seconds N] [--runs N] [--rate N]
  *
  * --quick      one run of short durations, under a minute (indicative figures)
+ * --workers-only   only the Workers line (WORKERS=2 against WORKERS=1, over the sandbox); prints it, writes no results
  * --soak-seconds N   length of the memory soak (default 60 s; the 10-minute figure needs 600)
  *
  * With taskset and two CPUs, this process (the load generator) and the
@@ -33,6 +34,8 @@ import { evaluateTargets } from './lib/results.ts';
 import type { BenchReport, BenchSettings, CellResult, SoakFigure, UpstreamFigure, WorkloadResult } from './lib/results.ts';
 import { discoverFixtures, groupCalls, recordedCalls, requestTotal, resetRequestLog } from './lib/sandbox-client.ts';
 import { median, percentile, windowMedian, growthPercent } from './lib/stats.ts';
+import { describeWorkers, measureWorkers } from './lib/workers.ts';
+import type { WorkersSpec } from './lib/workers.ts';
 import { buildWorkloads, TARGET_LABELS, TARGETS } from './lib/workloads.ts';
 import type { HttpCall, TargetName, TargetPlan, Workload, WorkloadId } from './lib/workloads.ts';
 
@@ -41,15 +44,18 @@ const BENCH = path.join(ROOT, 'bench');
 const PEER = path.join(BENCH, 'peer');
 const HOST = '127.0.0.1';
 // Below the ephemeral range (32768+), so that no outgoing connection or port-0 listener can hold them.
-const PORTS = { gateway: 24600, sandbox: 24610, content: 24611, bare: 24620, peer: 24630, floor: 24640 } as const;
+const PORTS = { gateway: 24600, sandbox: 24610, content: 24611, bare: 24620, peer: 24630, floor: 24640, workers1: 24650, workers2: 24660 } as const;
 const DEMO_TOKEN = 'demo-token-acme';
 const SOAK_WORKLOAD: WorkloadId = 'c';
+/** Three areas per request: the gateway's own work dominates, so the line shows what a second worker adds. */
+const WORKERS_WORKLOAD: WorkloadId = 'c';
 const MiB = 1024 * 1024;
 
 interface Settings extends BenchSettings {
   startupAttempts: number;
   /** Sequential requests per GraphQL target whose platform calls are grouped by request id. */
   probeRequests: number;
+  workersOnly: boolean;
 }
 
 function readSettings(): Settings {
@@ -59,6 +65,7 @@ function readSettings(): Settings {
       'soak-seconds': { type: 'string' },
       runs: { type: 'string' },
       rate: { type: 'string' },
+      'workers-only': { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -83,6 +90,7 @@ function readSettings(): Settings {
     pinned: false,
     startupAttempts: quick ? 1 : 3,
     probeRequests: quick ? 5 : 10,
+    workersOnly: values['workers-only'],
   };
 }
 
@@ -147,7 +155,7 @@ function invocation(): string {
   return `node_modules/.bin/node --disable-warning=ExperimentalWarning bench/run.ts${args ? ` ${args}` : ''}`;
 }
 
-function reportedSettings({ startupAttempts: _startup, probeRequests: _probes, ...reported }: Settings): BenchSettings {
+function reportedSettings({ startupAttempts: _startup, probeRequests: _probes, workersOnly: _workersOnly, ...reported }: Settings): BenchSettings {
   return reported;
 }
 
@@ -394,6 +402,14 @@ async function startTimed(spawn: () => Child, readyUrl: string, attempts: number
   return { child: child as Child, startupMs };
 }
 
+/** The Workers line's processes: two gateways (WORKERS=1 and 2) over the run's sandbox, with the flags of `npm start`. */
+function workersSpec(node: string, logDir: string, env: Record<string, string | undefined>, sandboxUrl: string, workload: Workload, settings: Settings, children: Child[]): WorkersSpec {
+  return {
+    node, flags: startFlags(), root: ROOT, logDir, env, upstreamUrl: sandboxUrl, host: HOST, ports: [PORTS.workers1, PORTS.workers2], workload,
+    connections: settings.saturationConnections, warmupS: settings.warmupS, durationS: settings.saturationS, runs: settings.runs, children,
+  };
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const loadAtStart = os.loadavg();
@@ -431,7 +447,7 @@ async function main(): Promise<void> {
     const ts = ['--disable-warning=ExperimentalWarning'];
 
     log(`logs in ${logDir}`);
-    composePeer(node);
+    if (!settings.workersOnly) composePeer(node);
     const sandboxUrl = `http://${HOST}:${PORTS.sandbox}`;
     const origins: Record<TargetName, string> = {
       rest: sandboxUrl,
@@ -445,6 +461,15 @@ async function main(): Promise<void> {
       name: 'sandbox', command: node, args: [...ts, 'sandbox/main.ts'], cwd: ROOT, logDir, cpu: cpu(0),
       env: { ...baseEnv, SANDBOX_HOST: HOST, SANDBOX_PORT: String(PORTS.sandbox), SANDBOX_CONTENT_PORT: String(PORTS.content), SANDBOX_LATENCY_MS: '0' },
     });
+    children.push(sandbox);
+    const booted = performance.now();
+    if (settings.workersOnly) {
+      await waitForReady(`${sandboxUrl}/__sandbox/requests`, sandbox, booted);
+      const { fixtures } = await discoverFixtures(sandboxUrl, DEMO_TOKEN);
+      const workload = buildWorkloads(fixtures).find((w) => w.id === WORKERS_WORKLOAD) as Workload;
+      log(`workers: ${describeWorkers(await measureWorkers(workersSpec(node, logDir, baseEnv, sandboxUrl, workload, settings, children)))}`);
+      return;
+    }
     const bare = spawnLogged({
       name: 'bare-proxy', command: node, args: [...ts, 'bench/bare-proxy.ts'], cwd: ROOT, logDir, cpu: cpu(1),
       env: { ...baseEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.bare) },
@@ -453,8 +478,7 @@ async function main(): Promise<void> {
       name: 'peer', command: node, args: ['server.mjs'], cwd: PEER, logDir, cpu: cpu(1),
       env: { ...baseEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.peer) },
     });
-    children.push(sandbox, bare, peer);
-    const booted = performance.now();
+    children.push(bare, peer);
     await waitForReady(`${sandboxUrl}/__sandbox/requests`, sandbox, booted);
     const [{ fixtures, description }] = await Promise.all([
       discoverFixtures(sandboxUrl, DEMO_TOKEN),
@@ -506,6 +530,10 @@ async function main(): Promise<void> {
     assertRunning(children);
     log(`soak: RSS ${soakFigure.startMiB.toFixed(1)} → ${soakFigure.endMiB.toFixed(1)} MiB (${soakFigure.growthPct.toFixed(1)} %)`);
 
+    log(`workers: WORKERS=2 against WORKERS=1 on (${WORKERS_WORKLOAD}), unpinned`);
+    const workersFigure = await measureWorkers(workersSpec(node, logDir, baseEnv, sandboxUrl, workloads.find((w) => w.id === WORKERS_WORKLOAD) as Workload, settings, children));
+    log(`workers: ${describeWorkers(workersFigure)}`);
+
     await stopAll();
     if (loadAtStart[0] !== undefined && loadAtStart[0] > os.cpus().length / 2) {
       notes.push(`The machine was busy with other work when the run started (1-minute load average ${loadAtStart[0].toFixed(2)} on ${os.cpus().length} CPUs): processes outside the benchmark competed for both CPUs, so latencies and throughputs are pessimistic and noisy.`);
@@ -532,6 +560,7 @@ async function main(): Promise<void> {
       workloads: results,
       memory: { idleMiB, saturationPeakMiB, workloadPeakMiB, soak: soakFigure, floor: { idleMiB: floorIdleMiB, saturationPeakMiB: peaks.floor } },
       growth,
+      workers: workersFigure,
       notes: [
         `The gateway runs with the Node flags of \`npm start\` (${startFlags().join(' ')}), and so does the design-card floor.`,
         ...notes,

@@ -130,6 +130,9 @@ function failureLines(report: BenchReport): string[] {
   if (soak && soak.failures > 0) {
     lines.push(`- Soak: ${soak.failures} failed responses — ${soak.failureReasons.map(([reason, count]) => `${count}× ${reason}`).join('; ')}`);
   }
+  for (const r of report.workers?.results ?? []) {
+    if (r.failures > 0) lines.push(`- Workers: ${r.failures} failed responses with WORKERS=${r.workers}`);
+  }
   return lines;
 }
 
@@ -261,6 +264,20 @@ export function renderReport(report: BenchReport): string {
       ? [['Floor start-up, spawn → /healthz 200', `${formatNumber(median(report.floorStartupMs), 0)} ms (median of ${report.floorStartupMs.map((v) => v.toFixed(0)).join(', ')} ms)`]]
       : []),
   ]), '');
+
+  if (report.workers) {
+    const w = report.workers;
+    out.push('## Workers', '');
+    out.push(`Saturation throughput of workload (${w.workload}) at ${w.connections} connections, the gateway started with \`WORKERS=1\` and with \`WORKERS=2\` in this run, both unpinned and measured in alternation. The load generator and the sandbox run on the same CPUs as the workers, so on a two-CPU machine this is what a second worker gains with the clients and the platform beside it, not scaling on dedicated cores.`, '');
+    const one = w.results[0]?.opsPerSecond;
+    out.push(markdownTable(['WORKERS', 'Throughput (ops/s, median)', 'Runs', 'Failures', '÷ WORKERS=1'], w.results.map((r) => [
+      String(r.workers),
+      formatNumber(r.opsPerSecond, 0),
+      r.runs.map((v) => v.toFixed(0)).join(', '),
+      String(r.failures),
+      one ? formatNumber(r.opsPerSecond / one, 2) : '–',
+    ]), ['r', 'r', 'r', 'r', 'r']), '');
+  }
 
   out.push('## Failures', '');
   const failures = failureLines(report);

@@ -1,6 +1,7 @@
 /** The figures of one benchmark run and the targets they are judged against. */
 import type { GrowthPoint } from './growth.ts';
 import type { MachineInfo } from './machine.ts';
+import type { WorkersFigure } from './workers.ts';
 import type { TargetName, WorkloadId } from './workloads.ts';
 
 export interface LatencyFigure {
@@ -105,6 +106,8 @@ export interface BenchReport {
   memory: { idleMiB: number; saturationPeakMiB: number; workloadPeakMiB?: number; soak?: SoakFigure; floor?: RssFigure };
   /** How cost grows with rows, root fields and concurrency (absent in reports made before it was measured). */
   growth?: GrowthPoint[];
+  /** Saturation throughput with WORKERS=2 against WORKERS=1 (absent in reports made before it was measured). */
+  workers?: WorkersFigure;
   notes: string[];
 }
 
