@@ -11,15 +11,15 @@ import { createWorkerSupervisionMetrics } from './observability/metrics.ts';
  */
 
 /** More unexpected worker exits than this within CRASH_WINDOW_MS is a crash loop: the group gives up. */
-export const CRASH_LIMIT = 5;
-export const CRASH_WINDOW_MS = 60_000;
+const CRASH_LIMIT = 5;
+const CRASH_WINDOW_MS = 60_000;
 /** A replacement starts after RESTART_BASE_MS × 2^(recent exits − 1), at most RESTART_MAX_MS. */
-export const RESTART_BASE_MS = 250;
-export const RESTART_MAX_MS = 8_000;
+const RESTART_BASE_MS = 250;
+const RESTART_MAX_MS = 8_000;
 /** Beyond the workers' own bounded drain, before the primary kills what is left. */
 const STOP_BACKSTOP_MS = 5_000;
 
-export interface WorkerGroupOptions {
+interface WorkerGroupOptions {
   /** Workers to run. */
   count: number;
   /** Variables added to each worker's environment (the embedded sandbox's URL, the playground's demo values). */

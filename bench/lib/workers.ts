@@ -12,7 +12,7 @@ import type { Child } from './processes.ts';
 import { median } from './stats.ts';
 import type { TargetPlan, Workload, WorkloadId } from './workloads.ts';
 
-export const WORKER_COUNTS = [1, 2] as const;
+const WORKER_COUNTS = [1, 2] as const;
 
 export interface WorkersFigure {
   workload: WorkloadId;

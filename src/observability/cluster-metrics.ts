@@ -20,7 +20,7 @@ const ASK = 'gateway:metrics-ask';
 const ANSWER = 'gateway:metrics-answer';
 
 /** Longest wait for the workers' registries (primary) and for the primary's answer (worker). */
-export const GROUP_METRICS_TIMEOUT_MS = 5_000;
+const GROUP_METRICS_TIMEOUT_MS = 5_000;
 
 type Metrics = MetricObjectWithValues<MetricValue<string>>[];
 
@@ -45,7 +45,7 @@ interface AnswerMessage {
 
 const isMessage = (value: unknown): value is Message => typeof value === 'object' && value !== null;
 
-export interface GroupMetricsMember {
+interface GroupMetricsMember {
   /** The aggregated metrics of the whole process group, in the Prometheus text format. */
   groupMetrics(): Promise<string>;
   /** Stops answering the primary (the registry is about to be cleared). */

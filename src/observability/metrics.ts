@@ -152,7 +152,7 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
 }
 
 /** Supervision of cluster workers (WORKERS > 1), as the primary process sees it. */
-export interface WorkerSupervisionMetrics {
+interface WorkerSupervisionMetrics {
   /** The primary's own registry (its process metrics included), aggregated with the workers' by /metrics. */
   registry: Registry;
   /** A worker that exited unexpectedly was replaced. */
