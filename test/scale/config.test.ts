@@ -1,0 +1,24 @@
+import { availableParallelism } from 'node:os';
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, testConfig } from '../../src/config.ts';
+
+describe('scaling settings', () => {
+  it('run one gateway process with no pre-stop delay by default', () => {
+    expect(testConfig().scaling).toEqual({ workers: 1, shutdownDelayMs: 0 });
+  });
+
+  it('take WORKERS as a whole number or auto (the CPUs this process may use), and SHUTDOWN_DELAY_MS in ms', () => {
+    expect(testConfig({ WORKERS: '3', SHUTDOWN_DELAY_MS: '5000' }).scaling).toEqual({ workers: 3, shutdownDelayMs: 5000 });
+    expect(testConfig({ WORKERS: 'auto' }).scaling.workers).toBe(availableParallelism());
+  });
+
+  it.each(['0', '-1', '1.5', 'all', '1000'])('refuse WORKERS=%s with a message naming it', (value) => {
+    expect(() => testConfig({ WORKERS: value })).toThrow(ConfigError);
+    expect(() => testConfig({ WORKERS: value })).toThrow('WORKERS: must be auto or a whole number from 1 to 999');
+  });
+
+  it('refuse a negative or overlong SHUTDOWN_DELAY_MS', () => {
+    expect(() => testConfig({ SHUTDOWN_DELAY_MS: '-1' })).toThrow(/SHUTDOWN_DELAY_MS/);
+    expect(() => testConfig({ SHUTDOWN_DELAY_MS: '60001' })).toThrow(/SHUTDOWN_DELAY_MS/);
+  });
+});
