@@ -80,8 +80,10 @@ describe('deploy/kubernetes manifests', () => {
     const [problem] = await schemaProblems(list);
     expect(problem).toMatch(/^deployment\.yaml#0 Deployment\/platform-gateway: .*data\/spec\/template\/spec\/containers\/0\/resources\/limits\/memory must match format "quantity"/);
     await expect(modelFor({ apiVersion: 'apps/v1', kind: 'Deploymnet' })).rejects.toThrow('unknown kind: apps/v1 Deploymnet');
-    await expect(modelFor({ apiVersion: 'extensions/v1beta1', kind: 'Deployment' })).rejects.toThrow('unknown kind: extensions/v1beta1 Deployment');
+    await expect(modelFor({ apiVersion: 'extensions/v1beta1', kind: 'Deployment' })).rejects.toThrow('apiVersion extensions/v1beta1 is not a GA version: current releases may not serve it');
+    await expect(modelFor({ apiVersion: 'policy/v1beta1', kind: 'PodDisruptionBudget' })).rejects.toThrow('apiVersion policy/v1beta1 is not a GA version');
     await expect(modelFor({ apiVersion: 'v1', kind: 'Container' })).rejects.toThrow('unknown kind: v1 Container');
+    await expect(modelFor({ apiVersion: 'autoscaling/v3', kind: 'HorizontalPodAutoscaler' })).rejects.toThrow('unknown kind: autoscaling/v3 HorizontalPodAutoscaler');
   });
 
   it('are every one listed in the kustomization, which lists nothing else', () => {

@@ -109,11 +109,14 @@ interface ModelClass {
 }
 
 /**
- * The kubernetes-models class of the manifest's apiVersion and kind (the API of the release the
- * package was generated from); throws for a kind that release does not serve under that version.
+ * The kubernetes-models class of the manifest's apiVersion and kind; throws for a kind the API
+ * does not serve under that version. The package carries the models of every release, removed
+ * beta versions included (extensions/v1beta1, policy/v1beta1 …), so only GA versions are taken:
+ * Kubernetes removes alpha and beta versions, never a GA one, so a current release serves them.
  */
 export async function modelFor(object: Json): Promise<ModelClass> {
   const path = modelPath(object);
+  if (!/^([a-z0-9.-]+\/)?v\d+$/.test(object.apiVersion)) throw new Error(`apiVersion ${object.apiVersion} is not a GA version: current releases may not serve it`);
   let module: Record<string, unknown>;
   try {
     module = (await import(path)) as Record<string, unknown>;
