@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -215,7 +216,7 @@ describe('deploy/kubernetes manifests', () => {
   });
 });
 
-describe('the real gateway process with the ConfigMap settings', () => {
+describe('the real gateway process with the ConfigMap settings, its Redis down', () => {
   let deployed: DeployedGateway;
   beforeAll(async () => {
     deployed = await startDeployedGateway(settings);
@@ -237,6 +238,26 @@ describe('the real gateway process with the ConfigMap settings', () => {
       ['/readyz', 200, 'ready'],
     ]);
     expect((await fetch(`${deployed.url}/livez`)).status).toBe(404);
+  });
+
+  it('serves queries while Redis is down: a persisted-query hash alone misses, the full query is answered', async () => {
+    const query = '{ exceptions(first: 1) { totalCount } }';
+    const persistedQuery = { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') };
+    const post = async (body: Record<string, unknown>) => {
+      const response = await fetch(`${deployed.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${deployed.sandbox.tokens[0]!.token}` },
+        body: JSON.stringify(body),
+      });
+      const answer = (await response.json()) as Json;
+      return [response.status, answer.errors?.[0]?.extensions?.code ?? answer.data?.exceptions?.totalCount];
+    };
+    expect(await post({ extensions: { persistedQuery } })).toEqual([200, 'PERSISTED_QUERY_NOT_FOUND']);
+    expect(await post({ query, extensions: { persistedQuery } })).toEqual([200, 300]);
+    expect(await post({ extensions: { persistedQuery } })).toEqual([200, 'PERSISTED_QUERY_NOT_FOUND']);
+    expect((await fetch(`${deployed.url}/readyz`)).status).toBe(200);
+    // Log lines are written within 100 ms (src/logger.ts).
+    await expect(deployed.process.waitFor(/"msg":"persisted query store failed"/, 5_000)).resolves.toBeTruthy();
   });
 
   it('writes its compile cache to the temporary directory, the emptyDir the Deployment mounts at /tmp', () => {

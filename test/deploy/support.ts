@@ -1,4 +1,5 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -197,17 +198,27 @@ export interface DeployedGateway {
   close(): Promise<void>;
 }
 
+/** A loopback port nothing listens on (it was free a moment ago). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
 /**
  * The real gateway process (`node src/main.ts`, as the image runs it) with the ConfigMap's
  * settings, over an in-process sandbox. Only what cannot apply on a workstation is replaced:
- * the platform URL, the loopback address and a free port; REDIS_URL names the in-cluster Service,
- * so it is left out (the probes and /metrics do not depend on Redis).
+ * the platform URL, the loopback address and a free port, and REDIS_URL, which names the
+ * in-cluster Service: here it points at a port where no Redis listens, the pod's state while its
+ * Redis is down.
  */
 export async function startDeployedGateway(settings: Record<string, string>): Promise<DeployedGateway> {
   const sandbox = await startSandbox();
   const tmp = mkdtempSync(join(tmpdir(), 'gateway-deploy-'));
-  const { REDIS_URL: _inCluster, ...env } = settings;
-  const child = startGatewayProcess({ ...env, UPSTREAM_URL: sandbox.url, HOST: '127.0.0.1', PORT: '0', TMPDIR: tmp });
+  const redisUrl = `redis://127.0.0.1:${await closedPort()}`;
+  const child = startGatewayProcess({ ...settings, UPSTREAM_URL: sandbox.url, HOST: '127.0.0.1', PORT: '0', TMPDIR: tmp, REDIS_URL: redisUrl });
   try {
     const [, url] = await child.waitFor(/GraphQL endpoint: (http:\/\/127\.0\.0\.1:\d+)\/graphql/, 20_000);
     return {
