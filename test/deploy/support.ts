@@ -141,6 +141,10 @@ export async function modelFor(object: Json): Promise<ModelClass> {
  * the package's TypeScript interface for its kind: excess-property checks reach every level.
  * Each problem names the manifest and the offending line of its JSON form.
  */
+let previousProgram: ts.Program | undefined;
+/** The package's declarations (and TypeScript's lib files), parsed once per test file. */
+const parsedDeclarations = new Map<string, ts.SourceFile>();
+
 export function unknownFields(manifests: Manifest[]): string[] {
   const file = join(ROOT, 'test/deploy/__manifests__.ts');
   const lines: string[] = [];
@@ -167,9 +171,19 @@ export function unknownFields(manifests: Manifest[]): string[] {
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
   const fileExists = host.fileExists.bind(host);
-  host.getSourceFile = (name, language, ...rest) => (name === file ? ts.createSourceFile(name, text, language) : getSourceFile(name, language, ...rest));
+  host.getSourceFile = (name, language, ...rest) => {
+    if (name === file) return ts.createSourceFile(name, text, language);
+    let parsed = parsedDeclarations.get(name);
+    if (!parsed) {
+      parsed = getSourceFile(name, language, ...rest);
+      if (parsed) parsedDeclarations.set(name, parsed);
+    }
+    return parsed;
+  };
   host.fileExists = (name) => name === file || fileExists(name);
-  const program = ts.createProgram([file], options, host);
+  // A later check reuses the declarations and what the previous program resolved.
+  const program = ts.createProgram([file], options, host, previousProgram);
+  previousProgram = program;
   const source = program.getSourceFile(file)!;
   return ts.getPreEmitDiagnostics(program, source).map((diagnostic) => {
     const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');
