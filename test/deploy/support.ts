@@ -134,6 +134,10 @@ export async function modelFor(object: Json): Promise<ModelClass> {
   return model;
 }
 
+let previousProgram: ts.Program | undefined;
+/** The package's declarations (and TypeScript's lib files), parsed once per test file. */
+const parsedDeclarations = new Map<string, ts.SourceFile>();
+
 /**
  * Fields the Kubernetes API does not know (a misspelt `imagePullPolicyy`, a field at the wrong
  * level). The package's JSON-schema validators accept any extra property, as the API server
@@ -141,10 +145,6 @@ export async function modelFor(object: Json): Promise<ModelClass> {
  * the package's TypeScript interface for its kind: excess-property checks reach every level.
  * Each problem names the manifest and the offending line of its JSON form.
  */
-let previousProgram: ts.Program | undefined;
-/** The package's declarations (and TypeScript's lib files), parsed once per test file. */
-const parsedDeclarations = new Map<string, ts.SourceFile>();
-
 export function unknownFields(manifests: Manifest[]): string[] {
   const file = join(ROOT, 'test/deploy/__manifests__.ts');
   const lines: string[] = [];
