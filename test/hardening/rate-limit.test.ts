@@ -160,6 +160,19 @@ describeRedis('per-caller rate limit shared through Redis', () => {
     expect(await metric(first, 'rate_limit_store_failures_total')).toBe(0);
   }, 30_000);
 
+  it('stops waiting for a Redis that does not answer and counts the request in memory', async () => {
+    // Stopped, not gone: the connection stays open and a command gets no answer at all.
+    redis.child.kill('SIGSTOP');
+    try {
+      const unauthenticated = await count(second, undefined);
+      expect(unauthenticated.status).toBe(200);
+      expect(unauthenticated.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+      expect(await metric(second, 'rate_limit_store_failures_total')).toBe(1);
+    } finally {
+      redis.child.kill('SIGCONT');
+    }
+  }, 30_000);
+
   it('keeps answering when Redis is gone, counting each request in memory and each failure in the metric', async () => {
     await redis.stop();
     // This process's own budget for the token, in memory: the burst, then refusals.
