@@ -13,6 +13,9 @@ import type { VariantFigure } from './results.ts';
 import { median } from './stats.ts';
 import type { HttpCall } from './workloads.ts';
 
+/** Time for the platform calls of requests in flight when a run stops to land. */
+const SETTLE_MS = 200;
+
 export interface VariantSpec {
   /** The setting that sets this gateway apart, as shown in the report. */
   label: string;
@@ -92,11 +95,16 @@ export async function measureVariants(run: VariantRun): Promise<VariantFigure[]>
     const platform = new Map<number, { calls: number; sent: number }>();
     const storeCpu = new Map<number, { seconds: number; valid: number }>();
     for (let round = 0; round < run.runs; round += 1) {
-      for (const index of usable) {
+      // Each round starts with the next variant, so that none is always measured first after a pause.
+      for (const index of usable.map((_, i) => usable[(i + round) % usable.length] as number)) {
         const { child, origin } = started[index] as { child: Child; origin: string };
         const figure = figures[index] as VariantFigure;
         assertRunning(run.children);
-        if (run.sandboxUrl) await resetRequestLog(run.sandboxUrl);
+        if (run.sandboxUrl) {
+          // The previous run's requests in flight when it stopped still reach the platform: let them land first.
+          await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+          await resetRequestLog(run.sandboxUrl);
+        }
         const cpuBefore = readCpuSeconds(child.pid);
         const storeBefore = run.storePid === undefined ? 0 : readCpuSeconds(run.storePid);
         const result = await runLoad({ origin, calls: [run.call], connections: run.connections, durationS: run.saturationS });
@@ -113,7 +121,7 @@ export async function measureVariants(run: VariantRun): Promise<VariantFigure[]>
         }
         if (run.sandboxUrl) {
           // Requests still in flight when the run stopped reach the platform too: count per request sent.
-          await new Promise((resolve) => setTimeout(resolve, 200));
+          await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
           const totals = platform.get(index) ?? { calls: 0, sent: 0 };
           totals.calls += await requestTotal(run.sandboxUrl);
           totals.sent += result.sent;
