@@ -33,7 +33,7 @@ import { evaluateTargets } from './lib/results.ts';
 import type { BenchReport, BenchSettings, CellResult, RateLimitCostFigure, SharedReadsFigure, SoakFigure, UpstreamFigure, VariantFigure, WorkloadResult } from './lib/results.ts';
 import { discoverFixtures, groupCalls, recordedCalls, requestTotal, resetRequestLog } from './lib/sandbox-client.ts';
 import { median, percentile, windowMedian, growthPercent } from './lib/stats.ts';
-import { measureVariants, waitForRedis } from './lib/variants.ts';
+import { measureRateLimitCheck, measureVariants, waitForRedis } from './lib/variants.ts';
 import type { VariantSpec } from './lib/variants.ts';
 import { buildWorkloads, dashboardCall, pingCall, TARGET_LABELS, TARGETS } from './lib/workloads.ts';
 import type { HttpCall, TargetName, TargetPlan, Workload, WorkloadId } from './lib/workloads.ts';
@@ -50,6 +50,12 @@ const MAX_VARIANTS = 3;
 const SHARED_READS_CONNECTIONS = 50;
 /** High enough that no request of the benchmark is refused: the limiter checks every request and refuses none. */
 const UNREFUSED_RATE = '1000000';
+/**
+ * The rate limiter's cost is measured at this fixed rate, below every variant's saturation: at
+ * saturation a variant whose requests wait on Redis has more of them in flight, so the gateway
+ * batches its socket work differently and its CPU per request is not comparable.
+ */
+const RATE_LIMIT_COST_RATE = 1_000;
 const DEMO_TOKEN = 'demo-token-acme';
 const SOAK_WORKLOAD: WorkloadId = 'c';
 const MiB = 1024 * 1024;
@@ -543,7 +549,7 @@ async function main(): Promise<void> {
     log(`(f) ${describeVariants(sharedReads.variants)}`);
 
     if (stopping) return;
-    log('rate limiter: the cheapest request without the limit, with it in memory, and with it in Redis');
+    log(`rate limiter: the cheapest request at ${RATE_LIMIT_COST_RATE} requests/s without the limit, with it in memory, and with it in Redis`);
     const redisServer = findExecutable('redis-server');
     const limit = { RATE_LIMIT_PER_SECOND: UNREFUSED_RATE, RATE_LIMIT_BURST: UNREFUSED_RATE };
     let redis: Child | undefined;
@@ -558,6 +564,7 @@ async function main(): Promise<void> {
     }
     const rateLimitCost: RateLimitCostFigure = {
       connections: settings.saturationConnections,
+      requestsPerSecond: RATE_LIMIT_COST_RATE,
       ...(redis ? {} : { skipped: 'redis-server was not found (apt-get install -y redis-server): the limiter with Redis was not measured.' }),
       variants: await measureVariants({
         ...variantSettings,
@@ -568,16 +575,18 @@ async function main(): Promise<void> {
         ],
         call: pingCall(fixtures.token),
         connections: settings.saturationConnections,
+        overallRate: RATE_LIMIT_COST_RATE,
         start: spareGateway('gateway-rate-limit'),
         ...(redis ? { storePid: redis.pid } : {}),
         counter: 'rate_limit_store_failures_total',
       }),
     };
+    rateLimitCost.check = await measureRateLimitCheck({ node, root: ROOT, redisUrl: redis ? `redis://${HOST}:${PORTS.redis}` : undefined, cpu: cpu(1), checks: settings.quick ? 5_000 : 20_000 });
     if (redis) {
       await redis.stop();
       children.splice(children.indexOf(redis), 1);
     }
-    log(`rate limiter: ${describeVariants(rateLimitCost.variants)}`);
+    log(`rate limiter: ${describeVariants(rateLimitCost.variants)}; the check alone ${rateLimitCost.check.memoryUs.toFixed(1)} µs in memory${rateLimitCost.check.redisUs === undefined ? '' : `, ${rateLimitCost.check.redisUs.toFixed(1)} µs with Redis`}`);
 
     if (peaks.gateway === 0) peaks.gateway = readRssBytes(gateway.pid) / MiB;
     if (peaks.floor === 0) peaks.floor = readRssBytes(floor.pid) / MiB;

@@ -115,7 +115,7 @@ export function sharedReadsSection(figure: SharedReadsFigure | undefined): strin
 export function rateLimitSection(figure: RateLimitCostFigure | undefined): string[] {
   if (!figure) return [];
   const out = ['## Cost of the per-caller rate limit', ''];
-  out.push(`The cheapest request (\`{ __typename }\` with a token: no platform call) from ${figure.connections} connections to gateways of the same build started side by side without the limit, with it counted in memory and with it counted in Redis (a redis-server the harness starts on the load generator's CPU), measured in alternation. The limit is set so high that nothing is refused: every request pays for one check. Added = CPU per request minus the gateway's without the limit; the redis-server's own CPU is in its own column.`, '');
+  out.push(`The cheapest request (\`{ __typename }\` with a token: no platform call) at a fixed ${figure.requestsPerSecond} requests/s over ${figure.connections} connections, to gateways of the same build started side by side without the limit, with it counted in memory and with it counted in Redis (a redis-server the harness starts on the load generator's CPU), measured in alternation. The limit is set so high that nothing is refused: every request pays for one check. The rate is below saturation and the same for each, so that each gateway does the same work per second but for the check. Added = CPU per request minus the gateway's without the limit; the redis-server's own CPU is in its own column.`, '');
   const base = figure.variants[0]?.cpuUsPerOp;
   out.push(markdownTable(
     ['Gateway started with', 'Gateway CPU µs/op', 'Added µs/op', 'Throughput (ops/s)', 'redis-server CPU µs/op', 'Store failures', 'Runs: µs/op'],
@@ -130,6 +130,11 @@ export function rateLimitSection(figure: RateLimitCostFigure | undefined): strin
     ]),
     ['l', 'r', 'r', 'r', 'r', 'r', 'l'],
   ), '');
+  const check = figure.check;
+  if (check) {
+    const redis = check.redisUs === undefined ? '' : `, and ${formatNumber(check.redisUs, 1)} µs with Redis (the gateway's side of it: encoding the script call, reading the answer; ${check.checks} checks, ${check.redisFallbacks ?? 0} of them counted in memory because Redis failed or was late)`;
+    out.push(`The check alone (\`bench/rate-limit-check.ts\`: the gateway's handler, 32 checks at a time for 1 000 callers, in a process of its own): ${formatNumber(check.memoryUs, 1)} µs of CPU per check in memory (${check.memoryChecks} checks)${redis}.`, '');
+  }
   if (figure.skipped) out.push(figure.skipped, '');
   return out;
 }

@@ -96,12 +96,28 @@ export interface SharedReadsFigure {
   variants: VariantFigure[];
 }
 
+/** One rate-limit check alone, in a process of its own (bench/rate-limit-check.ts). */
+export interface RateLimitCheckCost {
+  /** Checks measured with Redis, and in memory. */
+  checks: number;
+  memoryChecks: number;
+  /** µs of CPU per check. */
+  memoryUs: number;
+  redisUs?: number;
+  /** Checks Redis failed or did not answer in time (each counted in memory instead). */
+  redisFallbacks?: number;
+}
+
 /** What the per-caller rate limiter costs per request: without it, in memory, and with Redis. */
 export interface RateLimitCostFigure {
   connections: number;
+  /** The fixed request rate of the measured runs, the same for every variant. */
+  requestsPerSecond: number;
   variants: VariantFigure[];
   /** Why a variant was not measured (redis-server missing). */
   skipped?: string;
+  /** The check alone, without the rest of a request (absent when it could not be measured). */
+  check?: RateLimitCheckCost;
 }
 
 export interface BenchSettings {

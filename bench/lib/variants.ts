@@ -3,13 +3,15 @@
  * alternation on the same call, so that a drift of the machine during the
  * measurement is spread over all of them rather than charged to one.
  */
+import { execFile } from 'node:child_process';
 import { connect } from 'node:net';
+import { promisify } from 'node:util';
 import { runLoad } from './load.ts';
 import type { LoadResult } from './load.ts';
 import { assertRunning, readCpuSeconds } from './processes.ts';
 import type { Child } from './processes.ts';
 import { requestTotal, resetRequestLog } from './sandbox-client.ts';
-import type { VariantFigure } from './results.ts';
+import type { RateLimitCheckCost, VariantFigure } from './results.ts';
 import { median } from './stats.ts';
 import type { HttpCall } from './workloads.ts';
 
@@ -38,6 +40,8 @@ export interface VariantRun {
   sandboxUrl?: string;
   /** A process whose CPU is charged to each request too (redis-server). */
   storePid?: number;
+  /** Requests per second over all connections in the measured runs; unlimited (saturation) when absent. */
+  overallRate?: number;
   /** A counter of the gateways' /metrics read once the runs are over (e.g. rate_limit_store_failures_total). */
   counter?: string;
   log: (message: string) => void;
@@ -107,7 +111,7 @@ export async function measureVariants(run: VariantRun): Promise<VariantFigure[]>
         }
         const cpuBefore = readCpuSeconds(child.pid);
         const storeBefore = run.storePid === undefined ? 0 : readCpuSeconds(run.storePid);
-        const result = await runLoad({ origin, calls: [run.call], connections: run.connections, durationS: run.saturationS });
+        const result = await runLoad({ origin, calls: [run.call], connections: run.connections, durationS: run.saturationS, ...(run.overallRate === undefined ? {} : { overallRate: run.overallRate }) });
         const cpuAfter = readCpuSeconds(child.pid);
         const storeAfter = run.storePid === undefined ? 0 : readCpuSeconds(run.storePid);
         absorb(figure, result);
@@ -168,4 +172,12 @@ export async function waitForRedis(host: string, port: number, child: Child, tim
     if (performance.now() - since > timeoutMs) throw new Error(`${child.name} not ready after ${timeoutMs} ms; see ${child.logFile}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** One rate-limit check alone (bench/rate-limit-check.ts), in a process of its own, pinned to `cpu` when given. */
+export async function measureRateLimitCheck(options: { node: string; root: string; redisUrl: string | undefined; cpu: number | undefined; checks: number }): Promise<RateLimitCheckCost> {
+  const args = ['--disable-warning=ExperimentalWarning', 'bench/rate-limit-check.ts', '--checks', String(options.checks), ...(options.redisUrl ? ['--redis', options.redisUrl] : [])];
+  const [command, argv] = options.cpu === undefined ? [options.node, args] : ['taskset', ['-c', String(options.cpu), options.node, ...args]];
+  const { stdout } = await promisify(execFile)(command, argv, { cwd: options.root, encoding: 'utf8', timeout: 120_000 });
+  return JSON.parse(stdout.trim().split('\n').pop() as string) as RateLimitCheckCost;
 }

@@ -210,6 +210,7 @@ describe('report rendering', () => {
       },
       rateLimitCost: {
         connections: 32,
+        requestsPerSecond: 1000,
         variants: [
           variant('no RATE_LIMIT_PER_SECOND', [5000], [200]),
           variant('RATE_LIMIT_PER_SECOND=1000000 (in memory)', [4900], [204.5], { counter: 0 }),
@@ -220,6 +221,7 @@ describe('report rendering', () => {
     expect(markdown).toContain('| `UPSTREAM_SHARE_READS=true` | 1200 | 0.50 | 710 | 1200, 1100, 1300 | 700, 720, 710 |');
     expect(markdown).toContain('| `UPSTREAM_SHARE_READS=false` | 550 | 3.00 | 1450 | 600, 500, 550 | 1400, 1500, 1450 |');
     expect(markdown).toContain('Sharing on ÷ off: throughput 2.18×, platform calls per request 0.17×.');
+    expect(markdown).toContain('The cheapest request (`{ __typename }` with a token: no platform call) at a fixed 1000 requests/s over 32 connections');
     expect(markdown).toContain('| `no RATE_LIMIT_PER_SECOND` | 200.0 | — | 5000 | — | — | 200.0 |');
     expect(markdown).toContain('| `RATE_LIMIT_PER_SECOND=1000000 (in memory)` | 204.5 | +4.5 | 4900 | — | 0 | 204.5 |');
     expect(markdown).toContain('| `RATE_LIMIT_PER_SECOND=1000000, REDIS_URL` | 240.3 | +40.3 | 4000 | 12.5 | 3 | 240.3 |');
