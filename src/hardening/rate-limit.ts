@@ -124,6 +124,7 @@ async function redisLimiter(settings: RateLimitSettings & { redisUrl: string }, 
     url: settings.redisUrl,
     // Commands fail at once while disconnected instead of queueing until Redis is back.
     disableOfflineQueue: true,
+    // No request waits on a connection (rejectIfRedisNotReady below), so connecting may take longer than a check may.
     socket: { connectTimeout: Math.max(settings.storeTimeoutMs, 1_000), reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) },
   });
   // An 'error' event without a listener would crash the process; Redis being away is a degraded mode.
