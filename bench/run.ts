@@ -31,12 +31,14 @@ import { assertRunning, canPin, findExecutable, pinProcess, readCpuSeconds, read
 import type { Child } from './lib/processes.ts';
 import { renderReport } from './lib/report.ts';
 import { evaluateTargets } from './lib/results.ts';
-import type { BenchReport, BenchSettings, CellResult, SoakFigure, UpstreamFigure, WorkloadResult } from './lib/results.ts';
+import type { BenchReport, BenchSettings, CellResult, RateLimitCostFigure, SharedReadsFigure, SoakFigure, UpstreamFigure, VariantFigure, WorkloadResult } from './lib/results.ts';
 import { discoverFixtures, groupCalls, recordedCalls, requestTotal, resetRequestLog } from './lib/sandbox-client.ts';
 import { median, percentile, windowMedian, growthPercent } from './lib/stats.ts';
 import { describeWorkers, measureWorkers } from './lib/workers.ts';
 import type { WorkersSpec } from './lib/workers.ts';
-import { buildWorkloads, TARGET_LABELS, TARGETS } from './lib/workloads.ts';
+import { measureRateLimitCheck, measureVariants, waitForRedis } from './lib/variants.ts';
+import type { VariantSpec } from './lib/variants.ts';
+import { buildWorkloads, dashboardCall, pingCall, TARGET_LABELS, TARGETS } from './lib/workloads.ts';
 import type { HttpCall, TargetName, TargetPlan, Workload, WorkloadId } from './lib/workloads.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -44,7 +46,19 @@ const BENCH = path.join(ROOT, 'bench');
 const PEER = path.join(BENCH, 'peer');
 const HOST = '127.0.0.1';
 // Below the ephemeral range (32768+), so that no outgoing connection or port-0 listener can hold them.
-const PORTS = { gateway: 24600, sandbox: 24610, content: 24611, bare: 24620, peer: 24630, floor: 24640, workers1: 24650, workers2: 24660 } as const;
+const PORTS = { gateway: 24600, sandbox: 24610, content: 24611, bare: 24620, peer: 24630, floor: 24640, variants: 24650, redis: 24660, workers1: 24670, workers2: 24680 } as const;
+/** Gateways started side by side for (f) and the rate limiter's cost, on PORTS.variants and the ports after it. */
+const MAX_VARIANTS = 3;
+/** Workload (f): connections asking for the same dashboard with the same token at once. */
+const SHARED_READS_CONNECTIONS = 50;
+/** High enough that no request of the benchmark is refused: the limiter checks every request and refuses none. */
+const UNREFUSED_RATE = '1000000';
+/**
+ * The rate limiter's cost is measured at this fixed rate, below every variant's saturation: at
+ * saturation a variant whose requests wait on Redis has more of them in flight, so the gateway
+ * batches its socket work differently and its CPU per request is not comparable.
+ */
+const RATE_LIMIT_COST_RATE = 1_000;
 const DEMO_TOKEN = 'demo-token-acme';
 const SOAK_WORKLOAD: WorkloadId = 'c';
 /** Three areas per request: the gateway's own work dominates, so the line shows what a second worker adds. */
@@ -217,6 +231,13 @@ class Accumulator {
     if (this.shareRuns.length > 0) this.cell.cpuShare = median(this.shareRuns);
     return this.cell;
   }
+}
+
+/** One line per variant for the console: throughput, CPU per operation, platform calls per request. */
+function describeVariants(variants: VariantFigure[]): string {
+  return variants
+    .map((v) => `${v.label}: ${v.opsPerSecond.toFixed(0)} ops/s ${v.cpuUsPerOp.toFixed(0)} µs/op${v.callsPerOp === undefined ? '' : ` ${v.callsPerOp.toFixed(2)} calls/op`}${v.failures ? ` ${v.failures} FAILED` : ''}`)
+    .join(' · ');
 }
 
 /** Peak RSS over the workloads' saturation runs, per process whose memory is reported, MiB. */
@@ -433,7 +454,8 @@ async function main(): Promise<void> {
   }
 
   try {
-    for (const [name, port] of Object.entries(PORTS)) {
+    const ports: Array<[string, number]> = [...Object.entries(PORTS), ...Array.from({ length: MAX_VARIANTS - 1 }, (_, i): [string, number] => [`variants+${i + 1}`, PORTS.variants + i + 1])];
+    for (const [name, port] of ports) {
       if (!(await portFree(port))) throw new Error(`port ${port} (${name}) is in use on ${HOST}; stop whatever listens there`);
     }
     for (const file of ['sandbox/main.ts', 'src/main.ts']) {
@@ -514,6 +536,82 @@ async function main(): Promise<void> {
       log(`(${workload.id}) ${workload.title}`);
       results.push(await measureWorkload(workload, targets, settings, sandboxUrl, peaks, children));
     }
+    if (stopping) return;
+    // Spare gateways of the same build, each started with one setting changed, on CPU 1 like the others.
+    const spareGateway = (name: string) => async (spec: VariantSpec, index: number): Promise<{ child: Child; origin: string }> => {
+      const port = PORTS.variants + index;
+      const origin = `http://${HOST}:${port}`;
+      const child = spawnLogged({
+        name: `${name}-${index}`, command: node, args: [...startFlags(), 'src/main.ts'], cwd: ROOT, logDir, cpu: cpu(1),
+        env: { ...baseEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(port), ...spec.env },
+      });
+      try {
+        await waitForReady(`${origin}/healthz`, child, performance.now());
+      } catch (error) {
+        await child.stop();
+        throw error;
+      }
+      return { child, origin };
+    };
+    const variantSettings = { warmupS: settings.warmupS, saturationS: settings.saturationS, runs: settings.runs, children, log };
+
+    log(`(f) the dashboard query from ${SHARED_READS_CONNECTIONS} connections with one token, in-flight read sharing on and off`);
+    const sharedReads: SharedReadsFigure = {
+      connections: SHARED_READS_CONNECTIONS,
+      variants: await measureVariants({
+        ...variantSettings,
+        specs: [
+          { label: 'UPSTREAM_SHARE_READS=true', env: { UPSTREAM_SHARE_READS: 'true' } },
+          { label: 'UPSTREAM_SHARE_READS=false', env: { UPSTREAM_SHARE_READS: 'false' } },
+        ],
+        call: dashboardCall(fixtures),
+        connections: SHARED_READS_CONNECTIONS,
+        start: spareGateway('gateway-share-reads'),
+        sandboxUrl,
+      }),
+    };
+    log(`(f) ${describeVariants(sharedReads.variants)}`);
+
+    if (stopping) return;
+    log(`rate limiter: the cheapest request at ${RATE_LIMIT_COST_RATE} requests/s without the limit, with it in memory, and with it in Redis`);
+    const redisServer = findExecutable('redis-server');
+    const limit = { RATE_LIMIT_PER_SECOND: UNREFUSED_RATE, RATE_LIMIT_BURST: UNREFUSED_RATE };
+    let redis: Child | undefined;
+    if (redisServer) {
+      redis = spawnLogged({
+        name: 'redis', command: redisServer, args: ['--port', String(PORTS.redis), '--bind', HOST, '--save', '', '--appendonly', 'no'], cwd: ROOT, logDir, cpu: cpu(0), env: baseEnv,
+      });
+      children.push(redis);
+      await waitForRedis(HOST, PORTS.redis, redis);
+    } else {
+      log('redis-server not found (apt-get install -y redis-server): the limiter with Redis is not measured');
+    }
+    const rateLimitCost: RateLimitCostFigure = {
+      connections: settings.saturationConnections,
+      requestsPerSecond: RATE_LIMIT_COST_RATE,
+      ...(redis ? {} : { skipped: 'redis-server was not found (apt-get install -y redis-server): the limiter with Redis was not measured.' }),
+      variants: await measureVariants({
+        ...variantSettings,
+        specs: [
+          { label: 'no RATE_LIMIT_PER_SECOND', env: {} },
+          { label: `RATE_LIMIT_PER_SECOND=${UNREFUSED_RATE} (in memory)`, env: limit },
+          ...(redis ? [{ label: `RATE_LIMIT_PER_SECOND=${UNREFUSED_RATE}, REDIS_URL`, env: { ...limit, REDIS_URL: `redis://${HOST}:${PORTS.redis}` } }] : []),
+        ],
+        call: pingCall(fixtures.token),
+        connections: settings.saturationConnections,
+        overallRate: RATE_LIMIT_COST_RATE,
+        start: spareGateway('gateway-rate-limit'),
+        ...(redis ? { storePid: redis.pid } : {}),
+        counter: 'rate_limit_store_failures_total',
+      }),
+    };
+    rateLimitCost.check = await measureRateLimitCheck({ node, root: ROOT, redisUrl: redis ? `redis://${HOST}:${PORTS.redis}` : undefined, cpu: cpu(1), checks: settings.quick ? 5_000 : 20_000 });
+    if (redis) {
+      await redis.stop();
+      children.splice(children.indexOf(redis), 1);
+    }
+    log(`rate limiter: ${describeVariants(rateLimitCost.variants)}; the check alone ${rateLimitCost.check.memoryUs.toFixed(1)} µs in memory${rateLimitCost.check.redisUs === undefined ? '' : `, ${rateLimitCost.check.redisUs.toFixed(1)} µs with Redis`}`);
+
     if (peaks.gateway === 0) peaks.gateway = readRssBytes(gateway.pid) / MiB;
     if (peaks.floor === 0) peaks.floor = readRssBytes(floor.pid) / MiB;
     const workloadPeakMiB = peaks.gateway;
@@ -561,6 +659,8 @@ async function main(): Promise<void> {
       memory: { idleMiB, saturationPeakMiB, workloadPeakMiB, soak: soakFigure, floor: { idleMiB: floorIdleMiB, saturationPeakMiB: peaks.floor } },
       growth,
       workers: workersFigure,
+      sharedReads,
+      rateLimitCost,
       notes: [
         `The gateway runs with the Node flags of \`npm start\` (${startFlags().join(' ')}), and so does the design-card floor.`,
         ...notes,

@@ -70,6 +70,10 @@ const schema = z.object({
   // Scaling: worker processes per instance, and the pre-stop delay a load balancer needs.
   WORKERS: z.string().trim().regex(/^(auto|[1-9]\d{0,2})$/, 'must be auto or a whole number from 1 to 999').default('1'),
   SHUTDOWN_DELAY_MS: int(0, 60_000).default(0),
+  // Per-caller rate limit (src/hardening/rate-limit.ts)
+  RATE_LIMIT_PER_SECOND: z.coerce.number().min(0.001).max(1_000_000).optional(),
+  RATE_LIMIT_BURST: int(1, 1_000_000).optional(),
+  RATE_LIMIT_STORE_TIMEOUT_MS: int(1, 10_000).default(100),
 });
 
 export type Env = z.input<typeof schema>;
@@ -90,6 +94,22 @@ const ORIGIN = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/;
 
 const listed = (text: string | undefined) => (text ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
 
+/** Longest budget window: the in-memory limiter keeps one timer per caller for that long. */
+const MAX_RATE_LIMIT_WINDOW_SECONDS = 86_400;
+
+/**
+ * The budget as rate-limiter-flexible counts it: `burst` requests per window of
+ * burst ÷ rate seconds (see src/hardening/rate-limit.ts). The burst defaults to
+ * one second's worth; a window under a second cannot be kept by Redis' expiry.
+ */
+function rateLimitWindow(perSecond: number, burst: number | undefined): { perSecond: number; burst: number; windowSeconds: number } | string {
+  const points = burst ?? Math.ceil(perSecond);
+  const windowSeconds = points / perSecond;
+  if (windowSeconds < 1) return `must be at least RATE_LIMIT_PER_SECOND (${perSecond}): the burst is at least one second's worth of requests`;
+  if (windowSeconds > MAX_RATE_LIMIT_WINDOW_SECONDS) return `RATE_LIMIT_BURST ÷ RATE_LIMIT_PER_SECOND must not exceed ${MAX_RATE_LIMIT_WINDOW_SECONDS} s (one day)`;
+  return { perSecond, burst: points, windowSeconds };
+}
+
 /**
  * The environment as the gateway uses it. The checks that involve several
  * variables are issues of this step, reported like any other bad value.
@@ -108,6 +128,15 @@ const configSchema = schema.transform((e, ctx) => {
   }
   if (e.STACK_TRACES && production) {
     ctx.addIssue({ code: 'custom', path: ['STACK_TRACES'], message: 'stack traces are never sent in production (NODE_ENV=production)' });
+    return z.NEVER;
+  }
+  if (e.RATE_LIMIT_BURST !== undefined && e.RATE_LIMIT_PER_SECOND === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['RATE_LIMIT_BURST'], message: 'needs RATE_LIMIT_PER_SECOND (the limit is off without it)' });
+    return z.NEVER;
+  }
+  const rateLimit = e.RATE_LIMIT_PER_SECOND === undefined ? undefined : rateLimitWindow(e.RATE_LIMIT_PER_SECOND, e.RATE_LIMIT_BURST);
+  if (typeof rateLimit === 'string') {
+    ctx.addIssue({ code: 'custom', path: ['RATE_LIMIT_BURST'], message: rateLimit });
     return z.NEVER;
   }
   if (e.TRUSTED_DOCUMENTS_ONLY && !e.TRUSTED_DOCUMENTS) {
@@ -211,6 +240,8 @@ const configSchema = schema.transform((e, ctx) => {
      * while answering /readyz with 503, so a load balancer takes it out of rotation before it closes.
      */
     scaling: { workers: e.WORKERS === 'auto' ? availableParallelism() : Number(e.WORKERS), shutdownDelayMs: e.SHUTDOWN_DELAY_MS },
+    /** Per-caller request budget (absent: off); shared through REDIS_URL when set. */
+    rateLimit: rateLimit && { ...rateLimit, storeTimeoutMs: e.RATE_LIMIT_STORE_TIMEOUT_MS },
   };
 });
 

@@ -92,7 +92,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const server = createServer();
   const observability = await setupObservability({ config, http, logger });
   const readiness = new Readiness({ upstreamUrl, http, ...config.readiness });
-  const hardening = await setupHardening(config, logger);
+  const hardening = await setupHardening(config, logger, observability.metrics);
 
   const schema = buildSchema();
   const compiled = config.compiledExecution.enabled ? new CompiledExecution(schema, config.compiledExecution.cacheSize, config.compiledExecution.cacheBytes) : undefined;
@@ -141,7 +141,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     context: async (req, res) => createContext({ config, http, logger }, req.headers, currentRequestId(), res),
     bodyBytes: config.limits.bodyBytes,
     // The same handlers, in the same order, as the Express route below.
-    handlers: [hardening.webClientHeaders, ...hardening.trustedDocuments],
+    handlers: [hardening.webClientHeaders, ...hardening.rateLimit, ...hardening.trustedDocuments],
     fallback: app,
   });
   app.use(
@@ -150,6 +150,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     ...hardening.bodyParser,
     // After body parsing: the parser's stream callbacks would not carry the scope along.
     (req, _res, next) => runWithRequestId(requestIdFrom(req.headers), next),
+    ...hardening.rateLimit,
     ...hardening.trustedDocuments,
     expressMiddleware(apollo, { context: async ({ req, res }) => createContext({ config, http, logger }, req.headers, currentRequestId(), res) }),
   );

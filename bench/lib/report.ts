@@ -2,7 +2,7 @@
 import { GROWTH_CONNECTIONS, linearity, ROOTS_PAGE_SIZE } from './growth.ts';
 import type { GrowthPoint, GrowthSeries } from './growth.ts';
 import { cell, evaluateTargets, floorChecks, GOALS, startupMedianMs, throughputRatio } from './results.ts';
-import type { BenchReport, CellResult, FloorCheck, WorkloadResult } from './results.ts';
+import type { BenchReport, CellResult, FloorCheck, RateLimitCostFigure, SharedReadsFigure, WorkloadResult } from './results.ts';
 import { median } from './stats.ts';
 import { TARGET_LABELS, TARGETS } from './workloads.ts';
 
@@ -90,6 +90,55 @@ function growthVerdicts(points: GrowthPoint[]): string[] {
   return lines;
 }
 
+function runsOf(values: number[], digits: number): string {
+  return values.map((v) => v.toFixed(digits)).join(', ');
+}
+
+/** Workload (f): the two gateways side by side, and what sharing changed. */
+export function sharedReadsSection(figure: SharedReadsFigure | undefined): string[] {
+  if (!figure) return [];
+  const out = ['## (f) One dashboard query from many connections at once: in-flight read sharing on and off', ''];
+  out.push(`${figure.connections} connections send workload (c)'s three-area query with the same token, each the next as soon as its answer arrives, to two gateways of the same build started side by side, one with \`UPSTREAM_SHARE_READS=true\` (the default) and one with \`false\`, measured in alternation. Platform calls per GraphQL request are the sandbox's counters over the runs ÷ GraphQL requests sent.`, '');
+  out.push(markdownTable(
+    ['Gateway started with', 'Throughput (ops/s)', 'Platform calls per GraphQL request', 'Gateway CPU µs/op', 'Runs: ops/s', 'Runs: µs/op'],
+    figure.variants.map((v) => [`\`${v.label}\``, formatNumber(v.opsPerSecond, 0), formatNumber(v.callsPerOp, 2), formatNumber(v.cpuUsPerOp, 0), runsOf(v.throughputRuns, 0), runsOf(v.cpuRuns, 0)]),
+    ['l', 'r', 'r', 'r', 'l', 'l'],
+  ), '');
+  const [on, off] = figure.variants;
+  if (on && off && Number.isFinite(on.opsPerSecond) && Number.isFinite(off.opsPerSecond) && off.opsPerSecond > 0) {
+    out.push(`Sharing on ÷ off: throughput ${formatNumber(on.opsPerSecond / off.opsPerSecond, 2)}×, platform calls per request ${formatNumber((on.callsPerOp ?? Number.NaN) / (off.callsPerOp ?? Number.NaN), 2)}×.`, '');
+  }
+  return out;
+}
+
+/** The limiter's cost: CPU per request with it against the same gateway without it. */
+export function rateLimitSection(figure: RateLimitCostFigure | undefined): string[] {
+  if (!figure) return [];
+  const out = ['## Cost of the per-caller rate limit', ''];
+  out.push(`The cheapest request (\`{ __typename }\` with a token: no platform call) at a fixed ${figure.requestsPerSecond} requests/s over ${figure.connections} connections, to gateways of the same build started side by side without the limit, with it counted in memory and with it counted in Redis (a redis-server the harness starts on the load generator's CPU), measured in alternation. The limit is set so high that nothing is refused: every request pays for one check. The rate is below saturation and the same for each, so that each gateway does the same work per second but for the check. Added = CPU per request minus the gateway's without the limit; the redis-server's own CPU is in its own column.`, '');
+  const base = figure.variants[0]?.cpuUsPerOp;
+  out.push(markdownTable(
+    ['Gateway started with', 'Gateway CPU µs/op', 'Added µs/op', 'Throughput (ops/s)', 'redis-server CPU µs/op', 'Store failures', 'Runs: µs/op'],
+    figure.variants.map((v, index) => [
+      `\`${v.label}\``,
+      formatNumber(v.cpuUsPerOp, 1),
+      index === 0 || base === undefined ? DASH : formatSigned(v.cpuUsPerOp - base, 1),
+      formatNumber(v.opsPerSecond, 0),
+      v.label.includes('REDIS_URL') ? formatNumber(v.storeCpuUsPerOp, 1) : DASH,
+      v.counter === undefined ? DASH : String(v.counter),
+      runsOf(v.cpuRuns, 1),
+    ]),
+    ['l', 'r', 'r', 'r', 'r', 'r', 'l'],
+  ), '');
+  const check = figure.check;
+  if (check) {
+    const redis = check.redisUs === undefined ? '' : `, and ${formatNumber(check.redisUs, 1)} µs with Redis (the gateway's side of it: encoding the script call, reading the answer; ${check.checks} checks, ${check.redisFallbacks ?? 0} of them counted in memory because Redis failed or was late)`;
+    out.push(`The check alone (\`bench/rate-limit-check.ts\`: the gateway's handler, 32 checks at a time for 1 000 callers, in a process of its own): ${formatNumber(check.memoryUs, 1)} µs of CPU per check in memory (${check.memoryChecks} checks)${redis}.`, '');
+  }
+  if (figure.skipped) out.push(figure.skipped, '');
+  return out;
+}
+
 function cpuShare(c: CellResult | undefined): string {
   return c?.cpuShare === undefined ? DASH : `${(c.cpuShare * 100).toFixed(0)} %`;
 }
@@ -124,6 +173,13 @@ function failureLines(report: BenchReport): string[] {
       if (c.failures === 0) continue;
       const reasons = c.failureReasons.map(([reason, count]) => `${count}× ${reason}`).join('; ');
       lines.push(`- (${w.id}) ${TARGET_LABELS[c.target]}: ${c.failures} failed of ${c.failures + c.validResponses} — ${reasons}`);
+    }
+  }
+  for (const [what, variants] of [['(f)', report.sharedReads?.variants ?? []], ['Rate limiter', report.rateLimitCost?.variants ?? []]] as const) {
+    for (const v of variants) {
+      if (v.failures === 0) continue;
+      const reasons = v.failureReasons.map(([reason, count]) => `${count}× ${reason}`).join('; ');
+      lines.push(`- ${what} ${v.label}: ${v.failures} failed of ${v.failures + v.validResponses} — ${reasons}`);
     }
   }
   const soak = report.memory.soak;
@@ -228,6 +284,8 @@ export function renderReport(report: BenchReport): string {
     ])),
     ['l', 'l', 'r', 'r', 'r'],
   ), '');
+
+  out.push(...sharedReadsSection(report.sharedReads), ...rateLimitSection(report.rateLimitCost));
 
   if (report.growth && report.growth.length > 0) {
     out.push('## How cost grows with work', '');

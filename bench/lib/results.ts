@@ -70,6 +70,57 @@ export interface RssFigure {
   saturationPeakMiB: number;
 }
 
+/** One gateway process started with its own settings, measured at saturation against the others. */
+export interface VariantFigure {
+  /** What sets it apart, as the environment it was started with (e.g. `UPSTREAM_SHARE_READS=false`). */
+  label: string;
+  /** Operations per second: median over the runs, and each run. */
+  opsPerSecond: number;
+  throughputRuns: number[];
+  /** CPU of the gateway process per valid response, µs: median over the runs, and each run. */
+  cpuUsPerOp: number;
+  cpuRuns: number[];
+  /** Platform calls per GraphQL request sent, over all runs (absent where not counted). */
+  callsPerOp?: number;
+  /** CPU of the store's process (redis-server) per valid response, µs (absent without one). */
+  storeCpuUsPerOp?: number;
+  /** The value of the counter the run reads from the gateway's /metrics afterwards, if any. */
+  counter?: number;
+  validResponses: number;
+  failures: number;
+  failureReasons: Array<[string, number]>;
+}
+
+/** Workload (f): one dashboard query from many connections at once, in-flight read sharing on and off. */
+export interface SharedReadsFigure {
+  connections: number;
+  variants: VariantFigure[];
+}
+
+/** One rate-limit check alone, in a process of its own (bench/rate-limit-check.ts). */
+export interface RateLimitCheckCost {
+  /** Checks measured with Redis, and in memory. */
+  checks: number;
+  memoryChecks: number;
+  /** µs of CPU per check. */
+  memoryUs: number;
+  redisUs?: number;
+  /** Checks Redis failed or did not answer in time (each counted in memory instead). */
+  redisFallbacks?: number;
+}
+
+/** What the per-caller rate limiter costs per request: without it, in memory, and with Redis. */
+export interface RateLimitCostFigure {
+  connections: number;
+  /** The fixed request rate of the measured runs, the same for every variant. */
+  requestsPerSecond: number;
+  variants: VariantFigure[];
+  /** Why a variant was not measured (redis-server missing). */
+  skipped?: string;
+  /** The check alone, without the rest of a request (absent when it could not be measured). */
+  check?: RateLimitCheckCost;
+}
+
 export interface BenchSettings {
   quick: boolean;
   runs: number;
@@ -108,6 +159,10 @@ export interface BenchReport {
   growth?: GrowthPoint[];
   /** Saturation throughput with WORKERS=2 against WORKERS=1 (absent in reports made before it was measured). */
   workers?: WorkersFigure;
+  /** Workload (f) (absent in reports made before it was measured). */
+  sharedReads?: SharedReadsFigure;
+  /** The rate limiter's cost per request (absent in reports made before it was measured). */
+  rateLimitCost?: RateLimitCostFigure;
   notes: string[];
 }
 
@@ -171,6 +226,7 @@ export function startupMedianMs(report: BenchReport): number | undefined {
 export function totalFailures(report: BenchReport): number {
   let sum = report.memory.soak?.failures ?? 0;
   for (const workload of report.workloads) for (const c of workload.cells) sum += c.failures;
+  for (const variant of [...(report.sharedReads?.variants ?? []), ...(report.rateLimitCost?.variants ?? [])]) sum += variant.failures;
   return sum;
 }
 

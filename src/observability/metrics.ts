@@ -33,8 +33,14 @@ export interface GatewayMetrics {
   /** A request refused before it reached the GraphQL pipeline: counted as `unresolved`, with no duration. */
   recordRefusal(code: string): void;
   recordUpstream(event: UpstreamCallEvent): void;
+  /** A request refused by the per-caller rate limit, keyed by its token or (without one) its address. */
+  recordRateLimited(caller: RateLimitedCaller): void;
+  /** The shared rate-limit store failed or did not answer in time: the request was counted in memory. */
+  recordRateLimitStoreFailure(): void;
   close(): void;
 }
+
+export type RateLimitedCaller = 'token' | 'address';
 
 /** Metrics of one gateway instance, fed by the request plugin and the platform seam's observer. */
 export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxOperations: MAX_OPERATION_LABELS, labelChars: 64 }): GatewayMetrics {
@@ -119,6 +125,19 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
     },
   });
 
+  // Rate limit: refusals and failures of the shared store. Labels come from code only.
+  const rateLimited = new Counter({
+    name: 'rate_limited_total',
+    help: 'Requests refused with HTTP 429 by the per-caller rate limit, by how the caller was keyed (token, or address without one)',
+    labelNames: ['caller'] as const,
+    registers: [registry],
+  });
+  const rateLimitStoreFailures = new Counter({
+    name: 'rate_limit_store_failures_total',
+    help: 'Rate-limit checks the shared store (Redis) failed or did not answer within RATE_LIMIT_STORE_TIMEOUT_MS; each was counted by this instance in memory',
+    registers: [registry],
+  });
+
   // Names are kept cut, so two long names with a common prefix share a series.
   const operations = new Set<string>();
   const operationLabel = (name: string): string => {
@@ -143,6 +162,12 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
       upstreamRequests.inc({ route: event.route, method: event.method, status: String(event.status) });
       upstreamDuration.observe({ route: event.route }, event.durationMs / 1000);
       if (event.retries > 0) upstreamRetries.inc({ route: event.route }, event.retries);
+    },
+    recordRateLimited(caller) {
+      rateLimited.inc({ caller });
+    },
+    recordRateLimitStoreFailure() {
+      rateLimitStoreFailures.inc();
     },
     close() {
       stopObservingAnchors();

@@ -3,7 +3,7 @@ import { legendLayout, logTicks, niceScale } from '../../bench/lib/chart.ts';
 import { formatSigned, markdownTable, renderReport } from '../../bench/lib/report.ts';
 import { linearity, type GrowthPoint } from '../../bench/lib/growth.ts';
 import { evaluateTargets, floorChecks } from '../../bench/lib/results.ts';
-import type { BenchReport, CellResult } from '../../bench/lib/results.ts';
+import type { BenchReport, CellResult, VariantFigure } from '../../bench/lib/results.ts';
 import { groupCalls } from '../../bench/lib/sandbox-client.ts';
 import { growthPercent, median, percentileOfSorted, SampleBuffer, summarize, windowMedian } from '../../bench/lib/stats.ts';
 import { buildWorkloads, documentUpdateFields, graphqlValidator, checkEdges, TARGET_LABELS, TARGETS } from '../../bench/lib/workloads.ts';
@@ -193,6 +193,42 @@ describe('report rendering', () => {
     expect(markdown).toContain('**not linear**');
     expect(markdown).toContain('throughput at 256 connections is 50 % of the best; **a cliff**');
     expect(linearity([{ x: 1, y: 1 }, { x: 2, y: undefined }, { x: 3, y: 3 }])).toBeUndefined();
+  });
+
+  it('writes (f) and the rate limiter\'s cost side by side, and counts their failures', () => {
+    const variant = (label: string, ops: number[], cpu: number[], extra: Partial<VariantFigure> = {}): VariantFigure => ({
+      label, opsPerSecond: median(ops), throughputRuns: ops, cpuUsPerOp: median(cpu), cpuRuns: cpu, validResponses: 1000, failures: 0, failureReasons: [], ...extra,
+    });
+    const markdown = renderReport({
+      ...report,
+      sharedReads: {
+        connections: 50,
+        variants: [
+          variant('UPSTREAM_SHARE_READS=true', [1200, 1100, 1300], [700, 720, 710], { callsPerOp: 0.5 }),
+          variant('UPSTREAM_SHARE_READS=false', [600, 500, 550], [1400, 1500, 1450], { callsPerOp: 3 }),
+        ],
+      },
+      rateLimitCost: {
+        connections: 32,
+        requestsPerSecond: 1000,
+        check: { checks: 20000, memoryChecks: 100000, memoryUs: 1.66, redisUs: 7.02, redisFallbacks: 0 },
+        variants: [
+          variant('no RATE_LIMIT_PER_SECOND', [5000], [200]),
+          variant('RATE_LIMIT_PER_SECOND=1000000 (in memory)', [4900], [204.5], { counter: 0 }),
+          variant('RATE_LIMIT_PER_SECOND=1000000, REDIS_URL', [4000], [240.25], { counter: 3, storeCpuUsPerOp: 12.5, failures: 2, failureReasons: [['ping: HTTP 429', 2]] }),
+        ],
+      },
+    });
+    expect(markdown).toContain('| `UPSTREAM_SHARE_READS=true` | 1200 | 0.50 | 710 | 1200, 1100, 1300 | 700, 720, 710 |');
+    expect(markdown).toContain('| `UPSTREAM_SHARE_READS=false` | 550 | 3.00 | 1450 | 600, 500, 550 | 1400, 1500, 1450 |');
+    expect(markdown).toContain('Sharing on ÷ off: throughput 2.18×, platform calls per request 0.17×.');
+    expect(markdown).toContain('The cheapest request (`{ __typename }` with a token: no platform call) at a fixed 1000 requests/s over 32 connections');
+    expect(markdown).toContain('| `no RATE_LIMIT_PER_SECOND` | 200.0 | — | 5000 | — | — | 200.0 |');
+    expect(markdown).toContain('| `RATE_LIMIT_PER_SECOND=1000000 (in memory)` | 204.5 | +4.5 | 4900 | — | 0 | 204.5 |');
+    expect(markdown).toContain('| `RATE_LIMIT_PER_SECOND=1000000, REDIS_URL` | 240.3 | +40.3 | 4000 | 12.5 | 3 | 240.3 |');
+    expect(markdown).toContain("The check alone (`bench/rate-limit-check.ts`: the gateway's handler, 32 checks at a time for 1 000 callers, in a process of its own): 1.7 µs of CPU per check in memory (100000 checks), and 7.0 µs with Redis (the gateway's side of it: encoding the script call, reading the answer; 20000 checks, 0 of them counted in memory because Redis failed or was late).");
+    expect(markdown).toContain('- Rate limiter RATE_LIMIT_PER_SECOND=1000000, REDIS_URL: 2 failed of 1002 — 2× ping: HTTP 429');
+    expect(markdown).toContain('| Failed responses (errors, wrong data, non-2xx) | 0 | 2 | **FAIL** |');
   });
 
   it('writes the verdicts and the latency rows into the report', () => {

@@ -58,13 +58,6 @@ export function gatewaySettings(manifests: Manifest[]): Record<string, string> {
   return find(manifests, 'ConfigMap', 'platform-gateway').data as Record<string, string>;
 }
 
-/**
- * Settings other parts of the gateway are adding at the same time as these manifests (the worker
- * count of the cluster start-up, the per-caller rate budget). Until the code reads them, the
- * check of the manifests' variables accepts them by this list; once src/ reads them, the scan
- * below finds them, and these names can go.
- */
-export const SETTINGS_BEING_ADDED = ['WORKERS', 'RATE_LIMIT_PER_SECOND', 'RATE_LIMIT_BURST'] as const;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

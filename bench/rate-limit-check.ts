@@ -1,0 +1,58 @@
+/**
+ * CPU time of one rate-limit check as the gateway makes it (the handler of
+ * src/hardening/rate-limit.ts: the caller's key hashed from its Authorization
+ * header, then counted), in memory and, given a Redis URL, in Redis, measured
+ * in this process with nothing else running in it. Prints one JSON line, a
+ * RateLimitCheckCost (µs of CPU per check, user + system).
+ *
+ *   node --disable-warning=ExperimentalWarning bench/rate-limit-check.ts [--redis redis://127.0.0.1:6379] [--checks N]
+ *
+ * The benchmark runs it (bench/run.ts) beside the gateways measured with and without the limit:
+ * the process figures include how an extra wait per request changes the gateway's batching of
+ * socket work, this one is the check alone.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseArgs } from 'node:util';
+import { createLogger } from '../src/logger.ts';
+import { rateLimit } from '../src/hardening/rate-limit.ts';
+import type { RateLimitCheckCost } from './lib/results.ts';
+
+/** In memory a check is cheap: more of them, for a figure above the clock's resolution. */
+const MEMORY_FACTOR = 5;
+/** Checks in flight at once, as from the benchmark's 32 connections. */
+const CONCURRENCY = 32;
+const CALLERS = 1_000;
+
+/** CPU per check, and how many checks Redis failed (each counted in memory instead). */
+async function cpuPerCheck(redisUrl: string | undefined, checks: number): Promise<{ us: number; fallbacks: number }> {
+  let fallbacks = 0;
+  const observer = { recordRateLimited: () => undefined, recordRateLimitStoreFailure: () => void (fallbacks += 1) };
+  const limit = await rateLimit({ perSecond: 1_000_000, burst: 1_000_000, windowSeconds: 1, storeTimeoutMs: 1_000, redisUrl }, createLogger('silent'), observer);
+  const requests = Array.from({ length: CALLERS }, (_, i) => ({ headers: { authorization: `Bearer bench-caller-${i}` }, socket: { remoteAddress: '127.0.0.1' } }) as unknown as IncomingMessage);
+  const response = {} as ServerResponse;
+  const check = (index: number) =>
+    new Promise<void>((resolve, reject) => {
+      limit.handler(requests[index % CALLERS] as IncomingMessage, response, (error?: unknown) => (error === undefined ? resolve() : reject(error as Error)));
+    });
+  let next = 0;
+  const worker = async () => {
+    while (next < checks) await check(next++);
+  };
+  // Warm-up: JIT, the Redis connection, the callers' keys.
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  next = 0;
+  fallbacks = 0;
+  const before = process.cpuUsage();
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const used = process.cpuUsage(before);
+  const measured = fallbacks;
+  await limit.close();
+  return { us: (used.user + used.system) / checks, fallbacks: measured };
+}
+
+const { values } = parseArgs({ options: { redis: { type: 'string' }, checks: { type: 'string', default: '20000' } }, strict: true });
+const checks = Number(values.checks);
+const memory = await cpuPerCheck(undefined, checks * MEMORY_FACTOR);
+const redis = values.redis === undefined ? undefined : await cpuPerCheck(values.redis, checks);
+const result: RateLimitCheckCost = { checks, memoryChecks: checks * MEMORY_FACTOR, memoryUs: memory.us, ...(redis ? { redisUs: redis.us, redisFallbacks: redis.fallbacks } : {}) };
+process.stdout.write(`${JSON.stringify(result)}\n`);
