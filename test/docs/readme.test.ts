@@ -181,9 +181,9 @@ describe('the README GraphQL operations', () => {
     const { document, uploadUrl } = data!.updateDocument;
     const file = synthesizeFile(document.extension, 2_048);
     const wrongType = document.extension === 'PDF' ? 'image/png' : 'application/pdf';
-    const refused = await fetch(uploadUrl.value, { method: 'PUT', headers: { 'content-type': wrongType }, body: file });
+    const refused = await fetch(uploadUrl.value, { method: 'PUT', headers: { 'content-type': wrongType }, body: new Uint8Array(file) });
     expect(refused.status).toBe(415);
-    const uploaded = await fetch(uploadUrl.value, { method: 'PUT', headers: { 'content-type': named[document.extension] }, body: file });
+    const uploaded = await fetch(uploadUrl.value, { method: 'PUT', headers: { 'content-type': named[document.extension] }, body: new Uint8Array(file) });
     expect(uploaded.status).toBe(200);
     const after = await runReadmeOperation<{ document: { version: string } }>('Document', { id: ids.DOCUMENT_NEW! });
     expect(after.data!.document.version).toBe(String(Number(document.version) + 1));
