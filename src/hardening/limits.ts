@@ -18,6 +18,7 @@ import {
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
+import { ErrorCode } from '../errors.ts';
 
 /** Static limits on one GraphQL document, all checked before anything is executed. */
 export interface QueryLimits {
@@ -248,7 +249,7 @@ export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes, maxRepr
       const representations = operation ? representationCount(operation, document, variables) : 0;
       if (representations > maxRepresentations) {
         throw new GraphQLError(`Query asks _entities for ${representations} representations; at most ${maxRepresentations} are allowed per request`, {
-          extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 }, limit: REPRESENTATIONS_LIMIT_VARIABLE, max: maxRepresentations },
+          extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED, http: { status: 400 }, limit: REPRESENTATIONS_LIMIT_VARIABLE, max: maxRepresentations },
         });
       }
       const key = queryHash === undefined ? undefined : verdictKey(queryHash, variables);
@@ -263,7 +264,7 @@ export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes, maxRepr
       }
       if (verdict) {
         throw new GraphQLError(verdict.message, {
-          extensions: { ...verdict.extensions, code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
+          extensions: { ...verdict.extensions, code: ErrorCode.GRAPHQL_VALIDATION_FAILED, http: { status: 400 } },
         });
       }
     },
