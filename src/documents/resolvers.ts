@@ -2,7 +2,7 @@ import { ErrorCode } from '../errors.ts';
 import type { DocumentHolderType, DocumentStatus, DocumentType, FileExtension, Resolvers, UpdateDocumentInput, VerificationStatus } from '../generated/graphql.ts';
 import { PlatformError } from '../platform/errors.ts';
 import type { PlatformSchema } from '../platform/records.ts';
-import { enumMapping, sameSpelling } from '../platform/values.ts';
+import { enumMapping } from '../platform/values.ts';
 import { updateDocument } from './api.ts';
 import type { ContentUrlModel, ContentUrlRecord, DocumentModel, UpdateDocumentBody, UpdateDocumentPayloadModel, UserErrorModel } from './records.ts';
 import { platformFieldMessage, validateUpdate } from './validation.ts';
@@ -16,12 +16,30 @@ const PLATFORM_DOCUMENT_TYPES = {
   OTHER: 'other',
 } as const satisfies Record<DocumentType, PlatformSchema['DocumentType']>;
 export const documentTypes = enumMapping<DocumentType>(PLATFORM_DOCUMENT_TYPES);
-const holderTypes = sameSpelling<DocumentHolderType>(['BENEFICIARY', 'BUSINESS_ACCOUNT', 'CUSTOMER']);
-const statuses = sameSpelling<Exclude<DocumentStatus, 'UNKNOWN'>>(['NEW', 'UPLOADED', 'INCOMPLETE', 'SCANNED', 'MALICIOUS']);
-const verificationStatuses = sameSpelling<Exclude<VerificationStatus, 'UNKNOWN'>>(['UNVERIFIED', 'VERIFIED']);
-const extensions = sameSpelling<FileExtension>(['JPG', 'JPEG', 'PNG', 'PDF']);
+// Schema value → platform value; `satisfies` makes a missing or extra value a compile error.
+const holderTypes = enumMapping({
+  BENEFICIARY: 'BENEFICIARY',
+  BUSINESS_ACCOUNT: 'BUSINESS_ACCOUNT',
+  CUSTOMER: 'CUSTOMER',
+} satisfies Record<DocumentHolderType, PlatformSchema['HolderType']>);
+const statuses = enumMapping({
+  NEW: 'NEW',
+  UPLOADED: 'UPLOADED',
+  INCOMPLETE: 'INCOMPLETE',
+  SCANNED: 'SCANNED',
+  MALICIOUS: 'MALICIOUS',
+} satisfies Record<Exclude<DocumentStatus, 'UNKNOWN'>, PlatformSchema['DocumentStatus']>);
+const verificationStatuses = enumMapping({
+  UNVERIFIED: 'UNVERIFIED',
+  VERIFIED: 'VERIFIED',
+} satisfies Record<Exclude<VerificationStatus, 'UNKNOWN'>, PlatformSchema['VerificationStatus']>);
+const extensions = enumMapping({ JPG: 'JPG', JPEG: 'JPEG', PNG: 'PNG', PDF: 'PDF' } satisfies Record<FileExtension, PlatformSchema['FileExtension']>);
 
-const holderTypename = { BENEFICIARY: 'BeneficialOwner', BUSINESS_ACCOUNT: 'BusinessAccount', CUSTOMER: 'CustomerAccount' } as const;
+const holderTypename = {
+  BENEFICIARY: 'BeneficialOwner',
+  BUSINESS_ACCOUNT: 'BusinessAccount',
+  CUSTOMER: 'CustomerAccount',
+} as const satisfies Record<DocumentHolderType, string>;
 
 /** A content URL of the given method, or null; the thumbnail spells its method `allow`. */
 function contentUrl(url: ContentUrlRecord | null | undefined, method: 'GET' | 'PUT', receivedAt: number): ContentUrlModel | null {
