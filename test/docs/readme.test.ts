@@ -189,13 +189,3 @@ describe('the README GraphQL operations', () => {
     expect(after.data!.document.version).toBe(String(Number(document.version) + 1));
   });
 });
-
-describe('the documentation of settings', () => {
-  it('names every variable the configuration reads', () => {
-    const source = readFileSync(new URL('../../src/config.ts', import.meta.url), 'utf8');
-    const variables = [...source.matchAll(/^ {2}([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1]!);
-    expect(variables.length).toBeGreaterThan(40);
-    const docs = ['configuration.md', 'security.md'].map((name) => readFileSync(new URL(`../../docs/${name}`, import.meta.url), 'utf8')).join('\n');
-    expect(variables.filter((name) => !docs.includes(`\`${name}\``))).toEqual([]);
-  });
-});
