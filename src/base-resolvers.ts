@@ -11,7 +11,7 @@ const actorTypes = enumMapping({
   SERVICE_ACCOUNT: 'service-account',
 } satisfies Record<Exclude<ActorType, 'UNKNOWN'>, PlatformSchema['ActorType']>);
 
-export const Actor: Resolvers['Actor'] = {
+const Actor: Resolvers['Actor'] = {
   // The platform leaves the id blank for internal actors; blank is not an id.
   id: (actor) => (actor.id ? actor.id : null),
   type: (actor) => actorTypes.fromPlatform(actor.type, 'UNKNOWN') ?? 'UNKNOWN',

@@ -53,7 +53,7 @@ function downloadUrl(document: DocumentModel, url: ContentUrlRecord | null | und
 }
 
 /** The update body: the contract's fields only, platform spellings, absent fields left out. */
-export function updateBody(input: UpdateDocumentInput): UpdateDocumentBody {
+function updateBody(input: UpdateDocumentInput): UpdateDocumentBody {
   const body: UpdateDocumentBody = { documentType: PLATFORM_DOCUMENT_TYPES[input.documentType], name: input.name };
   for (const key of ['description', 'number', 'issuingDate', 'issuingCountryCode', 'issuingStateCode', 'expiryDate'] as const) {
     const value = input[key];
@@ -77,11 +77,11 @@ function platformUserErrors(error: PlatformError): UserErrorModel[] {
 
 const failed = (userErrors: UserErrorModel[]): UpdateDocumentPayloadModel => ({ document: null, uploadUrl: null, userErrors });
 
-export const Query: Resolvers['Query'] = {
+const Query: Resolvers['Query'] = {
   document: (_, { id }, ctx) => ctx.loaders.document.load(id),
 };
 
-export const Mutation: Resolvers['Mutation'] = {
+const Mutation: Resolvers['Mutation'] = {
   updateDocument: async (_, { input }, ctx) => {
     const userErrors = validateUpdate(input, new Date().toISOString().slice(0, 10));
     if (userErrors.length > 0) return failed(userErrors);
@@ -98,7 +98,7 @@ export const Mutation: Resolvers['Mutation'] = {
 
 // Fields named as in the record (id, name, version, createdAt, …) resolve by default;
 // these convert a value or build an entity reference.
-export const Document: Resolvers['Document'] = {
+const Document: Resolvers['Document'] = {
   __resolveReference: (reference, ctx) => ctx.loaders.document.load(reference.id),
   businessAccount: (document) => (document.businessAccountId ? { id: document.businessAccountId } : null),
   holderType: (document) => holderTypes.fromPlatform(document.holderType, null),
@@ -123,7 +123,7 @@ export const Document: Resolvers['Document'] = {
   verificationStatus: (document) => verificationStatuses.fromPlatform(document.verificationStatus, 'UNKNOWN'),
 };
 
-export const ContentUrl: Resolvers['ContentUrl'] = {
+const ContentUrl: Resolvers['ContentUrl'] = {
   expiresAt: (url) => (url.expiresIn === null ? null : new Date(url.receivedAt + url.expiresIn * 1000)),
 };
 

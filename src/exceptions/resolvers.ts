@@ -33,11 +33,11 @@ const entityTypeByCategory = {
   TRANSACTION: 'Transaction',
 } as const satisfies Record<Exclude<ExceptionCategory, 'UNKNOWN'>, string>;
 
-export const Query: Resolvers['Query'] = {
+const Query: Resolvers['Query'] = {
   exceptions: (_, { filter, orderBy, ...window }, ctx) => listConnection(ctx, exceptionList, exceptionsQuery(filter, orderBy), window),
 };
 
-export const Exception: Resolvers['Exception'] = {
+const Exception: Resolvers['Exception'] = {
   category: (record) => categories.fromPlatform(record.category, 'UNKNOWN'),
   type: (record) => types.fromPlatform(record.type, 'UNKNOWN'),
   status: (record) => statuses.fromPlatform(record.status, 'UNKNOWN'),

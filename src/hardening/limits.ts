@@ -43,10 +43,10 @@ export interface PageSizes {
 }
 
 /** The variable that sets the cap on federation representations per request. */
-export const REPRESENTATIONS_LIMIT_VARIABLE = 'MAX_ENTITY_REPRESENTATIONS';
+const REPRESENTATIONS_LIMIT_VARIABLE = 'MAX_ENTITY_REPRESENTATIONS';
 
 /** The variable that sets each limit; rejections name it in `extensions.limit`. */
-export const LIMIT_VARIABLES = {
+const LIMIT_VARIABLES = {
   depth: 'MAX_QUERY_DEPTH',
   aliases: 'MAX_QUERY_ALIASES',
   directives: 'MAX_QUERY_DIRECTIVES',
@@ -131,7 +131,7 @@ function representationsOf(field: FieldNode, variables: Record<string, unknown>)
  * (inline fragments and fragment spreads on Query included; each fragment counted once, as execution merges
  * repeated spreads). `_entities` exists only on Query, so only the root is walked: a few nodes per request.
  */
-export function representationCount(operation: OperationDefinitionNode, document: DocumentNode, variables: Record<string, unknown>): number {
+function representationCount(operation: OperationDefinitionNode, document: DocumentNode, variables: Record<string, unknown>): number {
   if (operation.operation !== 'query') return 0;
   const seen = new Set<string>();
   const fragment = (name: string) =>

@@ -16,11 +16,11 @@ const statuses = enumMapping({
   ACTIVE: 'ACTIVE',
 } satisfies Record<Exclude<LinxBatchStatus, 'UNKNOWN'>, PlatformSchema['LinxBatchStatusFilter'] | 'ACTIVE'>);
 
-export const Query: Resolvers['Query'] = {
+const Query: Resolvers['Query'] = {
   linxBatches: (_, { filter, orderBy, ...window }, ctx) => listConnection(ctx, linxBatchList, linxQuery(filter, orderBy), window),
 };
 
-export const LinxBatch: Resolvers['LinxBatch'] = {
+const LinxBatch: Resolvers['LinxBatch'] = {
   status: (record) => statuses.fromPlatform(record.status, 'UNKNOWN'),
 };
 
