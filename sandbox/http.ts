@@ -36,7 +36,7 @@ export function safeDecode(segment: string): string | undefined {
   }
 }
 
-export function traceId(): string {
+function traceId(): string {
   return randomBytes(16).toString('hex');
 }
 

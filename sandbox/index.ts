@@ -28,14 +28,10 @@ import type { SandboxStore } from './data/store.ts';
 import type { LiveChange } from './data/live.ts';
 import { MAX_PAGE_SIZE } from './api/query.ts';
 
-export type { Fault, RouteName } from './admin/faults.ts';
+export type { Fault } from './admin/faults.ts';
 export type { SandboxAnswer } from './dispatch.ts';
-export type { RecordedRequest, RequestSummary } from './admin/request-log.ts';
 export type { DemoToken } from './data/seed.ts';
-export type { ExampleIds } from './data/examples.ts';
-export type { SandboxStore } from './data/store.ts';
 export type * from './data/records.ts';
-export type { LiveChange } from './data/live.ts';
 
 export interface SandboxOptions {
   /** API port; 0 (default) picks an ephemeral one. */

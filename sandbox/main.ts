@@ -1,9 +1,6 @@
 /**
- * Runs the sandbox on its own (`npm run sandbox`), configured by environment:
- * SANDBOX_HOST (127.0.0.1), SANDBOX_PORT (4010), SANDBOX_CONTENT_PORT (4011),
- * SANDBOX_LINX_ENVELOPE (false), SANDBOX_LATENCY_MS (0), SANDBOX_LIVE (false: exceptions arrive and
- * change status every SANDBOX_LIVE_INTERVAL_MS, 3000, from SANDBOX_LIVE_SEED), SANDBOX_MAX_PAGE_SIZE
- * (1000: larger page sizes are silently served at this size).
+ * Runs the sandbox on its own (`npm run sandbox`), configured by the SANDBOX_* variables
+ * defined in ./settings.ts (table in docs/sandbox.md).
  */
 import { ConfigError, optionsFromEnv } from './env.ts';
 import type { SandboxOptions } from './index.ts';

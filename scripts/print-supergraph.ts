@@ -1,8 +1,10 @@
 // Prints the supergraph SDL of this subgraph composed alone, for teams that run it
 // behind a router. With --api prints the client-facing API schema instead.
-//   npm run supergraph > supergraph.graphql
-//   npm run supergraph -- --url https://bff.example.com/graphql > supergraph.graphql
-//   npm run supergraph -- --api > schema.graphql
+// --out FILE writes the file itself: `npm run` prints its own banner on standard
+// output, so a redirected `npm run supergraph > file` would not be valid SDL.
+//   npm run supergraph -- --url https://bff.example.com/graphql --out supergraph.graphql
+//   npm run supergraph -- --api --out schema.graphql
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { apiSchemaSdl, composeThisSubgraph } from './supergraph.ts';
 
@@ -10,12 +12,15 @@ const { values } = parseArgs({
   options: {
     api: { type: 'boolean', default: false },
     url: { type: 'string', default: 'http://localhost:4000/graphql' },
+    out: { type: 'string' },
   },
 });
 
 try {
   const sdl = values.api ? apiSchemaSdl() : composeThisSubgraph(values.url).supergraphSdl;
-  process.stdout.write(sdl.endsWith('\n') ? sdl : `${sdl}\n`);
+  const text = sdl.endsWith('\n') ? sdl : `${sdl}\n`;
+  if (values.out === undefined) process.stdout.write(text);
+  else writeFileSync(values.out, text);
 } catch (error) {
   process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;

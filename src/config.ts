@@ -1,13 +1,28 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { readSandboxSetting, SandboxSettingError, type SandboxSettingName } from '../sandbox/settings.ts';
 
 // Every setting comes from the environment, is validated once at start-up and is
 // then immutable. A bad value stops start-up with a message naming the variable.
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+/** A SANDBOX_* variable, read through the sandbox's own definition (sandbox/settings.ts): one reading for both. */
+const sandboxSetting = <N extends SandboxSettingName>(name: N) =>
+  z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      try {
+        return readSandboxSetting(name, text);
+      } catch (error) {
+        if (!(error instanceof SandboxSettingError)) throw error;
+        ctx.addIssue({ code: 'custom', message: error.message });
+        return z.NEVER;
+      }
+    });
 
-const schema = z.object({
+export const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: int(0, 65535).default(4000),
@@ -30,7 +45,7 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PLAYGROUND: bool.optional(),
   INTROSPECTION: bool.optional(),
-  SANDBOX_PORT: int(0, 65535).default(4010),
+  SANDBOX_PORT: sandboxSetting('SANDBOX_PORT'),
   SHUTDOWN_TIMEOUT_MS: int(0, 120_000).default(10_000),
   METRICS: bool.optional(),
   METRICS_MAX_OPERATIONS: int(1, 10_000).default(200),
@@ -60,10 +75,10 @@ const schema = z.object({
   TRUSTED_DOCUMENTS: z.string().min(1).optional(),
   TRUSTED_DOCUMENTS_ONLY: bool.optional(),
   STACK_TRACES: bool.optional(),
-  SANDBOX_CONTENT_PORT: int(0, 65535).default(4011),
-  SANDBOX_LIVE: bool.optional(),
-  SANDBOX_LIVE_INTERVAL_MS: int(0, 3_600_000).default(3_000),
-  SANDBOX_MAX_PAGE_SIZE: int(1, 1_000).optional(),
+  SANDBOX_CONTENT_PORT: sandboxSetting('SANDBOX_CONTENT_PORT'),
+  SANDBOX_LIVE: sandboxSetting('SANDBOX_LIVE'),
+  SANDBOX_LIVE_INTERVAL_MS: sandboxSetting('SANDBOX_LIVE_INTERVAL_MS'),
+  SANDBOX_MAX_PAGE_SIZE: sandboxSetting('SANDBOX_MAX_PAGE_SIZE'),
   COMPILED_EXECUTION: bool.optional(),
   COMPILED_QUERY_CACHE_SIZE: int(1, 100_000).default(1_000),
   COMPILED_QUERY_CACHE_BYTES: int(1_024, 1_073_741_824).default(8_388_608),
@@ -189,7 +204,7 @@ const configSchema = schema.transform((e, ctx) => {
     sandboxPort: e.SANDBOX_PORT,
     sandboxContentPort: e.SANDBOX_CONTENT_PORT,
     /** The embedded sandbox's live exceptions and silent page-size cap (sandbox/index.ts SandboxOptions). */
-    sandbox: { live: e.SANDBOX_LIVE ?? false, liveIntervalMs: e.SANDBOX_LIVE_INTERVAL_MS, maxPageSize: e.SANDBOX_MAX_PAGE_SIZE },
+    sandbox: { live: e.SANDBOX_LIVE, liveIntervalMs: e.SANDBOX_LIVE_INTERVAL_MS, maxPageSize: e.SANDBOX_MAX_PAGE_SIZE },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     /** Serve GET /metrics. */
     metrics: e.METRICS ?? true,

@@ -18,6 +18,31 @@ export const ErrorCode = {
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
   /** `extensions.persistedQuery.sha256Hash` is not the SHA-256 of the `query` sent with it. */
   PERSISTED_QUERY_HASH_MISMATCH: 'PERSISTED_QUERY_HASH_MISMATCH',
+  // Apollo Server's own codes (`ApolloServerErrorCode`), also answered by the gateway's limits.
+  /** The document does not parse, or has more tokens than MAX_QUERY_TOKENS. */
+  GRAPHQL_PARSE_FAILED: 'GRAPHQL_PARSE_FAILED',
+  /** The document does not validate against the schema, or is over a query limit. */
+  GRAPHQL_VALIDATION_FAILED: 'GRAPHQL_VALIDATION_FAILED',
+  /** The HTTP request itself is refused: CSRF prevention, malformed JSON, a batch while batching is off. */
+  BAD_REQUEST: 'BAD_REQUEST',
+  /** `operationName` names no operation of the document, or the document has several and none is named. */
+  OPERATION_RESOLUTION_FAILURE: 'OPERATION_RESOLUTION_FAILURE',
+  /** Automatic persisted queries: the hash is not registered yet; the client sends the query with it. */
+  PERSISTED_QUERY_NOT_FOUND: 'PERSISTED_QUERY_NOT_FOUND',
+  /** Automatic persisted queries are off (PERSISTED_QUERIES=false). */
+  PERSISTED_QUERY_NOT_SUPPORTED: 'PERSISTED_QUERY_NOT_SUPPORTED',
+  // Refusals of the request body, before GraphQL (src/hardening/http.ts).
+  /** The body is larger than MAX_BODY_BYTES. */
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  /** The body is not JSON in UTF-8, or has an encoding other than gzip or deflate. */
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  // Trusted documents (src/hardening/trusted-documents.ts).
+  /** The document id is not in the manifest. */
+  PERSISTED_QUERY_NOT_IN_LIST: 'PERSISTED_QUERY_NOT_IN_LIST',
+  /** Only trusted documents run, and the request sent a document's text instead of its id. */
+  PERSISTED_QUERY_ID_REQUIRED: 'PERSISTED_QUERY_ID_REQUIRED',
+  /** The request sent an id and a text that is not that id's document. */
+  PERSISTED_QUERY_MISMATCH: 'PERSISTED_QUERY_MISMATCH',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

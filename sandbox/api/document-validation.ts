@@ -4,7 +4,7 @@ import { DOCUMENT_TYPES } from '../data/records.ts';
 import type { DocumentRecord, DocumentType } from '../data/records.ts';
 
 /** The details a PUT replaces; everything else on the document is kept. */
-export type DocumentDetails = Pick<DocumentRecord, 'name' | 'description' | 'number' | 'issuingDate' | 'issuingCountryCode' | 'issuingStateCode' | 'expiryDate' | 'metadata'>;
+type DocumentDetails = Pick<DocumentRecord, 'name' | 'description' | 'number' | 'issuingDate' | 'issuingCountryCode' | 'issuingStateCode' | 'expiryDate' | 'metadata'>;
 
 /** Violations that are about changing what cannot change (answered 422), as opposed to a malformed body (400). */
 export const IMMUTABLE_ERROR_CODES: ReadonlySet<string> = new Set(['DOCUMENT_TYPE_IMMUTABLE', 'EXTENSION_IMMUTABLE', 'CONTENT_LENGTH_IMMUTABLE']);

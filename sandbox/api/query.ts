@@ -6,7 +6,7 @@ import { UUID_PATTERN } from '../data/random.ts';
 export interface FieldError { readonly path: string; readonly message: string; readonly errorCode: string }
 
 export const MAX_PAGE_SIZE = 1000;
-export const DEFAULT_PAGE_SIZE = 20;
+const DEFAULT_PAGE_SIZE = 20;
 const INT32_MAX = 2_147_483_647;
 const INTEGER_PATTERN = /^[+-]?\d+$/;
 

@@ -10,7 +10,7 @@ export interface SortKey { readonly path: string; readonly descending: boolean }
 
 export const DEFAULT_SORT: readonly SortKey[] = [{ path: 'createdAt', descending: true }];
 /** Appended to every sort so that equal keys still page deterministically. */
-export const TIEBREAK: SortKey = { path: 'id', descending: false };
+const TIEBREAK: SortKey = { path: 'id', descending: false };
 
 type Getter = (record: unknown) => unknown;
 
@@ -33,7 +33,7 @@ function getterFor(path: string): Getter {
  * Strings compare by code point, which for the sandbox's timestamps (all in
  * one format and offset) is also chronological order.
  */
-export function compareValues(a: unknown, b: unknown): number {
+function compareValues(a: unknown, b: unknown): number {
   if (a === undefined || a === null) return b === undefined || b === null ? 0 : 1;
   if (b === undefined || b === null) return -1;
   if (typeof a === 'number' && typeof b === 'number') return a - b;
@@ -43,7 +43,7 @@ export function compareValues(a: unknown, b: unknown): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
-export function comparatorFor(keys: readonly SortKey[]): (a: unknown, b: unknown) => number {
+function comparatorFor(keys: readonly SortKey[]): (a: unknown, b: unknown) => number {
   const compiled = keys.map((key) => ({ get: getterFor(key.path), sign: key.descending ? -1 : 1 }));
   return (a, b) => {
     for (const { get, sign } of compiled) {

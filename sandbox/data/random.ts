@@ -16,7 +16,7 @@ export interface Random {
 }
 
 /** FNV-1a, so that string seeds ("acme/exceptions") map to stable 32-bit states. */
-export function hashSeed(seed: string): number {
+function hashSeed(seed: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < seed.length; i++) {
     hash ^= seed.charCodeAt(i);

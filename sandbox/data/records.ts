@@ -23,8 +23,6 @@ function enumValues<T extends string>() {
   return <const V extends readonly T[]>(values: V & ([T] extends [V[number]] ? unknown : { missing: Exclude<T, V[number]> })): V => values;
 }
 
-export type ActorType = Schema['ActorType'];
-export const ACTOR_TYPES = enumValues<ActorType>()(['employee', 'internal', 'operator_employee', 'service-account']);
 /** `id` is blank ("") or absent when the type is internal. */
 export type Actor = Sent<Schema['Actor'], 'id'>;
 type Actors = { createdBy: Actor; updatedBy: Actor };
@@ -57,18 +55,16 @@ export type LinxStatus = (typeof LINX_STATUSES)[number];
 
 export type LinxBatchRecord = Sent<Schema['LinxBatchDetail'], never, Actors & { status: LinxStatus }>;
 
-export interface LinxTemplateVersion { readonly templateVersionId: string; readonly templateVersion: number; readonly displayName: string }
+interface LinxTemplateVersion { readonly templateVersionId: string; readonly templateVersion: number; readonly displayName: string }
 export interface LinxTemplate { readonly templateId: string; readonly versions: readonly LinxTemplateVersion[] }
 
 export type DocumentType = Schema['DocumentType'];
 export const DOCUMENT_TYPES = enumValues<DocumentType>()(['driving-license', 'passport', 'formation', 'tax', 'ownership', 'other']);
 export type HolderType = Schema['HolderType'];
-export const HOLDER_TYPES = enumValues<HolderType>()(['BENEFICIARY', 'BUSINESS_ACCOUNT', 'CUSTOMER']);
 export type DocumentStatus = Schema['DocumentStatus'];
 export const DOCUMENT_STATUSES = enumValues<DocumentStatus>()(['NEW', 'UPLOADED', 'INCOMPLETE', 'SCANNED', 'MALICIOUS']);
 export type DocumentExtension = Schema['FileExtension'];
 export const DOCUMENT_EXTENSIONS = enumValues<DocumentExtension>()(['JPG', 'JPEG', 'PNG', 'PDF']);
-export type VerificationStatus = Schema['VerificationStatus'];
 
 /**
  * Which holder may carry which document type. CUSTOMER covers individual and

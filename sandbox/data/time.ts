@@ -74,7 +74,7 @@ function resolveZone(value: string): Zone | undefined {
 }
 
 /** Offset of the zone from UTC at the given instant, in ms (east positive). */
-export function offsetAt(zone: Zone, epochMs: number): number {
+function offsetAt(zone: Zone, epochMs: number): number {
   if (zone.kind === 'fixed') return zone.offsetMs;
   const wholeSecond = Math.floor(epochMs / 1000) * 1000;
   const parts = zone.formatter.formatToParts(new Date(wholeSecond));

@@ -11,7 +11,7 @@ function acceptancesOf(financialAccountId: string, { orderBy, ...window }: Finan
   return listConnection(ctx, acceptanceList, acceptancesQuery(financialAccountId, orderBy), window);
 }
 
-export const Query: Resolvers['Query'] = {
+const Query: Resolvers['Query'] = {
   documentAcceptances: (_, { financialAccountId, ...args }, ctx) => acceptancesOf(financialAccountId, args, ctx),
 };
 
@@ -19,7 +19,7 @@ export const Query: Resolvers['Query'] = {
  * The Financial Account entity is owned by another subgraph; this one adds its acceptances, which
  * is what makes it resolvable here. Only its id travels.
  */
-export const FinancialAccount: Resolvers['FinancialAccount'] = {
+const FinancialAccount: Resolvers['FinancialAccount'] = {
   __resolveReference: (reference) => ({ id: reference.id }),
   documentAcceptances: (account, args, ctx) => acceptancesOf(account.id, args, ctx),
 };
@@ -30,7 +30,7 @@ function scopedAccountId(record: AcceptanceRecord): string | null {
   return typeof id === 'string' ? id : null;
 }
 
-export const DocumentAcceptance: Resolvers['DocumentAcceptance'] = {
+const DocumentAcceptance: Resolvers['DocumentAcceptance'] = {
   financialAccountId: scopedAccountId,
   financialAccount: (record) => {
     const id = scopedAccountId(record);

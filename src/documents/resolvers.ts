@@ -2,7 +2,7 @@ import { ErrorCode } from '../errors.ts';
 import type { DocumentHolderType, DocumentStatus, DocumentType, FileExtension, Resolvers, UpdateDocumentInput, VerificationStatus } from '../generated/graphql.ts';
 import { PlatformError } from '../platform/errors.ts';
 import type { PlatformSchema } from '../platform/records.ts';
-import { enumMapping, sameSpelling } from '../platform/values.ts';
+import { enumMapping } from '../platform/values.ts';
 import { updateDocument } from './api.ts';
 import type { ContentUrlModel, ContentUrlRecord, DocumentModel, UpdateDocumentBody, UpdateDocumentPayloadModel, UserErrorModel } from './records.ts';
 import { platformFieldMessage, validateUpdate } from './validation.ts';
@@ -16,12 +16,30 @@ const PLATFORM_DOCUMENT_TYPES = {
   OTHER: 'other',
 } as const satisfies Record<DocumentType, PlatformSchema['DocumentType']>;
 export const documentTypes = enumMapping<DocumentType>(PLATFORM_DOCUMENT_TYPES);
-const holderTypes = sameSpelling<DocumentHolderType>(['BENEFICIARY', 'BUSINESS_ACCOUNT', 'CUSTOMER']);
-const statuses = sameSpelling<Exclude<DocumentStatus, 'UNKNOWN'>>(['NEW', 'UPLOADED', 'INCOMPLETE', 'SCANNED', 'MALICIOUS']);
-const verificationStatuses = sameSpelling<Exclude<VerificationStatus, 'UNKNOWN'>>(['UNVERIFIED', 'VERIFIED']);
-const extensions = sameSpelling<FileExtension>(['JPG', 'JPEG', 'PNG', 'PDF']);
+// Schema value → platform value; `satisfies` makes a missing or extra value a compile error.
+const holderTypes = enumMapping({
+  BENEFICIARY: 'BENEFICIARY',
+  BUSINESS_ACCOUNT: 'BUSINESS_ACCOUNT',
+  CUSTOMER: 'CUSTOMER',
+} satisfies Record<DocumentHolderType, PlatformSchema['HolderType']>);
+const statuses = enumMapping({
+  NEW: 'NEW',
+  UPLOADED: 'UPLOADED',
+  INCOMPLETE: 'INCOMPLETE',
+  SCANNED: 'SCANNED',
+  MALICIOUS: 'MALICIOUS',
+} satisfies Record<Exclude<DocumentStatus, 'UNKNOWN'>, PlatformSchema['DocumentStatus']>);
+const verificationStatuses = enumMapping({
+  UNVERIFIED: 'UNVERIFIED',
+  VERIFIED: 'VERIFIED',
+} satisfies Record<Exclude<VerificationStatus, 'UNKNOWN'>, PlatformSchema['VerificationStatus']>);
+const extensions = enumMapping({ JPG: 'JPG', JPEG: 'JPEG', PNG: 'PNG', PDF: 'PDF' } satisfies Record<FileExtension, PlatformSchema['FileExtension']>);
 
-const holderTypename = { BENEFICIARY: 'BeneficialOwner', BUSINESS_ACCOUNT: 'BusinessAccount', CUSTOMER: 'CustomerAccount' } as const;
+const holderTypename = {
+  BENEFICIARY: 'BeneficialOwner',
+  BUSINESS_ACCOUNT: 'BusinessAccount',
+  CUSTOMER: 'CustomerAccount',
+} as const satisfies Record<DocumentHolderType, string>;
 
 /** A content URL of the given method, or null; the thumbnail spells its method `allow`. */
 function contentUrl(url: ContentUrlRecord | null | undefined, method: 'GET' | 'PUT', receivedAt: number): ContentUrlModel | null {
@@ -35,7 +53,7 @@ function downloadUrl(document: DocumentModel, url: ContentUrlRecord | null | und
 }
 
 /** The update body: the contract's fields only, platform spellings, absent fields left out. */
-export function updateBody(input: UpdateDocumentInput): UpdateDocumentBody {
+function updateBody(input: UpdateDocumentInput): UpdateDocumentBody {
   const body: UpdateDocumentBody = { documentType: PLATFORM_DOCUMENT_TYPES[input.documentType], name: input.name };
   for (const key of ['description', 'number', 'issuingDate', 'issuingCountryCode', 'issuingStateCode', 'expiryDate'] as const) {
     const value = input[key];
@@ -59,11 +77,11 @@ function platformUserErrors(error: PlatformError): UserErrorModel[] {
 
 const failed = (userErrors: UserErrorModel[]): UpdateDocumentPayloadModel => ({ document: null, uploadUrl: null, userErrors });
 
-export const Query: Resolvers['Query'] = {
+const Query: Resolvers['Query'] = {
   document: (_, { id }, ctx) => ctx.loaders.document.load(id),
 };
 
-export const Mutation: Resolvers['Mutation'] = {
+const Mutation: Resolvers['Mutation'] = {
   updateDocument: async (_, { input }, ctx) => {
     const userErrors = validateUpdate(input, new Date().toISOString().slice(0, 10));
     if (userErrors.length > 0) return failed(userErrors);
@@ -80,7 +98,7 @@ export const Mutation: Resolvers['Mutation'] = {
 
 // Fields named as in the record (id, name, version, createdAt, …) resolve by default;
 // these convert a value or build an entity reference.
-export const Document: Resolvers['Document'] = {
+const Document: Resolvers['Document'] = {
   __resolveReference: (reference, ctx) => ctx.loaders.document.load(reference.id),
   businessAccount: (document) => (document.businessAccountId ? { id: document.businessAccountId } : null),
   holderType: (document) => holderTypes.fromPlatform(document.holderType, null),
@@ -105,7 +123,7 @@ export const Document: Resolvers['Document'] = {
   verificationStatus: (document) => verificationStatuses.fromPlatform(document.verificationStatus, 'UNKNOWN'),
 };
 
-export const ContentUrl: Resolvers['ContentUrl'] = {
+const ContentUrl: Resolvers['ContentUrl'] = {
   expiresAt: (url) => (url.expiresIn === null ? null : new Date(url.receivedAt + url.expiresIn * 1000)),
 };
 

@@ -1,31 +1,43 @@
 import { listConnection } from '../connections/index.ts';
 import type { ExceptionCategory, ExceptionStatus, ExceptionType, Resolvers } from '../generated/graphql.ts';
-import { sameSpelling } from '../platform/values.ts';
+import type { PlatformSchema } from '../platform/records.ts';
+import { enumMapping } from '../platform/values.ts';
 import { exceptionList, exceptionsQuery } from './api.ts';
 
-const categories = sameSpelling<Exclude<ExceptionCategory, 'UNKNOWN'>>(['BANK_ACCOUNT_VERIFICATION', 'CUSTOMER', 'TRANSACTION']);
-const types = sameSpelling<Exclude<ExceptionType, 'UNKNOWN'>>([
-  'ACH_RETURN',
-  'ACH_NOC',
-  'BANK_ACCOUNT_VERIFICATION_DECLINED',
-  'BANK_ACCOUNT_VERIFICATION_NOC',
-  'EARNED_WAGE_ACCESS',
-  'RECONCILIATION',
-]);
-const statuses = sameSpelling<Exclude<ExceptionStatus, 'UNKNOWN'>>(['NEW', 'IN_PROGRESS', 'RESOLVED', 'REOPENED']);
+// Schema value → platform value. `satisfies` makes a value missing on either side, or one
+// too many, a compile error; UNKNOWN is the schema's own, for values it does not know yet.
+const categories = enumMapping({
+  BANK_ACCOUNT_VERIFICATION: 'BANK_ACCOUNT_VERIFICATION',
+  CUSTOMER: 'CUSTOMER',
+  TRANSACTION: 'TRANSACTION',
+} satisfies Record<Exclude<ExceptionCategory, 'UNKNOWN'>, PlatformSchema['ExceptionCategory']>);
+const types = enumMapping({
+  ACH_RETURN: 'ACH_RETURN',
+  ACH_NOC: 'ACH_NOC',
+  BANK_ACCOUNT_VERIFICATION_DECLINED: 'BANK_ACCOUNT_VERIFICATION_DECLINED',
+  BANK_ACCOUNT_VERIFICATION_NOC: 'BANK_ACCOUNT_VERIFICATION_NOC',
+  EARNED_WAGE_ACCESS: 'EARNED_WAGE_ACCESS',
+  RECONCILIATION: 'RECONCILIATION',
+} satisfies Record<Exclude<ExceptionType, 'UNKNOWN'>, PlatformSchema['ExceptionType']>);
+const statuses = enumMapping({
+  NEW: 'NEW',
+  IN_PROGRESS: 'IN_PROGRESS',
+  RESOLVED: 'RESOLVED',
+  REOPENED: 'REOPENED',
+} satisfies Record<Exclude<ExceptionStatus, 'UNKNOWN'>, PlatformSchema['ExceptionStatus']>);
 
 /** Which federated entity an exception is about, by its category. */
 const entityTypeByCategory = {
   BANK_ACCOUNT_VERIFICATION: 'FinancialAccount',
   CUSTOMER: 'CustomerAccount',
   TRANSACTION: 'Transaction',
-} as const;
+} as const satisfies Record<Exclude<ExceptionCategory, 'UNKNOWN'>, string>;
 
-export const Query: Resolvers['Query'] = {
+const Query: Resolvers['Query'] = {
   exceptions: (_, { filter, orderBy, ...window }, ctx) => listConnection(ctx, exceptionList, exceptionsQuery(filter, orderBy), window),
 };
 
-export const Exception: Resolvers['Exception'] = {
+const Exception: Resolvers['Exception'] = {
   category: (record) => categories.fromPlatform(record.category, 'UNKNOWN'),
   type: (record) => types.fromPlatform(record.type, 'UNKNOWN'),
   status: (record) => statuses.fromPlatform(record.status, 'UNKNOWN'),

@@ -12,7 +12,6 @@ import { rateLimit, type RateLimitObserver } from './rate-limit.ts';
 import { loadTrustedDocuments, trustedDocumentsHandler, TrustedDocumentsError, type TrustedDocuments } from './trusted-documents.ts';
 import { wellFormedVariablesPlugin } from './unicode.ts';
 
-export { LIMIT_VARIABLES, REPRESENTATIONS_LIMIT_VARIABLE, type PageSizes, type QueryLimits } from './limits.ts';
 export { tolerantCache } from './persisted-queries.ts';
 
 export interface Hardening {

@@ -18,6 +18,7 @@ import {
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
+import { ErrorCode } from '../errors.ts';
 
 /** Static limits on one GraphQL document, all checked before anything is executed. */
 export interface QueryLimits {
@@ -42,10 +43,10 @@ export interface PageSizes {
 }
 
 /** The variable that sets the cap on federation representations per request. */
-export const REPRESENTATIONS_LIMIT_VARIABLE = 'MAX_ENTITY_REPRESENTATIONS';
+const REPRESENTATIONS_LIMIT_VARIABLE = 'MAX_ENTITY_REPRESENTATIONS';
 
 /** The variable that sets each limit; rejections name it in `extensions.limit`. */
-export const LIMIT_VARIABLES = {
+const LIMIT_VARIABLES = {
   depth: 'MAX_QUERY_DEPTH',
   aliases: 'MAX_QUERY_ALIASES',
   directives: 'MAX_QUERY_DIRECTIVES',
@@ -130,7 +131,7 @@ function representationsOf(field: FieldNode, variables: Record<string, unknown>)
  * (inline fragments and fragment spreads on Query included; each fragment counted once, as execution merges
  * repeated spreads). `_entities` exists only on Query, so only the root is walked: a few nodes per request.
  */
-export function representationCount(operation: OperationDefinitionNode, document: DocumentNode, variables: Record<string, unknown>): number {
+function representationCount(operation: OperationDefinitionNode, document: DocumentNode, variables: Record<string, unknown>): number {
   if (operation.operation !== 'query') return 0;
   const seen = new Set<string>();
   const fragment = (name: string) =>
@@ -248,7 +249,7 @@ export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes, maxRepr
       const representations = operation ? representationCount(operation, document, variables) : 0;
       if (representations > maxRepresentations) {
         throw new GraphQLError(`Query asks _entities for ${representations} representations; at most ${maxRepresentations} are allowed per request`, {
-          extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 }, limit: REPRESENTATIONS_LIMIT_VARIABLE, max: maxRepresentations },
+          extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED, http: { status: 400 }, limit: REPRESENTATIONS_LIMIT_VARIABLE, max: maxRepresentations },
         });
       }
       const key = queryHash === undefined ? undefined : verdictKey(queryHash, variables);
@@ -263,7 +264,7 @@ export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes, maxRepr
       }
       if (verdict) {
         throw new GraphQLError(verdict.message, {
-          extensions: { ...verdict.extensions, code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
+          extensions: { ...verdict.extensions, code: ErrorCode.GRAPHQL_VALIDATION_FAILED, http: { status: 400 } },
         });
       }
     },

@@ -1,5 +1,6 @@
 import type { ApolloServerPlugin, BaseContext, GraphQLRequestListener } from '@apollo/server';
 import { GraphQLError } from 'graphql';
+import { ErrorCode } from '../errors.ts';
 
 /** Segments of a reported path; deeper ones are cut, so a hostile nesting cannot blow up the message. */
 const MAX_PATH_SEGMENTS = 16;
@@ -57,7 +58,7 @@ export function wellFormedVariablesPlugin(): ApolloServerPlugin {
       const path = loneSurrogatePath(request.variables ?? {}, '$');
       if (path === undefined) return;
       throw new GraphQLError(`Variable "${path.replace(/^\$\./, '$')}" holds a lone UTF-16 surrogate, which is not valid Unicode text`, {
-        extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
+        extensions: { code: ErrorCode.BAD_USER_INPUT, http: { status: 400 } },
       });
     },
   };

@@ -1,15 +1,26 @@
 import { listConnection } from '../connections/index.ts';
 import type { LinxBatchStatus, Resolvers } from '../generated/graphql.ts';
-import { sameSpelling } from '../platform/values.ts';
+import type { PlatformSchema } from '../platform/records.ts';
+import { enumMapping } from '../platform/values.ts';
 import { linxBatchList, linxQuery } from './api.ts';
 
-const statuses = sameSpelling<Exclude<LinxBatchStatus, 'UNKNOWN'>>(['NEW', 'QUEUED', 'COMPLETED', 'INVALID', 'CANCELLING', 'FAILED', 'ACTIVE']);
+// Schema value → platform value; `satisfies` makes a missing or extra value a compile error.
+// The platform answers ACTIVE besides its filter values (openapi/platform.yaml).
+const statuses = enumMapping({
+  NEW: 'NEW',
+  QUEUED: 'QUEUED',
+  COMPLETED: 'COMPLETED',
+  INVALID: 'INVALID',
+  CANCELLING: 'CANCELLING',
+  FAILED: 'FAILED',
+  ACTIVE: 'ACTIVE',
+} satisfies Record<Exclude<LinxBatchStatus, 'UNKNOWN'>, PlatformSchema['LinxBatchStatusFilter'] | 'ACTIVE'>);
 
-export const Query: Resolvers['Query'] = {
+const Query: Resolvers['Query'] = {
   linxBatches: (_, { filter, orderBy, ...window }, ctx) => listConnection(ctx, linxBatchList, linxQuery(filter, orderBy), window),
 };
 
-export const LinxBatch: Resolvers['LinxBatch'] = {
+const LinxBatch: Resolvers['LinxBatch'] = {
   status: (record) => statuses.fromPlatform(record.status, 'UNKNOWN'),
 };
 

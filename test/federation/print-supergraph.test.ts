@@ -1,4 +1,8 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -9,22 +13,47 @@ import { accountOf, sortRecords } from '../support/expected.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const NODE = `${ROOT}node_modules/.bin/node`;
+const FEDERATION_DOC = readFileSync(new URL('../../docs/federation.md', import.meta.url), 'utf8');
 
-async function printSupergraph(...args: string[]): Promise<string> {
-  const { stdout } = await promisify(execFile)(NODE, ['--disable-warning=ExperimentalWarning', 'scripts/print-supergraph.ts', ...args], { cwd: ROOT });
-  return stdout;
+/** The `npm run supergraph` command lines of docs/federation.md, comments dropped. */
+const documented = [...FEDERATION_DOC.matchAll(/^(npm run supergraph .*?)(?:\s+#.*)?$/gm)].map((m) => m[1]!);
+
+/**
+ * Runs a documented command as a user would, through npm in the project directory, with
+ * the example URL and the output file replaced; answers the file it wrote.
+ */
+async function runDocumented(command: string, replacements: [string, string][]): Promise<string> {
+  let line = command;
+  for (const [from, to] of replacements) {
+    expect(line).toContain(from);
+    line = line.replace(from, to);
+  }
+  await promisify(execFile)('bash', ['-c', line], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+  return readFile(replacements.at(-1)![1], 'utf8');
 }
 
+let dir: string;
 let stack: Stack;
 beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'supergraph-'));
   stack = await startStack();
 });
-afterAll(() => stack.close());
+afterAll(async () => {
+  await stack?.close();
+  await rm(dir, { recursive: true, force: true });
+});
 
-describe('scripts/print-supergraph.ts', () => {
-  it('prints a supergraph that Apollo Gateway serves over this gateway', async () => {
-    const sdl = await printSupergraph('--url', `${stack.gateway.url}/graphql`);
+describe('npm run supergraph, as docs/federation.md writes it', () => {
+  it('documents two commands: the supergraph and the API schema', () => {
+    expect(documented).toHaveLength(2);
+  });
+
+  it('writes a supergraph that Apollo Gateway serves over this gateway', async () => {
+    const command = documented.find((line) => line.includes('--url'))!;
+    const sdl = await runDocumented(command, [
+      ['https://bff.example.com/graphql', `${stack.gateway.url}/graphql`],
+      ['supergraph.graphql', join(dir, 'supergraph.graphql')],
+    ]);
     expect(sdl).toContain(`PLATFORM @join__graph(name: "platform", url: "${stack.gateway.url}/graphql")`);
     expect(sdl).toContain('type Document\n  @join__type(graph: PLATFORM, key: "id")');
 
@@ -55,8 +84,9 @@ describe('scripts/print-supergraph.ts', () => {
     }
   });
 
-  it('prints the client-facing API schema with --api: every SDL field, no federation plumbing', async () => {
-    const api = buildSchema(await printSupergraph('--api'));
+  it('writes the client-facing API schema with --api: every SDL field, no federation plumbing', async () => {
+    const command = documented.find((line) => line.includes('--api'))!;
+    const api = buildSchema(await runDocumented(command, [['schema.graphql', join(dir, 'schema.graphql')]]));
     expect(api.getQueryType()!.getFields()).not.toHaveProperty('_entities');
     expect(api.getQueryType()!.getFields()).not.toHaveProperty('_service');
     expect(Object.keys(api.getQueryType()!.getFields()).sort()).toEqual(['document', 'documentAcceptances', 'exceptions', 'linxBatches']);
