@@ -66,6 +66,10 @@ const schema = z.object({
   COMPILED_EXECUTION: bool.optional(),
   COMPILED_QUERY_CACHE_SIZE: int(1, 100_000).default(1_000),
   COMPILED_QUERY_CACHE_BYTES: int(1_024, 1_073_741_824).default(8_388_608),
+  // Bounds on client connections: slow headers and bodies, and how many connections are held open.
+  HEADERS_TIMEOUT_MS: int(100, 600_000).default(10_000),
+  REQUEST_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  MAX_CONNECTIONS: int(1, 1_000_000).default(4_096),
 });
 
 export type Env = z.input<typeof schema>;
@@ -104,6 +108,10 @@ const configSchema = schema.transform((e, ctx) => {
   }
   if (e.STACK_TRACES && production) {
     ctx.addIssue({ code: 'custom', path: ['STACK_TRACES'], message: 'stack traces are never sent in production (NODE_ENV=production)' });
+    return z.NEVER;
+  }
+  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
+    ctx.addIssue({ code: 'custom', path: ['HEADERS_TIMEOUT_MS'], message: `must not exceed REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS})` });
     return z.NEVER;
   }
   if (e.TRUSTED_DOCUMENTS_ONLY && !e.TRUSTED_DOCUMENTS) {
@@ -201,6 +209,12 @@ const configSchema = schema.transform((e, ctx) => {
     stackTraces: e.STACK_TRACES ?? false,
     /** Execute validated documents compiled by graphql-jit (cached per document) instead of interpreted by graphql-js. */
     compiledExecution: { enabled: e.COMPILED_EXECUTION ?? true, cacheSize: e.COMPILED_QUERY_CACHE_SIZE, cacheBytes: e.COMPILED_QUERY_CACHE_BYTES },
+    /**
+     * Client connections: the headers must arrive within `headersTimeoutMs` and the whole request (headers and
+     * body) within `requestTimeoutMs` of its first byte, else it is answered 408 and its connection closed;
+     * connections beyond `maxConnections` are closed as they are accepted.
+     */
+    connections: { headersTimeoutMs: e.HEADERS_TIMEOUT_MS, requestTimeoutMs: e.REQUEST_TIMEOUT_MS, maxConnections: e.MAX_CONNECTIONS },
   };
 });
 

@@ -34,6 +34,8 @@ export interface GatewayMetrics {
   recordRefusal(code: string): void;
   recordUpstream(event: UpstreamCallEvent): void;
   close(): void;
+  /** A request refused by the trusted-documents check (TRUSTED_DOCUMENTS), by its error code. */
+  recordTrustedDocumentRefusal(code: string): void;
 }
 
 /** Metrics of one gateway instance, fed by the request plugin and the platform seam's observer. */
@@ -115,6 +117,14 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
     },
   });
 
+  // Trusted documents: the label is one of the few refusal codes the check answers, never client text.
+  const trustedDocumentRefusals = new Counter({
+    name: 'trusted_document_refusals_total',
+    help: 'Requests refused by the trusted-documents check (TRUSTED_DOCUMENTS), by error code',
+    labelNames: ['code'] as const,
+    registers: [registry],
+  });
+
   // Names are kept cut, so two long names with a common prefix share a series.
   const operations = new Set<string>();
   const operationLabel = (name: string): string => {
@@ -143,6 +153,9 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
     close() {
       stopObservingAnchors();
       registry.clear();
+    },
+    recordTrustedDocumentRefusal(code) {
+      trustedDocumentRefusals.inc({ code });
     },
   };
 }
