@@ -32,9 +32,10 @@ export interface Gateway {
 }
 
 /**
- * Express tags every answer it sends with a weak ETag. GraphQL answers are
- * `no-store` (they carry account data and change with every call), so a tag
- * only costs a hash of each body; the playground's static files keep theirs.
+ * Express tags every answer it sends with a weak ETag. Its answers here are
+ * health, readiness, metrics and refusals, which change with every call or
+ * are never cached, so a tag only costs a hash of each body; the playground's
+ * static files keep theirs (served by express.static, which sets its own).
  */
 function withoutEtags(app: express.Express): void {
   app.set('etag', false);
@@ -146,7 +147,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     persistedQueries: hardening.apollo.persistedQueries,
     formatError: formatError({ production, echoChars: config.echoChars, logger }),
     // start.ts owns SIGTERM/SIGINT: Apollo's own handler would start a second stop() beside the
-    // gateway's and re-raise the signal, so the gateway's drain never completed outside NODE_ENV=test.
+    // gateway's and re-raise the signal, ending the process before the gateway's drain.
     stopOnTerminationSignals: false,
     plugins: [
       // In-flight requests get up to SHUTDOWN_TIMEOUT_MS to finish once the listener has closed.
