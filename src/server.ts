@@ -196,11 +196,12 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   app.use(hardening.errorHandler);
 
   // The server's only listener: every request gets its id here, and /graphql goes straight to the
-  // endpoint. With the playground served, a GET goes through the app, whose router serves a browser the page.
-  const graphqlGet = !config.playground;
+  // endpoint. With the playground served, a GET (or HEAD) goes through the app, whose router serves a
+  // browser the page and passes anything else on to the same endpoint.
+  const direct = (method: string | undefined) => !config.playground || (method !== 'GET' && method !== 'HEAD');
   server.on('request', (req, res) => {
     serveInRequestScope(req, () => {
-      if (isGraphQLPath(req.url) && (graphqlGet || req.method !== 'GET')) graphql(req, res);
+      if (isGraphQLPath(req.url) && direct(req.method)) graphql(req, res);
       else app(req, res);
     });
   });
