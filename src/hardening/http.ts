@@ -224,7 +224,7 @@ const PLAYGROUND_OFF_PAGE = `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>GraphQL endpoint</title></head>
 <body>
-<p>This is the GraphQL endpoint of the gateway. The playground is off in production: set <code>PLAYGROUND=true</code> to serve it here.</p>
+<p>This is the GraphQL endpoint of the gateway. The playground is off (off by default in production): set <code>PLAYGROUND=true</code> to serve it here.</p>
 <p>GraphQL clients send <code>POST /graphql</code> with a JSON body.</p>
 </body>
 </html>

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type Socket } from 'node:net';
+import { testConfig } from '../../src/config.ts';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
 
 // The bounds on client connections, on the real process (`node src/main.ts`, production mode)
@@ -150,4 +151,10 @@ describe('bounds on client connections', () => {
     expect([response.status, await response.json()]).toEqual([200, { data: { __typename: 'Query' } }]);
   });
 
+
+  it('refuses at start-up a header timeout longer than the request timeout, which Node would not take', () => {
+    expect(() => testConfig({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '4000' })).toThrow('HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS (4000)');
+    expect(testConfig({ HEADERS_TIMEOUT_MS: '4000', REQUEST_TIMEOUT_MS: '4000' }).connections).toEqual({ headersTimeoutMs: 4000, requestTimeoutMs: 4000, maxConnections: 4096 });
+    expect(testConfig().connections).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 4096 });
+  });
 });

@@ -66,7 +66,7 @@ describe('playground', () => {
   it('is not served in production: a browser gets a short page saying so, and how to turn it on', async () => {
     const response = await browserGet(production);
     expect([response.status, response.contentType]).toEqual([404, 'text/html; charset=utf-8']);
-    expect(response.text).toMatch(/The playground is off in production: set <code>PLAYGROUND=true<\/code> to serve it here\./);
+    expect(response.text).toMatch(/The playground is off \(off by default in production\): set <code>PLAYGROUND=true<\/code> to serve it here\./);
     expect(response.text).not.toMatch(/playground-config|<script/);
   });
 

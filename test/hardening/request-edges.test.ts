@@ -148,7 +148,7 @@ describe('a browser opening /graphql in production', () => {
   it.each([['text/html'], [browserAccept]])('with Accept %s gets a page saying the playground is off', async (accept) => {
     const response = await read(await fetch(`${production.gateway.url}/graphql`, { headers: { accept } }));
     expect([response.status, response.contentType]).toEqual([404, 'text/html; charset=utf-8']);
-    expect(response.text).toContain('The playground is off in production: set <code>PLAYGROUND=true</code> to serve it here.');
+    expect(response.text).toContain('The playground is off (off by default in production): set <code>PLAYGROUND=true</code> to serve it here.');
   });
 
   it('leaves API clients’ GETs as they were: the JSON answers of the GraphQL server', async () => {
