@@ -79,7 +79,30 @@ function trickle(head: string, rest: string, everyMs: number): Promise<Outcome> 
 const BODY = JSON.stringify({ query: '{ __typename }' }).padEnd(400, ' ');
 
 describe('bounds on client connections', () => {
-  // First: fetch() keeps its connections open, and they would count against the cap.
+  it('cuts a request whose body trickles in: 408 and the connection closed, before the body is complete', async () => {
+    const head = `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${BODY.length}\r\n\r\n`;
+    const outcome = await trickle(head, BODY, 100);
+    expect(outcome.complete).toBe(false);
+    expect(outcome.received).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(outcome.received).toMatch(/\r\nConnection: close\r\n/i);
+  }, 30_000);
+
+  it('cuts a request whose headers trickle in', async () => {
+    const headers = `Host: 127.0.0.1\r\nContent-Type: application/json\r\nX-Padding: ${'p'.repeat(200)}\r\nContent-Length: 2\r\n\r\n{}`;
+    const outcome = await trickle('POST /graphql HTTP/1.1\r\n', headers, 100);
+    expect(outcome.complete).toBe(false);
+    expect(outcome.received).toMatch(/^(HTTP\/1\.1 408 Request Timeout\r\n|$)/);
+  }, 30_000);
+
+  it('serves a request sent at a normal pace with the same settings', async () => {
+    const head = `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${BODY.length}\r\n\r\n`;
+    const outcome = await trickle(head + BODY, '', 100);
+    expect(outcome.complete).toBe(true);
+    expect(outcome.received).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(outcome.received.slice(outcome.received.indexOf('\r\n\r\n') + 4)).toBe('{"data":{"__typename":"Query"}}\n');
+  });
+
+  // Last: every connection of the tests above has been closed by the server, so none counts against the cap.
   it(`closes the connection beyond MAX_CONNECTIONS (${MAX_CONNECTIONS}) as it is accepted, and takes one again once another closes`, async () => {
     const open = (): Promise<Socket> =>
       new Promise((resolve, reject) => {
@@ -130,26 +153,6 @@ describe('bounds on client connections', () => {
       for (const socket of held) socket.destroy();
     }
   }, 30_000);
-
-  it('cuts a request whose body trickles in: 408 and the connection closed, before the body is complete', async () => {
-    const head = `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${BODY.length}\r\n\r\n`;
-    const outcome = await trickle(head, BODY, 100);
-    expect(outcome.complete).toBe(false);
-    expect(outcome.received).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
-    expect(outcome.received).toMatch(/\r\nConnection: close\r\n/i);
-  }, 30_000);
-
-  it('cuts a request whose headers trickle in', async () => {
-    const headers = `Host: 127.0.0.1\r\nContent-Type: application/json\r\nX-Padding: ${'p'.repeat(200)}\r\nContent-Length: 2\r\n\r\n{}`;
-    const outcome = await trickle('POST /graphql HTTP/1.1\r\n', headers, 100);
-    expect(outcome.complete).toBe(false);
-    expect(outcome.received).toMatch(/^(HTTP\/1\.1 408 Request Timeout\r\n|$)/);
-  }, 30_000);
-
-  it('serves a request sent at a normal pace with the same settings', async () => {
-    const response = await fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY });
-    expect([response.status, await response.json()]).toEqual([200, { data: { __typename: 'Query' } }]);
-  });
 
 
   it('refuses at start-up a header timeout longer than the request timeout, which Node would not take', () => {
