@@ -57,7 +57,9 @@ export function graphqlEndpoint<TContext extends BaseContext>({ apollo, context,
 
   return (req, res, fail) => {
     const requestId = currentRequestId();
-    const failed = (error: unknown) => {
+    const failed = (thrown: unknown) => {
+      // A rejection without a reason is still a failure: the error handler must see an error.
+      const error = thrown ?? new Error('GraphQL request failed without a reason');
       if (res.headersSent) res.destroy(error as Error);
       else if (fail) fail(error);
       else answerFailure(req, res, error);
