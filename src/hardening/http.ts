@@ -209,7 +209,7 @@ function preference(ranges: string[], type: string): Preference | undefined {
 }
 
 /** A browser navigating to the endpoint (it prefers HTML to JSON and asks no query), as opposed to a GraphQL client's GET. */
-export function isBrowserNavigation(req: IncomingMessage): boolean {
+function isBrowserNavigation(req: IncomingMessage): boolean {
   const accept = req.headers.accept;
   if (req.method !== 'GET' || accept === undefined || !accept.includes('html')) return false;
   if (new URL(req.url ?? '/', 'http://gateway').searchParams.has('query')) return false;
