@@ -89,6 +89,10 @@ export const schema = z.object({
   RATE_LIMIT_PER_SECOND: z.coerce.number().min(0.001).max(1_000_000).optional(),
   RATE_LIMIT_BURST: int(1, 1_000_000).optional(),
   RATE_LIMIT_STORE_TIMEOUT_MS: int(1, 10_000).default(100),
+  // Bounds on client connections: slow headers and bodies, and how many connections are held open.
+  HEADERS_TIMEOUT_MS: int(100, 600_000).default(10_000),
+  REQUEST_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  MAX_CONNECTIONS: int(1, 1_000_000).default(4_096),
 });
 
 export type Env = z.input<typeof schema>;
@@ -152,6 +156,10 @@ const configSchema = schema.transform((e, ctx) => {
   const rateLimit = e.RATE_LIMIT_PER_SECOND === undefined ? undefined : rateLimitWindow(e.RATE_LIMIT_PER_SECOND, e.RATE_LIMIT_BURST);
   if (typeof rateLimit === 'string') {
     ctx.addIssue({ code: 'custom', path: ['RATE_LIMIT_BURST'], message: rateLimit });
+    return z.NEVER;
+  }
+  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
+    ctx.addIssue({ code: 'custom', path: ['HEADERS_TIMEOUT_MS'], message: `must not exceed REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS})` });
     return z.NEVER;
   }
   if (e.TRUSTED_DOCUMENTS_ONLY && !e.TRUSTED_DOCUMENTS) {
@@ -257,6 +265,12 @@ const configSchema = schema.transform((e, ctx) => {
     scaling: { workers: e.WORKERS === 'auto' ? availableParallelism() : Number(e.WORKERS), shutdownDelayMs: e.SHUTDOWN_DELAY_MS },
     /** Per-caller request budget (absent: off); shared through REDIS_URL when set. */
     rateLimit: rateLimit && { ...rateLimit, storeTimeoutMs: e.RATE_LIMIT_STORE_TIMEOUT_MS },
+    /**
+     * Client connections: the headers must arrive within `headersTimeoutMs` and the whole request (headers and
+     * body) within `requestTimeoutMs` of its first byte, else it is answered 408 and its connection closed;
+     * connections beyond `maxConnections` are closed as they are accepted.
+     */
+    connections: { headersTimeoutMs: e.HEADERS_TIMEOUT_MS, requestTimeoutMs: e.REQUEST_TIMEOUT_MS, maxConnections: e.MAX_CONNECTIONS },
   };
 });
 

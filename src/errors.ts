@@ -34,8 +34,10 @@ export const ErrorCode = {
   // Refusals of the request body, before GraphQL (src/hardening/http.ts).
   /** The body is larger than MAX_BODY_BYTES. */
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
-  /** The body is not JSON in UTF-8, or has an encoding other than gzip or deflate. */
+  /** The body's charset or content encoding is not one the gateway reads (HTTP 415). */
   UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  /** The request body is not valid data of the Content-Encoding it declares (a corrupt or truncated gzip, …). */
+  BAD_CONTENT_ENCODING: 'BAD_CONTENT_ENCODING',
   // Trusted documents (src/hardening/trusted-documents.ts).
   /** The document id is not in the manifest. */
   PERSISTED_QUERY_NOT_IN_LIST: 'PERSISTED_QUERY_NOT_IN_LIST',

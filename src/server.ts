@@ -1,25 +1,23 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { createContext, type GatewayContext } from './context.ts';
 import { CompiledExecution, compiledExecutionGateway } from './execution/compiled-executor.ts';
 import { formatError } from './format-error.ts';
-import { graphqlHttp } from './graphql-http.ts';
+import { graphqlEndpoint } from './graphql-http.ts';
 import { setupHardening } from './hardening/index.ts';
 import { Readiness } from './health.ts';
 import { createLogger } from './logger.ts';
 import { setupObservability } from './observability/index.ts';
-import { currentRequestId, runWithRequestId } from './observability/request-scope.ts';
+import { currentRequestId, serveInRequestScope } from './observability/request-scope.ts';
 import { PlatformHttp } from './platform/http.ts';
 import type { ExampleValues } from './playground/index.ts';
-import { requestIdFrom } from './request-id.ts';
 import { buildSchema } from './schema.ts';
 
 export interface Gateway {
@@ -34,9 +32,10 @@ export interface Gateway {
 }
 
 /**
- * Express tags every answer it sends with a weak ETag. GraphQL answers are
- * `no-store` (they carry account data and change with every call), so a tag
- * only costs a hash of each body; the playground's static files keep theirs.
+ * Express tags every answer it sends with a weak ETag. Its answers here are
+ * health, readiness, metrics and refusals, which change with every call or
+ * are never cached, so a tag only costs a hash of each body; the playground's
+ * static files keep theirs (served by express.static, which sets its own).
  */
 function withoutEtags(app: express.Express): void {
   app.set('etag', false);
@@ -59,6 +58,43 @@ function inlineTraceWhenAsked(): ApolloServerPlugin<GatewayContext> {
       return traced?.(requestContext);
     },
   };
+}
+
+/** The GraphQL endpoint's own path, served straight from the listener (`/graphql/` and below reach it through the app). */
+function isGraphQLPath(url: string | undefined): boolean {
+  return url === '/graphql' || (url !== undefined && url.startsWith('/graphql?'));
+}
+
+/** Interval at which Node checks HEADERS_TIMEOUT_MS and REQUEST_TIMEOUT_MS (its default, 30 s, would let a request outlive a small bound by that much). */
+const TIMEOUT_CHECK_MS = 1_000;
+
+/** Connections refused at MAX_CONNECTIONS are logged at most this often, with how many were refused since. */
+const DROP_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * The HTTP server with the bounds on client connections: headers within HEADERS_TIMEOUT_MS, the
+ * whole request (body included) within REQUEST_TIMEOUT_MS, else Node answers 408 and closes the
+ * connection; at MAX_CONNECTIONS open connections, a new one is closed as it is accepted.
+ */
+function boundedServer(config: Config, logger: Logger): Server {
+  const { headersTimeoutMs, requestTimeoutMs, maxConnections } = config.connections;
+  const server = createServer({
+    headersTimeout: headersTimeoutMs,
+    requestTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, headersTimeoutMs),
+  });
+  server.maxConnections = maxConnections;
+  let dropped = 0;
+  let loggedAt = 0;
+  server.on('drop', () => {
+    dropped += 1;
+    const now = Date.now();
+    if (now - loggedAt < DROP_LOG_INTERVAL_MS) return;
+    logger.warn({ dropped, maxConnections }, 'connections refused: MAX_CONNECTIONS open');
+    loggedAt = now;
+    dropped = 0;
+  });
+  return server;
 }
 
 /** Resolves once listening; rejects (instead of crashing the process) when the port is taken. */
@@ -89,10 +125,13 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   app.disable('x-powered-by');
   withoutEtags(app);
   // The listener is set once the GraphQL route exists; the drain plugin needs the server first.
-  const server = createServer();
+  const server = boundedServer(config, logger);
   const observability = await setupObservability({ config, http, logger });
   const readiness = new Readiness({ upstreamUrl, http, ...config.readiness });
-  const hardening = await setupHardening(config, logger, observability.metrics);
+  const hardening = await setupHardening(config, logger, {
+    rateLimit: observability.metrics,
+    onTrustedDocumentRefusal: (code) => observability.metrics?.recordTrustedDocumentRefusal(code),
+  });
 
   const schema = buildSchema();
   const compiled = config.compiledExecution.enabled ? new CompiledExecution(schema, config.compiledExecution.cacheSize, config.compiledExecution.cacheBytes) : undefined;
@@ -109,7 +148,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     persistedQueries: hardening.apollo.persistedQueries,
     formatError: formatError({ production, echoChars: config.echoChars, logger }),
     // start.ts owns SIGTERM/SIGINT: Apollo's own handler would start a second stop() beside the
-    // gateway's and re-raise the signal, so the gateway's drain never completed outside NODE_ENV=test.
+    // gateway's and re-raise the signal, ending the process before the gateway's drain.
     stopOnTerminationSignals: false,
     plugins: [
       // In-flight requests get up to SHUTDOWN_TIMEOUT_MS to finish once the listener has closed.
@@ -125,38 +164,48 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   });
   await apollo.start();
 
+  // An error the GraphQL endpoint hands to the app (below) is answered by the app's error handler.
+  const failures = new WeakMap<IncomingMessage, unknown>();
+  app.use((req, _res, next) => {
+    const failure = failures.get(req);
+    if (failure === undefined) return next();
+    failures.delete(req);
+    next(failure);
+  });
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
   app.get('/readyz', readiness.handler());
   observability.mount(app);
-  app.use('/graphql', hardening.webClientHeaders);
   if (config.playground) {
     // Loaded only where the playground is served: production start-up does not pay for it.
     const { playgroundRouter } = await import('./playground/index.ts');
     app.use(playgroundRouter({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues }));
   }
-  const graphql = graphqlHttp({
+  const graphql = graphqlEndpoint({
     apollo,
     context: async (req, res) => createContext({ config, http, logger }, req.headers, currentRequestId(), res),
-    bodyBytes: config.limits.bodyBytes,
-    // The same handlers, in the same order, as the Express route below.
-    handlers: [hardening.webClientHeaders, ...hardening.rateLimit, ...hardening.trustedDocuments],
-    fallback: app,
+    chain: hardening.graphqlChain,
+    fail: (req, res, error) => {
+      failures.set(req, error);
+      app(req, res);
+    },
   });
-  app.use(
-    '/graphql',
-    graphql.resume,
-    ...hardening.bodyParser,
-    // After body parsing: the parser's stream callbacks would not carry the scope along.
-    (req, _res, next) => runWithRequestId(requestIdFrom(req.headers), next),
-    ...hardening.rateLimit,
-    ...hardening.trustedDocuments,
-    expressMiddleware(apollo, { context: async ({ req, res }) => createContext({ config, http, logger }, req.headers, currentRequestId(), res) }),
-  );
-
+  // `/graphql/` and paths below it, and the playground's GET when it is not a page: the same endpoint.
+  app.use('/graphql', (req, res, next) => graphql(req, res, next));
+  app.use(hardening.notFound);
   app.use(hardening.errorHandler);
-  server.on('request', graphql.listener);
+
+  // The server's only listener: every request gets its id here, and /graphql goes straight to the
+  // endpoint. With the playground served, a GET (or HEAD) goes through the app, whose router serves a
+  // browser the page and passes anything else on to the same endpoint.
+  const direct = (method: string | undefined) => !config.playground || (method !== 'GET' && method !== 'HEAD');
+  server.on('request', (req, res) => {
+    serveInRequestScope(req, () => {
+      if (isGraphQLPath(req.url) && direct(req.method)) graphql(req, res);
+      else app(req, res);
+    });
+  });
 
   await listen(server, config.port, config.host);
   const { port } = server.address() as AddressInfo;

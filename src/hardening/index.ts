@@ -4,12 +4,12 @@ import type { ParseOptions, ValidationRule } from 'graphql';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config.ts';
 import { webClientHeaders, type NodeHandler } from './cors.ts';
-import { graphqlBodyParser, httpErrorHandler } from './http.ts';
+import { batchLimit, graphqlBodyReader, httpErrorHandler, notFoundHandler, playgroundOff } from './http.ts';
 import { noIntrospection } from './introspection.ts';
 import { hideSuggestionsPlugin, limitValidationRules, parseOptions, queryLimitsPlugin } from './limits.ts';
 import { persistedQueries } from './persisted-queries.ts';
 import { rateLimit, type RateLimitObserver } from './rate-limit.ts';
-import { loadTrustedDocuments, trustedDocumentsHandler, TrustedDocumentsError, type TrustedDocuments } from './trusted-documents.ts';
+import { loadTrustedDocuments, trustedDocumentsHandler, TrustedDocumentsError, type TrustedDocuments, type TrustedDocumentsPolicy } from './trusted-documents.ts';
 import { wellFormedVariablesPlugin } from './unicode.ts';
 
 export { tolerantCache } from './persisted-queries.ts';
@@ -23,30 +23,34 @@ export interface Hardening {
     persistedQueries: PersistedQueryOptions | false;
     allowBatchedHttpRequests: boolean;
   };
-  /** Body parsing for the GraphQL route, in place of a bare express.json(). */
-  bodyParser: RequestHandler[];
   /**
-   * After body parsing, in the request's scope, before everything else that looks at the request:
-   * the per-caller budget (HTTP 429 `RATE_LIMITED` over it); empty when RATE_LIMIT_PER_SECOND is unset.
+   * Every handler a request to /graphql goes through before Apollo Server, in order (see
+   * `graphqlChain`). The GraphQL endpoint (src/graphql-http.ts) runs this list and nothing else,
+   * however the request arrives: POST or GET, plain, compressed or batched.
    */
-  rateLimit: NodeHandler[];
-  /** After body parsing: ids of trusted documents swapped for their text (and, in `only` mode, anything else refused). */
-  trustedDocuments: NodeHandler[];
-  /** CORS and `Cache-Control: no-store`, first on the GraphQL route (plain Node handler). */
-  webClientHeaders: NodeHandler;
+  graphqlChain: NodeHandler[];
+  /** Mount after every route: a JSON 404 for any other path. */
+  notFound: RequestHandler;
   /** Mount last on the app: JSON errors without internals for anything that fails outside Apollo. */
   errorHandler: ErrorRequestHandler;
   /** Releases the shared stores (persisted queries, rate limit), if any. */
   close(): Promise<void>;
 }
 
+export interface HardeningObservers {
+  /** Counts a trusted-documents refusal by its code. */
+  onTrustedDocumentRefusal?: TrustedDocumentsPolicy['onRefusal'];
+  /** Counts the rate limit's refusals and its shared store's failures. */
+  rateLimit?: RateLimitObserver;
+}
+
 /** The gateway's abuse limits and request hygiene, from the configuration. */
-export async function setupHardening(config: Config, logger: Logger, observer?: RateLimitObserver): Promise<Hardening> {
+export async function setupHardening(config: Config, logger: Logger, observers: HardeningObservers = {}): Promise<Hardening> {
   const { limits } = config;
   const http = { bodyBytes: limits.bodyBytes, allowBatchedRequests: config.allowBatchedRequests, maxBatchSize: limits.batchSize };
   const trusted = config.trustedDocuments && (await trustedDocuments(config.trustedDocuments.file));
   const apq = await persistedQueries({ ...config.persistedQueries, redisUrl: config.redisUrl }, logger);
-  const limit = config.rateLimit && (await rateLimit({ ...config.rateLimit, redisUrl: config.redisUrl }, logger, observer));
+  const limit = config.rateLimit && (await rateLimit({ ...config.rateLimit, redisUrl: config.redisUrl }, logger, observers.rateLimit));
   const plugins: ApolloServerPlugin[] = [wellFormedVariablesPlugin(), queryLimitsPlugin(limits, config.paging, config.maxEntityRepresentations)];
   if (!config.fieldSuggestions) plugins.push(hideSuggestionsPlugin());
   return {
@@ -57,15 +61,42 @@ export async function setupHardening(config: Config, logger: Logger, observer?: 
       persistedQueries: apq.option,
       allowBatchedHttpRequests: config.allowBatchedRequests,
     },
-    webClientHeaders: webClientHeaders(config.cors),
-    bodyParser: graphqlBodyParser(http),
-    rateLimit: limit ? [limit.handler] : [],
-    trustedDocuments: trusted ? [trustedDocumentsHandler(trusted, config.trustedDocuments!.only)] : [],
+    graphqlChain: graphqlChain([
+      // CORS and `Cache-Control: no-store` first, so every answer below carries them; a preflight ends here.
+      webClientHeaders(config.cors),
+      // A browser opening the endpoint where the playground is not served gets a page saying so.
+      !config.playground && playgroundOff,
+      // The per-caller budget (HTTP 429 RATE_LIMITED over it): refused before the body is read.
+      limit && limit.handler,
+      // `req.body`: plain JSON, compressed, in another UTF charset, or none (GET); refusals of the body go to the error handler.
+      graphqlBodyReader(http),
+      config.allowBatchedRequests && batchLimit(http),
+      // Ids of trusted documents swapped for their text (and, in `only` mode, anything else refused).
+      trusted &&
+        trustedDocumentsHandler(trusted, {
+          only: config.trustedDocuments!.only,
+          echoChars: config.echoChars,
+          logger,
+          onRefusal: observers.onTrustedDocumentRefusal,
+        }),
+    ]),
+    notFound: notFoundHandler(),
     errorHandler: httpErrorHandler(http, logger),
     async close() {
       await Promise.all([apq.close(), limit?.close()]);
     },
   };
+}
+
+/**
+ * The ordered chain of /graphql handlers, the one place it is listed (above).
+ * Each is a node-style `(req, res, next)` handler: it may answer the request
+ * itself (and not call `next`), call `next()` to pass it on, or `next(error)`
+ * to have the app's error handler answer. An entry that is not a function is a
+ * handler the configuration leaves out.
+ */
+function graphqlChain(handlers: Array<NodeHandler | false | undefined>): NodeHandler[] {
+  return handlers.filter((handler): handler is NodeHandler => typeof handler === 'function');
 }
 
 /** A manifest that cannot be used stops start-up like a bad variable does. */

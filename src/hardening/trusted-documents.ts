@@ -2,8 +2,12 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Kind, parse } from 'graphql';
-import { requestIdFrom } from '../request-id.ts';
+import type { Logger } from 'pino';
+import { clip } from '../client-text.ts';
+import { ErrorCode } from '../errors.ts';
+import { requestIdOf } from '../observability/request-scope.ts';
 import type { NodeHandler } from './cors.ts';
+import { sendError } from './http.ts';
 
 /**
  * Trusted documents (Apollo Router's safelist, Hive's persisted documents):
@@ -19,15 +23,6 @@ import type { NodeHandler } from './cors.ts';
  * (the production default), every other request is refused here, before any
  * parsing: the gateway runs nothing but the manifest's operations.
  */
-
-export const TRUSTED_DOCUMENT_CODES = {
-  /** The id is not in the manifest. */
-  notInList: 'PERSISTED_QUERY_NOT_IN_LIST',
-  /** Only trusted documents run, and the request sent a document's text instead of its id. */
-  idRequired: 'PERSISTED_QUERY_ID_REQUIRED',
-  /** The request sent both an id and a text, and the text is not the id's document. */
-  mismatch: 'PERSISTED_QUERY_MISMATCH',
-} as const;
 
 export class TrustedDocumentsError extends Error {
   override name = 'TrustedDocumentsError';
@@ -81,7 +76,7 @@ export async function loadTrustedDocuments(file: string): Promise<TrustedDocumen
 }
 
 /** What a request body (or the parameters of a GET) becomes. */
-export type Resolution = { kind: 'pass' } | { kind: 'resolved'; request: Record<string, unknown> } | { kind: 'refused'; code: string; message: string };
+export type Resolution = { kind: 'pass' } | { kind: 'resolved'; request: Record<string, unknown> } | { kind: 'refused'; code: ErrorCode; message: string };
 
 function persistedQueryHash(extensions: unknown): string | undefined {
   const persisted = (extensions as { persistedQuery?: { sha256Hash?: unknown } } | null | undefined)?.persistedQuery;
@@ -98,31 +93,32 @@ function withoutPersistedQuery(extensions: unknown): Record<string, unknown> | u
  * One GraphQL request (`{ query?, doc_id?, documentId?, extensions?, … }`)
  * against the manifest. An unknown `doc_id` is refused in every mode (nothing
  * else could resolve it); an unknown APQ hash is left to automatic persisted
- * queries unless only trusted documents may run.
+ * queries unless only trusted documents may run. An id repeated in a message
+ * is cut to `echoChars` characters (MAX_ECHOED_CHARS), as every echo is.
  */
-export function resolveTrustedDocument(documents: TrustedDocuments, only: boolean, request: Record<string, unknown>): Resolution {
+export function resolveTrustedDocument(documents: TrustedDocuments, only: boolean, request: Record<string, unknown>, echoChars: number): Resolution {
   const { doc_id: docId, documentId, ...rest } = request;
   const named = docId ?? documentId;
   const hash = persistedQueryHash(request.extensions);
   const id = typeof named === 'string' ? named : hash;
   if (named !== undefined && typeof named !== 'string') {
-    return { kind: 'refused', code: 'BAD_REQUEST', message: 'doc_id must be a string: the id of a trusted document' };
+    return { kind: 'refused', code: ErrorCode.BAD_REQUEST, message: 'doc_id must be a string: the id of a trusted document' };
   }
   if (id === undefined) {
     if (!only) return { kind: 'pass' };
     return {
       kind: 'refused',
-      code: TRUSTED_DOCUMENT_CODES.idRequired,
+      code: ErrorCode.PERSISTED_QUERY_ID_REQUIRED,
       message: 'This gateway runs trusted documents only: send the operation’s id (Relay doc_id, or Apollo extensions.persistedQuery.sha256Hash) instead of its text',
     };
   }
   const text = documents.lookup(id);
   if (text === undefined) {
     if (!only && named === undefined) return { kind: 'pass' };
-    return { kind: 'refused', code: TRUSTED_DOCUMENT_CODES.notInList, message: `No trusted document has the id "${id.slice(0, 128)}"` };
+    return { kind: 'refused', code: ErrorCode.PERSISTED_QUERY_NOT_IN_LIST, message: `No trusted document has the id "${clip(id, echoChars)}"` };
   }
   if (typeof rest.query === 'string' && rest.query !== text) {
-    return { kind: 'refused', code: TRUSTED_DOCUMENT_CODES.mismatch, message: `The query sent is not the trusted document "${id}"` };
+    return { kind: 'refused', code: ErrorCode.PERSISTED_QUERY_MISMATCH, message: `The query sent is not the trusted document "${clip(id, echoChars)}"` };
   }
   const extensions = withoutPersistedQuery(rest.extensions);
   const resolved: Record<string, unknown> = { ...rest, query: text };
@@ -131,10 +127,15 @@ export function resolveTrustedDocument(documents: TrustedDocuments, only: boolea
   return { kind: 'resolved', request: resolved };
 }
 
-function refuse(req: IncomingMessage, res: ServerResponse, code: string, message: string): void {
-  res.statusCode = 400;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.end(JSON.stringify({ errors: [{ message, extensions: { code, requestId: requestIdFrom(req.headers) } }] }));
+export interface TrustedDocumentsPolicy {
+  /** Refuse every request that does not name a manifest document (TRUSTED_DOCUMENTS_ONLY). */
+  only: boolean;
+  /** Longest client text repeated in a message (MAX_ECHOED_CHARS). */
+  echoChars: number;
+  /** Where each refusal is logged. */
+  logger: Logger;
+  /** Counts a refusal (the `trusted_document_refusals_total` metric). */
+  onRefusal?: (code: ErrorCode) => void;
 }
 
 /** The parameters of a GraphQL GET as a request object (`extensions` and `variables` stay JSON text). */
@@ -156,7 +157,17 @@ function getParameters(url: URL): Record<string, unknown> {
  * resolved GET has its URL rewritten. Works on plain Node requests (with
  * `body` set by a JSON parser) as well as on Express's.
  */
-export function trustedDocumentsHandler(documents: TrustedDocuments, only: boolean): NodeHandler {
+export function trustedDocumentsHandler(documents: TrustedDocuments, { only, echoChars, logger, onRefusal }: TrustedDocumentsPolicy): NodeHandler {
+  /**
+   * Logged at info like every client mistake, with the request id of the answer; the metric is what an
+   * operator watches (a burst of NOT_IN_LIST after a client release means the manifest was not deployed).
+   */
+  const refuse = (req: IncomingMessage, res: ServerResponse, code: ErrorCode, message: string): void => {
+    const requestId = requestIdOf(req);
+    logger.info({ requestId, code, message }, 'trusted document refused');
+    onRefusal?.(code);
+    sendError(res, 400, message, { code, requestId });
+  };
   return (req, res, next) => {
     const withBody = req as IncomingMessage & { body?: unknown };
     if (req.method === 'GET') {
@@ -167,7 +178,7 @@ export function trustedDocumentsHandler(documents: TrustedDocuments, only: boole
         next();
         return;
       }
-      const outcome = resolveTrustedDocument(documents, only, request);
+      const outcome = resolveTrustedDocument(documents, only, request, echoChars);
       if (outcome.kind === 'refused') return refuse(req, res, outcome.code, outcome.message);
       if (outcome.kind === 'resolved') {
         const search = new URLSearchParams();
@@ -183,11 +194,11 @@ export function trustedDocumentsHandler(documents: TrustedDocuments, only: boole
     for (const request of requests) {
       if (typeof request !== 'object' || request === null) {
         // Not a GraphQL request at all: Apollo refuses it with its own message, unless only trusted documents may run.
-        if (only) return refuse(req, res, TRUSTED_DOCUMENT_CODES.idRequired, 'This gateway runs trusted documents only: send a JSON object with the operation’s id');
+        if (only) return refuse(req, res, ErrorCode.PERSISTED_QUERY_ID_REQUIRED, 'This gateway runs trusted documents only: send a JSON object with the operation’s id');
         resolved.push(request);
         continue;
       }
-      const outcome = resolveTrustedDocument(documents, only, request as Record<string, unknown>);
+      const outcome = resolveTrustedDocument(documents, only, request as Record<string, unknown>, echoChars);
       if (outcome.kind === 'refused') return refuse(req, res, outcome.code, outcome.message);
       resolved.push(outcome.kind === 'resolved' ? outcome.request : request);
     }

@@ -38,6 +38,8 @@ export interface GatewayMetrics {
   /** The shared rate-limit store failed or did not answer in time: the request was counted in memory. */
   recordRateLimitStoreFailure(): void;
   close(): void;
+  /** A request refused by the trusted-documents check (TRUSTED_DOCUMENTS), by its error code. */
+  recordTrustedDocumentRefusal(code: string): void;
 }
 
 export type RateLimitedCaller = 'token' | 'address';
@@ -137,6 +139,13 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
     help: 'Rate-limit checks the shared store (Redis) failed or did not answer within RATE_LIMIT_STORE_TIMEOUT_MS; each was counted by this instance in memory',
     registers: [registry],
   });
+  // Trusted documents: the label is one of the few refusal codes the check answers, never client text.
+  const trustedDocumentRefusals = new Counter({
+    name: 'trusted_document_refusals_total',
+    help: 'Requests refused by the trusted-documents check (TRUSTED_DOCUMENTS), by error code',
+    labelNames: ['code'] as const,
+    registers: [registry],
+  });
 
   // Names are kept cut, so two long names with a common prefix share a series.
   const operations = new Set<string>();
@@ -172,6 +181,9 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
     close() {
       stopObservingAnchors();
       registry.clear();
+    },
+    recordTrustedDocumentRefusal(code) {
+      trustedDocumentRefusals.inc({ code });
     },
   };
 }

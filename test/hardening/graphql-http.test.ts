@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { startStack, type Stack } from '../support/stack.ts';
 
-// POST /graphql is served from node:http straight to Apollo; /graphql/ (and
-// anything unusual) goes through the Express route. Both must answer every
-// request alike: same status, content type and body, refusals included.
+// /graphql is served from node:http straight to the GraphQL endpoint; /graphql/
+// reaches the same endpoint through the Express app, which also answers the
+// failures the endpoint passes on. Both must answer every request alike: same
+// status, content type and body, refusals included.
 
 let stack: Stack;
 let batching: Stack;

@@ -63,11 +63,11 @@ describe('introspection', () => {
 });
 
 describe('playground', () => {
-  it('is not served in production: a browser gets the GraphQL server’s JSON refusal', async () => {
+  it('is not served in production: a browser gets a short page saying so, and how to turn it on', async () => {
     const response = await browserGet(production);
-    expect(response.status).toBe(400);
-    expect(response.contentType).toMatch(/^application\/json/);
-    expect(response.text).not.toMatch(/<html|playground/i);
+    expect([response.status, response.contentType]).toEqual([404, 'text/html; charset=utf-8']);
+    expect(response.text).toMatch(/The playground is off \(off by default in production\): set <code>PLAYGROUND=true<\/code> to serve it here\./);
+    expect(response.text).not.toMatch(/playground-config|<script/);
   });
 
   it('is served in production with PLAYGROUND=true', async () => {

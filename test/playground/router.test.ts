@@ -184,12 +184,16 @@ describe('gateway with the playground', () => {
     expect([get.status, await get.json()]).toEqual([200, { data: { __typename: 'Query' } }]);
   });
 
-  it('is not mounted when PLAYGROUND=false: a browser GET reaches the GraphQL server', async () => {
+  it('is not mounted when PLAYGROUND=false: a browser GET is told so, and its assets are not found', async () => {
     const page = await fetch(`${disabled.gateway.url}/graphql`, { headers: { accept: BROWSER_ACCEPT } });
-    expect(page.status).toBe(400);
-    expect(page.headers.get('content-type')).not.toContain('text/html');
-    const asset = await fetch(`${disabled.gateway.url}/playground/playground.js`);
-    expect(asset.status).toBe(404);
-    expect(await asset.text()).toContain('<pre>Cannot GET /playground/playground.js</pre>');
+    expect([page.status, page.headers.get('content-type')]).toEqual([404, 'text/html; charset=utf-8']);
+    const text = await page.text();
+    expect(text).toContain('The playground is off (off by default in production): set <code>PLAYGROUND=true</code> to serve it here.');
+    expect(text).not.toContain('playground-config');
+    const asset = await fetch(`${disabled.gateway.url}/playground/playground.js`, { headers: { 'x-request-id': 'asset-1' } });
+    expect([asset.status, await asset.json()]).toEqual([
+      404,
+      { errors: [{ message: 'Not found: the GraphQL endpoint is POST /graphql', extensions: { code: 'NOT_FOUND', requestId: 'asset-1' } }] },
+    ]);
   });
 });

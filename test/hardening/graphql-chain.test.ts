@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { gzipSync } from 'node:zlib';
+import type { Config } from '../../src/config.ts';
+import type { NodeHandler } from '../../src/hardening/cors.ts';
+import type { Logger } from 'pino';
+
+// A handler registered once in the hardening chain (where a rate limit is added) must run exactly
+// once for every way into /graphql, before Apollo, inside the request's scope, and its own answer
+// must end the request whatever the request's kind.
+
+const actual = await import('../../src/hardening/index.ts');
+const { currentRequestId } = await import('../../src/observability/request-scope.ts');
+
+interface Seen {
+  requestId: string | undefined;
+  scope: string | undefined;
+  method: string | undefined;
+  /** Whether the body had been read when the handler ran (it runs before the body reader). */
+  bodyRead: boolean;
+}
+const seen: Seen[] = [];
+
+/** Refuses a request carrying `x-refuse`, as a rate limit would; records every request it sees. */
+const probe: NodeHandler = (req, res, next) => {
+  seen.push({ requestId: req.headers['x-request-id'] as string | undefined, scope: currentRequestId(), method: req.method, bodyRead: 'body' in req });
+  if (req.headers['x-refuse'] === undefined) return next();
+  res.statusCode = 429;
+  res.setHeader('content-type', 'application/json');
+  res.end(JSON.stringify({ errors: [{ message: 'refused by the probe', extensions: { code: 'RATE_LIMITED', requestId: currentRequestId() } }] }));
+};
+
+jest.unstable_mockModule('../../src/hardening/index.ts', () => ({
+  ...actual,
+  setupHardening: async (config: Config, logger: Logger, observers?: Parameters<typeof actual.setupHardening>[2]) => {
+    const hardening = await actual.setupHardening(config, logger, observers);
+    // The one registration: right after the web-client headers, where the chain says a rate limit goes.
+    hardening.graphqlChain.splice(1, 0, probe);
+    return hardening;
+  },
+}));
+
+const { startStack } = await import('../support/stack.ts');
+type Stack = Awaited<ReturnType<typeof startStack>>;
+
+let production: Stack;
+let development: Stack;
+
+beforeAll(async () => {
+  [production, development] = await Promise.all([
+    startStack({ NODE_ENV: 'production', ALLOW_BATCHED_REQUESTS: 'true' }),
+    // The playground is served: a GET reaches the endpoint through the app's router.
+    startStack({ NODE_ENV: 'development' }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([production.close(), development.close()]);
+});
+
+const QUERY = '{ exceptions(first: 1) { totalCount } }';
+
+interface Way {
+  name: string;
+  path: string;
+  init: RequestInit;
+}
+
+function ways(stack: Stack): Way[] {
+  const auth = { authorization: `Bearer ${stack.acme}` };
+  const json = { ...auth, 'content-type': 'application/json' };
+  const body = JSON.stringify({ query: QUERY });
+  return [
+    { name: 'a plain JSON POST', path: '/graphql', init: { method: 'POST', headers: json, body } },
+    { name: 'a gzip POST', path: '/graphql', init: { method: 'POST', headers: { ...json, 'content-encoding': 'gzip' }, body: new Uint8Array(gzipSync(body)) } },
+    { name: 'a chunked POST (no length)', path: '/graphql', init: { method: 'POST', headers: json, body: new Blob([body]).stream(), duplex: 'half' } as RequestInit },
+    { name: 'a POST with charset=utf-16le', path: '/graphql', init: { method: 'POST', headers: { ...auth, 'content-type': 'application/json; charset=utf-16le' }, body: new Uint8Array(Buffer.from(body, 'utf16le')) } },
+    { name: 'a batch', path: '/graphql', init: { method: 'POST', headers: json, body: JSON.stringify([{ query: QUERY }, { query: QUERY }]) } },
+    { name: 'a GET', path: `/graphql?query=${encodeURIComponent(QUERY)}`, init: { headers: { ...auth, 'apollo-require-preflight': 'true' } } },
+    { name: 'a POST to /graphql/', path: '/graphql/', init: { method: 'POST', headers: json, body } },
+  ];
+}
+
+const answer = { data: { exceptions: { totalCount: expect.any(Number) } } };
+
+describe('the /graphql chain', () => {
+  it('runs a handler registered once for every way into /graphql, once per request, in the request’s scope and before the body is read', async () => {
+    for (const way of ways(production)) {
+      seen.length = 0;
+      const id = `chain-${way.name.replace(/\W+/g, '-')}`;
+      const response = await fetch(`${production.gateway.url}${way.path}`, { ...way.init, headers: { ...(way.init.headers as Record<string, string>), 'x-request-id': id } });
+      const body: unknown = await response.json();
+      expect([way.name, response.status]).toEqual([way.name, 200]);
+      expect(body).toEqual(way.name === 'a batch' ? [answer, answer] : answer);
+      expect(seen).toEqual([{ requestId: id, scope: id, method: way.init.method ?? 'GET', bodyRead: false }]);
+    }
+  });
+
+  it('ends every kind of request with the handler’s own answer: nothing reaches the GraphQL server', async () => {
+    for (const way of ways(production)) {
+      seen.length = 0;
+      production.sandbox.resetRequests();
+      const response = await fetch(`${production.gateway.url}${way.path}`, { ...way.init, headers: { ...(way.init.headers as Record<string, string>), 'x-refuse': '1', 'x-request-id': 'refused-1' } });
+      expect([way.name, response.status, await response.json()]).toEqual([
+        way.name,
+        429,
+        { errors: [{ message: 'refused by the probe', extensions: { code: 'RATE_LIMITED', requestId: 'refused-1' } }] },
+      ]);
+      expect(seen).toHaveLength(1);
+      expect(production.platformCalls()).toEqual([]);
+    }
+  });
+
+  it('runs it once for a GET where the playground is served, and not for the playground page', async () => {
+    seen.length = 0;
+    const query = await fetch(`${development.gateway.url}/graphql?query=${encodeURIComponent(QUERY)}`, {
+      headers: { authorization: `Bearer ${development.acme}`, 'apollo-require-preflight': 'true', 'x-request-id': 'dev-get' },
+    });
+    expect([query.status, await query.json()]).toEqual([200, answer]);
+    expect(seen).toEqual([{ requestId: 'dev-get', scope: 'dev-get', method: 'GET', bodyRead: false }]);
+    seen.length = 0;
+    const page = await fetch(`${development.gateway.url}/graphql`, { headers: { accept: 'text/html' } });
+    await page.text();
+    expect([200, 503]).toContain(page.status);
+    expect(seen).toEqual([]);
+  });
+
+  it('keeps the id the handler saw in scope for the platform calls', async () => {
+    // The id the handler saw in scope is the one the answer's errors and the platform calls carry.
+    seen.length = 0;
+    production.sandbox.resetRequests();
+    const response = await fetch(`${production.gateway.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${production.acme}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: QUERY }),
+    });
+    expect(response.status).toBe(200);
+    const scoped = seen[0]?.scope;
+    expect(scoped).toMatch(/^[0-9a-f-]{36}$/);
+    expect(production.platformCalls().map((call) => call.requestId)).toEqual([scoped]);
+  });
+});
