@@ -6,6 +6,21 @@ import { z } from 'zod';
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
+/** Platform calls one GraphQL request may make (MAX_PLATFORM_CALLS_PER_REQUEST); docs/security.md says how it was chosen. */
+export const DEFAULT_MAX_PLATFORM_CALLS_PER_REQUEST = 200;
+
+/** How many calls of one platform route may be in flight and wait: settings left unset are sized from the socket pool. */
+export interface RouteLimits {
+  /** Calls of one route (breaker key) in flight at once: half the pool by default, so a hung route leaves the other half to the rest. */
+  maxInFlight: number;
+  /** Calls of one route waiting for a slot; past it they are refused with UPSTREAM_BUSY. */
+  queue: number;
+}
+
+export function routeLimits(maxSockets: number, maxInFlight?: number, queue?: number): RouteLimits {
+  return { maxInFlight: maxInFlight ?? Math.max(1, Math.floor(maxSockets / 2)), queue: queue ?? 4 * maxSockets };
+}
+
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -66,6 +81,11 @@ const schema = z.object({
   COMPILED_EXECUTION: bool.optional(),
   COMPILED_QUERY_CACHE_SIZE: int(1, 100_000).default(1_000),
   COMPILED_QUERY_CACHE_BYTES: int(1_024, 1_073_741_824).default(8_388_608),
+  // Platform protection: per-route bounds on calls in flight, identical reads shared, a call budget per request.
+  UPSTREAM_ROUTE_MAX_IN_FLIGHT: int(1, 10_000).optional(),
+  UPSTREAM_ROUTE_QUEUE: int(0, 1_000_000).optional(),
+  UPSTREAM_SHARE_READS: bool.optional(),
+  MAX_PLATFORM_CALLS_PER_REQUEST: int(1, 100_000).default(DEFAULT_MAX_PLATFORM_CALLS_PER_REQUEST),
 });
 
 export type Env = z.input<typeof schema>;
@@ -201,6 +221,13 @@ const configSchema = schema.transform((e, ctx) => {
     stackTraces: e.STACK_TRACES ?? false,
     /** Execute validated documents compiled by graphql-jit (cached per document) instead of interpreted by graphql-js. */
     compiledExecution: { enabled: e.COMPILED_EXECUTION ?? true, cacheSize: e.COMPILED_QUERY_CACHE_SIZE, cacheBytes: e.COMPILED_QUERY_CACHE_BYTES },
+    /** What the gateway does to protect the platform (src/platform/http.ts, client.ts). */
+    platformProtection: {
+      route: routeLimits(e.UPSTREAM_MAX_SOCKETS, e.UPSTREAM_ROUTE_MAX_IN_FLIGHT, e.UPSTREAM_ROUTE_QUEUE),
+      /** Identical GETs of concurrent requests (same token, path and query) share one call while it is in flight. */
+      shareReads: e.UPSTREAM_SHARE_READS ?? true,
+      maxCallsPerRequest: e.MAX_PLATFORM_CALLS_PER_REQUEST,
+    },
   };
 });
 

@@ -18,6 +18,8 @@ export const ErrorCode = {
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
   /** `extensions.persistedQuery.sha256Hash` is not the SHA-256 of the `query` sent with it. */
   PERSISTED_QUERY_HASH_MISMATCH: 'PERSISTED_QUERY_HASH_MISMATCH',
+  /** The gateway refused the platform call: that route has as many calls in flight and queued as it allows. Retryable. */
+  UPSTREAM_BUSY: 'UPSTREAM_BUSY',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
