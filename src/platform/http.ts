@@ -125,6 +125,8 @@ export class PlatformHttp {
   /** Keys the credential part of `reads`' keys, so they never hold a token nor a plain hash of one. */
   private readonly credentialSecret = randomBytes(32);
   private readonly observers: UpstreamObserver[] = [];
+  /** Each attempt's stream → what its call does when that attempt times out (see judged()). */
+  private readonly timedOut = new WeakMap<GotRequest, () => boolean>();
   private tracer: UpstreamTracer | undefined;
 
   constructor(baseUrl: string, settings: Config['upstream'], protection?: ProtectionSettings) {
@@ -153,9 +155,11 @@ export class PlatformHttp {
         statusCodes: [429, 502, 503, 504],
         errorCodes: ['ETIMEDOUT', 'ECONNRESET', 'EADDRINUSE', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'ENETUNREACH', 'EAI_AGAIN'],
         maxRetryAfter: settings.retryAfterCapMs,
-        calculateDelay: ({ attemptCount, computedValue, retryAfter }) => {
+        calculateDelay: ({ attemptCount, computedValue, retryAfter, error }) => {
           // computedValue is 0 when got's rules (method, status, limit, Retry-After over the cap) forbid a retry.
           if (computedValue === 0) return 0;
+          // A timed-out attempt tells its route's breaker now, before any backoff, and is not retried once it opened.
+          if (error instanceof TimeoutError && this.timedOut.get(error.request as GotRequest)?.() === false) return 0;
           if (retryAfter !== undefined) return computedValue;
           const ceiling = settings.retryBaseMs * 2 ** (attemptCount - 1);
           return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
@@ -371,9 +375,9 @@ export class PlatformHttp {
   /**
    * One call through got's stream interface, which skips the promise interface's per-call layer
    * (docs/benchmark.md). Retries (GETs only), their delays and timeouts are still got's: each retry
-   * hands over a new stream, which is read instead; a timed-out attempt is retried only while
-   * `attemptTimedOut` allows. A PUT's JSON body is written by got. The signal destroys the stream in
-   * flight (or the one waiting to retry).
+   * hands over a new stream, which is read instead; a timed-out attempt is retried only when
+   * `attemptTimedOut` allows (got's calculateDelay asks it). A PUT's JSON body is written by got.
+   * The signal destroys the stream in flight (or the one waiting to retry).
    */
   private call(request: UpstreamRequest, signal: AbortSignal | undefined, traceparent: string | undefined, attemptTimedOut: () => boolean): Promise<Answer> {
     return new Promise((resolve, reject) => {
@@ -388,6 +392,7 @@ export class PlatformHttp {
       };
       const attempt = (stream: GotRequest) => {
         current = stream;
+        this.timedOut.set(stream, attemptTimedOut);
         const chunks: Buffer[] = [];
         let response: PlainResponse | undefined;
         stream.once('response', (received: PlainResponse) => (response = received));
@@ -398,10 +403,7 @@ export class PlatformHttp {
           if (error instanceof HTTPError) settle(resolve, answerOf(error.response, String(error.response.body ?? ''), stream.retryCount));
           else settle(reject, error);
         });
-        stream.once('retry', (_count: number, error: Error, next: () => GotRequest) => {
-          if (error instanceof TimeoutError && !attemptTimedOut()) settle(reject, error);
-          else attempt(next());
-        });
+        stream.once('retry', (_count: number, _error: Error, next: () => GotRequest) => attempt(next()));
       };
       const headers: Record<string, string> = { authorization: request.authorization, 'x-request-id': request.requestId, accept: 'application/json' };
       if (traceparent !== undefined) headers.traceparent = traceparent;
