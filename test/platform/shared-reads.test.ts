@@ -130,6 +130,12 @@ describe('identical reads of concurrent requests', () => {
     // The call settled: nothing is left to join, and the next identical request called again.
     expect(wire.gateway.http.sharedReads()).toEqual({ calls: 0, callers: 0 });
     expect(wire.proxy.requests).toHaveLength(2);
+    // Metrics count calls, not callers: 2 calls, 19 answers shared.
+    const metrics = await (await fetch(`${wire.gateway.url}/metrics`)).text();
+    expect(metrics.split('\n').filter((line) => /^upstream_(shared_calls|requests)_total\{/.test(line))).toEqual([
+      'upstream_requests_total{route="exceptions.list",method="GET",status="200"} 2',
+      'upstream_shared_calls_total{route="exceptions.list"} 19',
+    ]);
   });
 
   it('never across tokens: 10 + 10 requests of two tenants make one call each, and each caller gets its own tenant’s rows', async () => {
