@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { testConfig } from '../../src/config.ts';
@@ -31,7 +31,7 @@ async function holdingProxy(target: string): Promise<HoldingProxy> {
   const requests: HeldRequest[] = [];
   let held: (() => void)[] = [];
   let releasing = false;
-  const sockets = new Set<import('node:net').Socket>();
+  const sockets = new Set<Socket>();
   const server = http.createServer((req, res) => {
     const seen: HeldRequest = { method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, closedEarly: false };
     requests.push(seen);
