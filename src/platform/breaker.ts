@@ -58,6 +58,8 @@ export class RouteBreaker {
 
   failed(): void {
     this.probing = false;
+    // Late verdicts of calls admitted before it opened neither restart the cool-down nor repeat the transition.
+    if (this.state === 'open') return;
     if (this.state === 'half-open' || ++this.failures >= this.settings.threshold) {
       this.failures = 0;
       this.openedAt = Date.now();
