@@ -56,11 +56,13 @@ export class RouteBreaker {
     if (this.state !== 'closed') this.move('closed');
   }
 
-  failed(): void {
+  /** A failed call; `callers` > 1 when requests shared it, each of which would have made (and failed) the call. */
+  failed(callers = 1): void {
     this.probing = false;
     // Late verdicts of calls admitted before it opened neither restart the cool-down nor repeat the transition.
     if (this.state === 'open') return;
-    if (this.state === 'half-open' || ++this.failures >= this.settings.threshold) {
+    this.failures += callers;
+    if (this.state === 'half-open' || this.failures >= this.settings.threshold) {
       this.failures = 0;
       this.openedAt = Date.now();
       this.move('open');

@@ -79,6 +79,8 @@ function textOf(chunks: Buffer[]): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
+const ONE = (): number => 1;
+
 /** Why a call was not sent: its route's breaker is open. Mapped per caller (each with its own request id). */
 class CircuitOpen extends Error {
   override name = 'CircuitOpen';
@@ -266,7 +268,7 @@ export class PlatformHttp {
       key,
       controller,
       callers: 0,
-      answer: this.exchange(request, controller.signal, traceparent).finally(() => {
+      answer: this.exchange(request, controller.signal, traceparent, () => Math.max(1, read.callers)).finally(() => {
         if (this.reads.get(key) === read) this.reads.delete(key);
       }),
     };
@@ -322,7 +324,7 @@ export class PlatformHttp {
    * answered; rejects with CircuitOpen, RouteBusy, the signal's reason or got's error, which the
    * caller maps (each caller of a shared call with its own request id).
    */
-  private async exchange(request: UpstreamRequest, signal: AbortSignal | undefined, traceparent: string | undefined): Promise<Answer> {
+  private async exchange(request: UpstreamRequest, signal: AbortSignal | undefined, traceparent: string | undefined, callers: () => number = ONE): Promise<Answer> {
     const { breaker, bulkhead } = this.guard(request.route);
     // An open breaker refuses before the queue: waiting for a slot only to be refused would waste the wait.
     if (breaker.refusing()) throw new CircuitOpen();
@@ -331,7 +333,7 @@ export class PlatformHttp {
     try {
       if (signal?.aborted) throw signal.reason;
       if (!breaker.admit()) throw new CircuitOpen();
-      return await this.judged(request, signal, traceparent, breaker);
+      return await this.judged(request, signal, traceparent, breaker, callers);
     } finally {
       bulkhead.release();
     }
@@ -341,15 +343,17 @@ export class PlatformHttp {
    * The call, with the breaker told what it shows of the platform's health. Evidence of failure: a 5xx
    * answer, a network error, an attempt that timed out (told at once, before any retry, and once per
    * call), and a call the request deadline stopped after it had waited a response timeout's worth.
-   * A caller hanging up, or a deadline shorter than that, says nothing about the platform.
+   * A caller hanging up, or a deadline shorter than that, says nothing about the platform. A shared
+   * call's failure counts once for each caller still waiting on it, so sharing never slows the
+   * breaker down: those requests would each have made, and failed, the same call.
    */
-  private async judged(request: UpstreamRequest, signal: AbortSignal | undefined, traceparent: string | undefined, breaker: RouteBreaker): Promise<Answer> {
+  private async judged(request: UpstreamRequest, signal: AbortSignal | undefined, traceparent: string | undefined, breaker: RouteBreaker, callers: () => number): Promise<Answer> {
     const sent = performance.now();
     let told = false;
     const attemptTimedOut = (): boolean => {
       if (!told) {
         told = true;
-        breaker.failed();
+        breaker.failed(callers());
       }
       // No retry once the breaker has opened (or this call was its probe): it would only wait again.
       return breaker.state === 'closed';
@@ -359,13 +363,13 @@ export class PlatformHttp {
       answer = await this.call(request, signal, traceparent, attemptTimedOut);
     } catch (error) {
       if (told) throw error;
-      if (!signal?.aborted) breaker.failed();
+      if (!signal?.aborted) breaker.failed(callers());
       else if (signal.reason instanceof RequestDeadlineExceeded && performance.now() - sent >= this.settings.responseTimeoutMs) breaker.failed();
       else breaker.released();
       throw error;
     }
     if (answer.status >= 500) {
-      if (!told) breaker.failed();
+      if (!told) breaker.failed(callers());
     } else {
       breaker.succeeded();
     }

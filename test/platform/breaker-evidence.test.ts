@@ -48,6 +48,19 @@ describe('timed-out attempts', () => {
   });
 });
 
+describe('a shared call', () => {
+  it('fails once for every caller waiting on it: ten identical hung requests open the breaker at the first timeout', async () => {
+    const wire = await setup(hang, { UPSTREAM_RESPONSE_TIMEOUT_MS: '100', UPSTREAM_RETRY_LIMIT: '2', UPSTREAM_BREAKER_THRESHOLD: '5', UPSTREAM_BREAKER_COOLDOWN_MS: '60000' });
+    const same = (n: number) => new PlatformClient(wire.http, TOKEN, `req-${n}`).get('exceptions.list', '/exceptions');
+
+    const errors = await Promise.all(Array.from({ length: 10 }, (_, n) => failure(same(n))));
+
+    expect(errors.map((e) => [e.extensions.code, e.extensions.requestId])).toEqual(Array.from({ length: 10 }, (_, n) => ['UPSTREAM_TIMEOUT', `req-${n}`]));
+    expect(wire.server.requests).toHaveLength(1);
+    expect(transitions).toEqual(['exceptions:open']);
+  });
+});
+
 describe('calls stopped by their request', () => {
   /** A 503, then a retry that waits seconds: the call is in flight, without an answer, until stopped. */
   const waiting = { UPSTREAM_RETRY_LIMIT: '1', UPSTREAM_RETRY_BASE_MS: '10000', UPSTREAM_BREAKER_THRESHOLD: '1', UPSTREAM_BREAKER_COOLDOWN_MS: '60000' };
