@@ -7,7 +7,7 @@ const int = (min: number, max: number) => z.coerce.number().int().min(min).max(m
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 /** Platform calls one GraphQL request may make (MAX_PLATFORM_CALLS_PER_REQUEST); docs/security.md says how it was chosen. */
-export const DEFAULT_MAX_PLATFORM_CALLS_PER_REQUEST = 200;
+const DEFAULT_MAX_PLATFORM_CALLS_PER_REQUEST = 200;
 
 /** How many calls of one platform route may be in flight and wait: settings left unset are sized from the socket pool. */
 export interface RouteLimits {

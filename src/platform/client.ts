@@ -46,7 +46,7 @@ function parseJson(body: string, requestId: string): unknown {
 }
 
 /** The variable that sets the per-request call budget; a refusal names it in `extensions.limit`. */
-export const CALL_LIMIT_VARIABLE = 'MAX_PLATFORM_CALLS_PER_REQUEST';
+const CALL_LIMIT_VARIABLE = 'MAX_PLATFORM_CALLS_PER_REQUEST';
 
 export interface PlatformClientOptions {
   /** Platform calls this request may make (MAX_PLATFORM_CALLS_PER_REQUEST); further calls fail without being sent. */
