@@ -33,7 +33,7 @@ const headerGetter: TextMapGetter<HeaderMap | undefined> = {
   get: (carrier, key) => carrier?.get(key.toLowerCase()),
 };
 
-/** Collects what the propagator writes: `traceparent` (and `tracestate` when the trace has one). */
+/** Collects what the propagator writes; the call carries its `traceparent`. */
 const headerSetter: TextMapSetter<Record<string, string>> = {
   set: (carrier, key, value) => {
     carrier[key] = value;

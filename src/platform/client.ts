@@ -141,7 +141,7 @@ export class PlatformClient {
       authorization,
       requestId: this.requestId,
       signal: this.signal,
-      credential: (this.credential ??= this.http.credentialKey(authorization)),
+      credential: this.http.sharesReads ? (this.credential ??= this.http.credentialKey(authorization)) : undefined,
     });
     return parseJson(response.body, this.requestId);
   }
