@@ -22,6 +22,21 @@ const sandboxSetting = <N extends SandboxSettingName>(name: N) =>
       }
     });
 
+/** Platform calls one GraphQL request may make (MAX_PLATFORM_CALLS_PER_REQUEST); docs/security.md says how it was chosen. */
+const DEFAULT_MAX_PLATFORM_CALLS_PER_REQUEST = 200;
+
+/** How many calls of one platform route may be in flight and wait: settings left unset are sized from the socket pool. */
+export interface RouteLimits {
+  /** Calls of one route (breaker key) in flight at once: half the pool by default, so a hung route leaves the other half to the rest. */
+  maxInFlight: number;
+  /** Calls of one route waiting for a slot; past it they are refused with UPSTREAM_BUSY. */
+  queue: number;
+}
+
+export function routeLimits(maxSockets: number, maxInFlight?: number, queue?: number): RouteLimits {
+  return { maxInFlight: maxInFlight ?? Math.max(1, Math.floor(maxSockets / 2)), queue: queue ?? 4 * maxSockets };
+}
+
 export const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -93,6 +108,11 @@ export const schema = z.object({
   HEADERS_TIMEOUT_MS: int(100, 600_000).default(10_000),
   REQUEST_TIMEOUT_MS: int(100, 600_000).default(30_000),
   MAX_CONNECTIONS: int(1, 1_000_000).default(4_096),
+  // Platform protection: per-route bounds on calls in flight, identical reads shared, a call budget per request.
+  UPSTREAM_ROUTE_MAX_IN_FLIGHT: int(1, 10_000).optional(),
+  UPSTREAM_ROUTE_QUEUE: int(0, 1_000_000).optional(),
+  UPSTREAM_SHARE_READS: bool.optional(),
+  MAX_PLATFORM_CALLS_PER_REQUEST: int(1, 100_000).default(DEFAULT_MAX_PLATFORM_CALLS_PER_REQUEST),
 });
 
 export type Env = z.input<typeof schema>;
@@ -271,6 +291,13 @@ const configSchema = schema.transform((e, ctx) => {
      * connections beyond `maxConnections` are closed as they are accepted.
      */
     connections: { headersTimeoutMs: e.HEADERS_TIMEOUT_MS, requestTimeoutMs: e.REQUEST_TIMEOUT_MS, maxConnections: e.MAX_CONNECTIONS },
+    /** What the gateway does to protect the platform (src/platform/http.ts, client.ts). */
+    platformProtection: {
+      route: routeLimits(e.UPSTREAM_MAX_SOCKETS, e.UPSTREAM_ROUTE_MAX_IN_FLIGHT, e.UPSTREAM_ROUTE_QUEUE),
+      /** Identical GETs of concurrent requests (same token, path and query) share one call while it is in flight. */
+      shareReads: e.UPSTREAM_SHARE_READS ?? true,
+      maxCallsPerRequest: e.MAX_PLATFORM_CALLS_PER_REQUEST,
+    },
   };
 });
 

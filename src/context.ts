@@ -32,7 +32,8 @@ export interface ContextDependencies {
 /**
  * The per-request client and its loaders, created together so they share the caller's token and lifetime.
  * With the HTTP `response`, a caller that closes the connection early stops the request's platform calls;
- * the request deadline (REQUEST_DEADLINE_MS) stops them in any case.
+ * the request deadline (REQUEST_DEADLINE_MS) stops them in any case, and the request makes at most
+ * MAX_PLATFORM_CALLS_PER_REQUEST of them.
  */
 export function createContext(
   deps: ContextDependencies,
@@ -41,7 +42,7 @@ export function createContext(
   response?: ServerResponse,
 ): GatewayContext {
   const signal = requestSignal(deps.config.requestDeadlineMs, response);
-  const platform = new PlatformClient(deps.http, headers.authorization, requestId, signal);
+  const platform = new PlatformClient(deps.http, headers.authorization, requestId, signal, { maxCalls: deps.config.platformProtection.maxCallsPerRequest });
   return {
     requestId,
     config: deps.config,

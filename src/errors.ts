@@ -45,6 +45,8 @@ export const ErrorCode = {
   PERSISTED_QUERY_ID_REQUIRED: 'PERSISTED_QUERY_ID_REQUIRED',
   /** The request sent an id and a text that is not that id's document. */
   PERSISTED_QUERY_MISMATCH: 'PERSISTED_QUERY_MISMATCH',
+  /** The gateway refused the platform call: that route has as many calls in flight and queued as it allows. Retryable. */
+  UPSTREAM_BUSY: 'UPSTREAM_BUSY',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

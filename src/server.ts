@@ -120,7 +120,7 @@ export interface GatewayOptions {
 export async function startGateway(config: Config, upstreamUrl: string, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const production = config.env === 'production';
-  const http = new PlatformHttp(upstreamUrl, config.upstream);
+  const http = new PlatformHttp(upstreamUrl, config.upstream, config.platformProtection);
   const app = express();
   app.disable('x-powered-by');
   withoutEtags(app);

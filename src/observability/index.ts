@@ -43,10 +43,11 @@ export async function setupObservability({ config, http, logger, spanExporter }:
   http.observe((event: UpstreamCallEvent) => {
     logUpstream(event);
     metrics?.recordUpstream(event);
-    tracing?.recordUpstream(event);
   });
   // In a cluster worker, /metrics answers for the whole process group, whichever worker serves the scrape.
   const group = metrics && cluster.isWorker ? joinGroupMetrics(metrics.registry) : undefined;
+  // Each call's span is started before the call, so its traceparent can go with it.
+  if (tracing) http.traceWith(tracing);
   if (tracing) logger.info({ exporter: config.tracing.exporter, endpoint: config.tracing.endpoint }, 'tracing on');
   return {
     plugin: requestObserverPlugin({ logger, metrics, tracing, echoChars: config.echoChars }),

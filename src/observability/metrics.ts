@@ -146,6 +146,32 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
     labelNames: ['code'] as const,
     registers: [registry],
   });
+  // Platform protection: refusals of a route at its bound, answers shared between requests, and each
+  // route's load (by breaker key), read at scrape time. Route labels come from code only.
+  const upstreamBusy = new Counter({
+    name: 'upstream_busy_total',
+    help: 'Platform calls refused with UPSTREAM_BUSY because their route had UPSTREAM_ROUTE_MAX_IN_FLIGHT calls in flight and UPSTREAM_ROUTE_QUEUE waiting',
+    labelNames: ['route'] as const,
+    registers: [registry],
+  });
+  const upstreamShared = new Counter({
+    name: 'upstream_shared_calls_total',
+    help: 'GETs answered by an identical call another request had in flight, instead of a call of their own',
+    labelNames: ['route'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'upstream_in_flight',
+    help: 'Platform calls holding a slot of their route (breaker key), and calls waiting for one',
+    labelNames: ['route', 'state'] as const,
+    registers: [registry],
+    collect() {
+      for (const load of http.routeLoad()) {
+        this.set({ route: load.route, state: 'active' }, load.inFlight);
+        this.set({ route: load.route, state: 'queued' }, load.queued);
+      }
+    },
+  });
 
   // Names are kept cut, so two long names with a common prefix share a series.
   const operations = new Set<string>();
@@ -168,6 +194,12 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
       requests.inc({ operation: 'unresolved', outcome: clip(code, limits.labelChars) });
     },
     recordUpstream(event) {
+      // A shared answer made no call of its own: the call is counted once, by the request that made it.
+      if (event.shared) {
+        upstreamShared.inc({ route: event.route });
+        return;
+      }
+      if (event.errorCode === 'UPSTREAM_BUSY') upstreamBusy.inc({ route: event.route });
       upstreamRequests.inc({ route: event.route, method: event.method, status: String(event.status) });
       upstreamDuration.observe({ route: event.route }, event.durationMs / 1000);
       if (event.retries > 0) upstreamRetries.inc({ route: event.route }, event.retries);

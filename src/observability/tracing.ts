@@ -1,9 +1,9 @@
 import type { HeaderMap } from '@apollo/server';
 import type * as OtelApi from '@opentelemetry/api';
-import type { Span, TextMapGetter, TextMapPropagator, Tracer } from '@opentelemetry/api';
+import type { Span, TextMapGetter, TextMapPropagator, TextMapSetter, Tracer } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Config } from '../config.ts';
-import type { UpstreamCallEvent } from '../platform/http.ts';
+import type { UpstreamCallEvent, UpstreamSpan, UpstreamTracer } from '../platform/http.ts';
 import type { RequestSummary } from './request-summary.ts';
 
 /** The span of one GraphQL request, from Apollo taking it to the response being ready. */
@@ -12,10 +12,15 @@ export interface RequestSpan {
   end(summary: RequestSummary): void;
 }
 
-export interface Tracing {
+export interface Tracing extends UpstreamTracer {
   /** Starts the request's span, continuing the caller's trace when it sent a W3C `traceparent`. */
   startRequest(requestId: string, headers: HeaderMap | undefined): RequestSpan;
-  /** Records a finished platform call as a child span of its request's span. */
+  /**
+   * Starts a platform call's span as a child of its request's span (found by request id); its
+   * `traceparent` goes to the platform with the call, so the platform's work joins the same trace.
+   */
+  startUpstream(requestId: string, route: string, method: 'GET' | 'PUT'): UpstreamSpan;
+  /** Records a finished platform call as a child span of its request's span, back-dated to its start. */
   recordUpstream(event: UpstreamCallEvent): void;
   /** Flushes pending spans and stops exporting. */
   shutdown(): Promise<void>;
@@ -28,17 +33,44 @@ const headerGetter: TextMapGetter<HeaderMap | undefined> = {
   get: (carrier, key) => carrier?.get(key.toLowerCase()),
 };
 
+/** Collects what the propagator writes; the call carries its `traceparent`. */
+const headerSetter: TextMapSetter<Record<string, string>> = {
+  set: (carrier, key, value) => {
+    carrier[key] = value;
+  },
+};
+
 /** Milliseconds since the epoch with sub-millisecond precision, as OpenTelemetry accepts them. */
 const nowMs = (): number => performance.timeOrigin + performance.now();
 
 /**
- * Spans from the gateway's own events. Platform calls are reported when they
- * finish (with their duration), so each becomes a span back-dated to its start,
- * parented to the span of the request that made it (found by request id).
+ * Spans from the gateway's own events. A platform call's span starts before
+ * the call is sent (its traceparent travels with the call) and ends with the
+ * call's event, parented to the span of the request that made it (found by
+ * request id).
  */
 export function createTracing(api: Api, tracer: Tracer, propagator: TextMapPropagator, shutdown: () => Promise<void>): Tracing {
   // Request ids may be chosen by callers and so collide: a span is removed only by its own request.
   const open = new Map<string, Span>();
+  const startCall = (requestId: string, route: string, method: string, startTime?: number): Span => {
+    const parent = open.get(requestId);
+    const context = parent ? api.trace.setSpan(api.ROOT_CONTEXT, parent) : api.ROOT_CONTEXT;
+    return tracer.startSpan(
+      `${method} ${route}`,
+      { kind: api.SpanKind.CLIENT, startTime, attributes: { 'http.request.method': method, 'gateway.route': route, 'gateway.request_id': requestId } },
+      context,
+    );
+  };
+  const endCall = (span: Span, event: UpstreamCallEvent, endTime?: number): void => {
+    span.setAttribute('gateway.retries', event.retries);
+    if (event.shared) span.setAttribute('gateway.shared', true);
+    if (event.status > 0) span.setAttribute('http.response.status_code', event.status);
+    if (event.errorCode !== undefined) {
+      span.setAttribute('error.type', event.errorCode);
+      span.setStatus({ code: api.SpanStatusCode.ERROR, message: event.errorCode });
+    }
+    span.end(endTime);
+  };
   return {
     startRequest(requestId, headers) {
       const parent = headers ? propagator.extract(api.ROOT_CONTEXT, headers, headerGetter) : api.ROOT_CONTEXT;
@@ -62,25 +94,15 @@ export function createTracing(api: Api, tracer: Tracer, propagator: TextMapPropa
         },
       };
     },
+    startUpstream(requestId, route, method) {
+      const span = startCall(requestId, route, method);
+      const headers: Record<string, string> = {};
+      propagator.inject(api.trace.setSpan(api.ROOT_CONTEXT, span), headers, headerSetter);
+      return { traceparent: headers.traceparent, end: (event) => endCall(span, event) };
+    },
     recordUpstream(event) {
       const end = nowMs();
-      const parent = open.get(event.requestId);
-      const context = parent ? api.trace.setSpan(api.ROOT_CONTEXT, parent) : api.ROOT_CONTEXT;
-      const span = tracer.startSpan(
-        `${event.method} ${event.route}`,
-        {
-          kind: api.SpanKind.CLIENT,
-          startTime: end - event.durationMs,
-          attributes: { 'http.request.method': event.method, 'gateway.route': event.route, 'gateway.request_id': event.requestId, 'gateway.retries': event.retries },
-        },
-        context,
-      );
-      if (event.status > 0) span.setAttribute('http.response.status_code', event.status);
-      if (event.errorCode !== undefined) {
-        span.setAttribute('error.type', event.errorCode);
-        span.setStatus({ code: api.SpanStatusCode.ERROR, message: event.errorCode });
-      }
-      span.end(end);
+      endCall(startCall(event.requestId, event.route, event.method, end - event.durationMs), event, end);
     },
     shutdown,
   };

@@ -3,7 +3,7 @@ import { ErrorCode } from '../errors.ts';
 import type { UpstreamObserver } from '../platform/http.ts';
 
 /** Codes that mean the platform (or the way to it) failed, as opposed to the caller's request being refused. */
-const PLATFORM_FAILURES = new Set<string>([ErrorCode.UPSTREAM_ERROR, ErrorCode.UPSTREAM_TIMEOUT, ErrorCode.RATE_LIMITED]);
+const PLATFORM_FAILURES = new Set<string>([ErrorCode.UPSTREAM_ERROR, ErrorCode.UPSTREAM_TIMEOUT, ErrorCode.RATE_LIMITED, ErrorCode.UPSTREAM_BUSY]);
 
 /**
  * Logs failed platform calls. Only what identifies the call goes into the line

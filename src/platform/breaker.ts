@@ -14,7 +14,8 @@ export type BreakerListener = (state: BreakerState, route: string) => void;
  * it; after `cooldownMs` the next call is let through as the only probe
  * (half-open) and decides: success closes it, failure opens it for another
  * cool-down. Calls that end without a verdict on the platform (cancelled by
- * the caller or the request deadline) leave the state as it was.
+ * the caller, or by the request deadline before a response timeout's worth of
+ * waiting) leave the state as it was; the caller decides what is a verdict.
  * Everything is synchronous: admitting a call is a few field reads.
  */
 export class RouteBreaker {
@@ -30,6 +31,11 @@ export class RouteBreaker {
     this.route = route;
     this.settings = settings;
     this.notify = notify;
+  }
+
+  /** True while open and cooling down: a call would be refused, so it need not wait for a slot first. Changes nothing. */
+  refusing(): boolean {
+    return this.state === 'open' && Date.now() - this.openedAt < this.settings.cooldownMs;
   }
 
   /** True when a call may go now; a true answer in half-open makes the caller the probe. */
@@ -50,9 +56,13 @@ export class RouteBreaker {
     if (this.state !== 'closed') this.move('closed');
   }
 
-  failed(): void {
+  /** A failed call; `callers` > 1 when requests shared it, each of which would have made (and failed) the call. */
+  failed(callers = 1): void {
     this.probing = false;
-    if (this.state === 'half-open' || ++this.failures >= this.settings.threshold) {
+    // Late verdicts of calls admitted before it opened neither restart the cool-down nor repeat the transition.
+    if (this.state === 'open') return;
+    this.failures += callers;
+    if (this.state === 'half-open' || this.failures >= this.settings.threshold) {
       this.failures = 0;
       this.openedAt = Date.now();
       this.move('open');
@@ -68,6 +78,12 @@ export class RouteBreaker {
     this.state = state;
     this.notify(state, this.route);
   }
+}
+
+/** The breaker key of a route name: the part before the first dot (`documents.get` → `documents`). */
+export function breakerKey(route: string): string {
+  const dot = route.indexOf('.');
+  return dot === -1 ? route : route.slice(0, dot);
 }
 
 const SEVERITY: Record<BreakerState, number> = { closed: 0, 'half-open': 1, open: 2 };
@@ -96,8 +112,7 @@ export class RouteBreakers {
   }
 
   private create(route: string): RouteBreaker {
-    const dot = route.indexOf('.');
-    const key = dot === -1 ? route : route.slice(0, dot);
+    const key = breakerKey(route);
     let breaker = this.byKey.get(key);
     if (breaker === undefined) {
       breaker = new RouteBreaker(key, this.settings, (state, name) => {

@@ -45,11 +45,21 @@ function parseJson(body: string, requestId: string): unknown {
   }
 }
 
+/** The variable that sets the per-request call budget; a refusal names it in `extensions.limit`. */
+const CALL_LIMIT_VARIABLE = 'MAX_PLATFORM_CALLS_PER_REQUEST';
+
+export interface PlatformClientOptions {
+  /** Platform calls this request may make (MAX_PLATFORM_CALLS_PER_REQUEST); further calls fail without being sent. */
+  maxCalls?: number;
+}
+
 /**
  * The platform as seen by one GraphQL request: it carries the caller's
- * Authorization header and request id, and makes each distinct GET once per
- * request. Never shared between requests, so nothing one caller fetched can
- * reach another.
+ * Authorization header and request id, makes each distinct GET once per
+ * request, and makes at most `maxCalls` calls. Never shared between requests,
+ * so nothing one caller fetched can reach another (PlatformHttp may answer
+ * identical GETs of concurrent requests with one call, but each request parses
+ * its own copy of the answer).
  */
 export class PlatformClient {
   readonly requestId: string;
@@ -59,14 +69,18 @@ export class PlatformClient {
   private readonly routes = new Map<string, string>();
   /** Stops every call of this request: its deadline, or the caller hanging up (see cancellation.ts). */
   private readonly signal: AbortSignal | undefined;
+  private readonly maxCalls: number;
+  /** The credentials' key for shared reads, computed on the first GET. */
+  private credential: string | undefined;
   /** Upstream calls this request made (for logs and the benchmark). */
   calls = 0;
 
-  constructor(http: PlatformHttp, authorization: string | undefined, requestId: string, signal?: AbortSignal) {
+  constructor(http: PlatformHttp, authorization: string | undefined, requestId: string, signal?: AbortSignal, options: PlatformClientOptions = {}) {
     this.http = http;
     this.authorization = authorization;
     this.requestId = requestId;
     this.signal = signal;
+    this.maxCalls = options.maxCalls ?? Number.POSITIVE_INFINITY;
     this.gets = new DataLoader((keys) => Promise.all(keys.map((key) => this.fetchGet(key).catch((error: Error) => error))), {
       // Nothing to batch upstream: the loader is here for per-request dedup of identical GETs.
       batch: false,
@@ -94,7 +108,7 @@ export class PlatformClient {
   /** PUT a JSON body. Never retried and never deduplicated: one call, one upstream PUT. */
   async put(route: string, path: string, body: unknown): Promise<unknown> {
     const authorization = this.credentials();
-    this.calls++;
+    this.spend();
     const response = await this.http.send({ route, method: 'PUT', pathAndQuery: path, authorization, requestId: this.requestId, body, signal: this.signal });
     return parseJson(response.body, this.requestId);
   }
@@ -103,15 +117,31 @@ export class PlatformClient {
     return pathSegment(value, this.requestId);
   }
 
-  private async fetchGet(pathAndQuery: string): Promise<unknown> {
+  /** Counts a call about to be sent, or refuses it once the request has made all it may. */
+  private spend(): void {
+    if (this.calls >= this.maxCalls) {
+      const error = new PlatformError(
+        ErrorCode.BAD_USER_INPUT,
+        `Query needs more than ${this.maxCalls} platform calls; at most ${this.maxCalls} are allowed per request`,
+        { requestId: this.requestId },
+      );
+      Object.assign(error.extensions, { limit: CALL_LIMIT_VARIABLE, max: this.maxCalls });
+      throw error;
+    }
     this.calls++;
+  }
+
+  private async fetchGet(pathAndQuery: string): Promise<unknown> {
+    const authorization = this.credentials();
+    this.spend();
     const response = await this.http.send({
       route: this.routes.get(pathAndQuery) ?? 'unknown',
       method: 'GET',
       pathAndQuery,
-      authorization: this.credentials(),
+      authorization,
       requestId: this.requestId,
       signal: this.signal,
+      credential: this.http.sharesReads ? (this.credential ??= this.http.credentialKey(authorization)) : undefined,
     });
     return parseJson(response.body, this.requestId);
   }

@@ -218,14 +218,16 @@ export function errorFromResponse(
   });
 }
 
-/** Maps a call that produced no usable answer (network, timeout, open breaker, unusable body, caller gone). */
-export function transportError(kind: 'timeout' | 'network' | 'breaker' | 'body' | 'cancelled', requestId: string, detail: string, status?: number): PlatformError {
+/** Maps a call that produced no usable answer (network, timeout, open breaker, route busy, unusable body, caller gone). */
+export function transportError(kind: 'timeout' | 'network' | 'breaker' | 'busy' | 'body' | 'cancelled', requestId: string, detail: string, status?: number): PlatformError {
   const upstream = status === undefined ? undefined : { status };
   switch (kind) {
     case 'timeout':
       return new PlatformError(ErrorCode.UPSTREAM_TIMEOUT, `The platform did not answer in time (${detail})`, { requestId, upstream });
     case 'breaker':
       return new PlatformError(ErrorCode.UPSTREAM_ERROR, 'The platform is failing; calls are paused for a short cool-down', { requestId, upstream });
+    case 'busy':
+      return new PlatformError(ErrorCode.UPSTREAM_BUSY, `The gateway is limiting calls to this platform route (${detail}); try again shortly`, { requestId, upstream });
     case 'cancelled':
       return new PlatformError(ErrorCode.CANCELLED, `The platform call was stopped (${detail})`, { requestId, upstream });
     case 'body':

@@ -27,6 +27,11 @@ export function upstreamSettings(overrides: Record<string, string> = {}): Config
   }).upstream;
 }
 
+/** Platform protection settings for tests (per-route bounds, shared reads) from the same variables as the gateway's. */
+export function protectionSettings(overrides: Record<string, string> = {}): Config['platformProtection'] {
+  return testConfig(overrides).platformProtection;
+}
+
 /** Awaits a call that must fail and returns its PlatformError. */
 export async function failure(call: Promise<unknown>): Promise<PlatformError> {
   try {

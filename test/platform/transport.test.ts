@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { PlatformClient } from '../../src/platform/client.ts';
 import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
-import { TOKEN, closedPort, eventsOf, eventually, failure, json, startServer, upstreamSettings, type Handler, type TestServer } from './support.ts';
+import { TOKEN, closedPort, eventsOf, eventually, failure, json, protectionSettings, startServer, upstreamSettings, type Handler, type TestServer } from './support.ts';
 
 // Real loopback sockets: hangs, trickled bodies, resets and refusals behave here
 // exactly as they do on the wire, and the server can count its connections.
@@ -16,7 +16,7 @@ let events: UpstreamCallEvent[] = [];
 
 async function setup(handler: Handler, overrides: Record<string, string> = {}): Promise<{ client: PlatformClient; http: PlatformHttp; server: TestServer }> {
   server = await startServer(handler);
-  http = new PlatformHttp(server.url, upstreamSettings(overrides));
+  http = new PlatformHttp(server.url, upstreamSettings(overrides), protectionSettings(overrides));
   events = [];
   http.observe((event) => events.push(event));
   return { client: new PlatformClient(http, TOKEN, REQUEST_ID), http, server };
@@ -187,7 +187,8 @@ describe('connection pool', () => {
       held.push(() => response.writeHead(200, { 'content-type': 'application/json' }).end(json(PAGE)));
       // Answered together once the whole burst is in: every call has its own connection.
       if (held.length % width === 0) for (const answer of held.splice(0)) answer();
-    }, { UPSTREAM_MAX_SOCKETS: '64' });
+      // Forty requests with the same GET, none shared and none held back by the route's bound: forty calls.
+    }, { UPSTREAM_MAX_SOCKETS: '64', UPSTREAM_SHARE_READS: 'false', UPSTREAM_ROUTE_MAX_IN_FLIGHT: '64' });
     const burst = () => Promise.all(Array.from({ length: width }, (_, index) => new PlatformClient(wire.http, TOKEN, `req-burst-${index}`).get('exceptions.list', '/exceptions')));
 
     await burst();

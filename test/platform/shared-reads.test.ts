@@ -1,0 +1,223 @@
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
+import { testConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startGateway, type Gateway } from '../../src/server.ts';
+import { eventually } from './support.ts';
+
+// Identical platform GETs of concurrent GraphQL requests share one call while it is in flight. The
+// gateway runs over the sandbox through a proxy that holds every platform request until the test
+// releases it, so which requests overlap is decided by the test, not by timing.
+
+interface HeldRequest {
+  method: string;
+  url: string;
+  authorization: string | undefined;
+  /** The gateway closed this call's connection before it was answered. */
+  closedEarly: boolean;
+}
+
+interface HoldingProxy {
+  url: string;
+  requests: HeldRequest[];
+  /** Forwards every held request to the sandbox (and every later one at once). */
+  release(): void;
+  close(): Promise<void>;
+}
+
+async function holdingProxy(target: string): Promise<HoldingProxy> {
+  const requests: HeldRequest[] = [];
+  let held: (() => void)[] = [];
+  let releasing = false;
+  const sockets = new Set<Socket>();
+  const server = http.createServer((req, res) => {
+    const seen: HeldRequest = { method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, closedEarly: false };
+    requests.push(seen);
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('close', () => {
+      if (!res.writableFinished) seen.closedEarly = true;
+    });
+    const forward = () => {
+      if (seen.closedEarly) return;
+      const upstream = http.request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.end(Buffer.concat(chunks));
+    };
+    req.on('end', () => (releasing ? forward() : held.push(forward)));
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    release() {
+      releasing = true;
+      const waiting = held;
+      held = [];
+      for (const forward of waiting) forward();
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+let sandbox: Sandbox | undefined;
+let proxy: HoldingProxy | undefined;
+let gateway: Gateway | undefined;
+
+async function setup(env: Record<string, string> = {}) {
+  sandbox = await startSandbox({ scanDelayMs: 50 });
+  proxy = await holdingProxy(sandbox.url);
+  gateway = await startGateway(testConfig(env), proxy.url, { logger: createLogger('silent') });
+  const token = (name: string) => sandbox!.tokens.find((t) => t.businessAccountName.toLowerCase().includes(name))!.token;
+  return { sandbox, proxy, gateway, acme: token('acme'), globex: token('globex') };
+}
+
+afterEach(async () => {
+  await gateway?.close();
+  await new Promise<void>((resolve) => (gateway ? gateway.server.close(() => resolve()) : resolve()));
+  await proxy?.close();
+  await sandbox?.close();
+  gateway = undefined;
+  proxy = undefined;
+  sandbox = undefined;
+});
+
+interface Answer {
+  data?: Record<string, unknown> | null;
+  errors?: unknown[];
+}
+
+function post(url: string, token: string, query: string, options: { variables?: Record<string, unknown>; requestId?: string; signal?: AbortSignal } = {}) {
+  const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+  if (options.requestId) headers['x-request-id'] = options.requestId;
+  return fetch(`${url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables: options.variables }), signal: options.signal }).then(
+    async (response) => (await response.json()) as Answer,
+  );
+}
+
+const EXCEPTIONS = '{ exceptions(first: 3) { totalCount nodes { id status } } }';
+
+/** What the gateway answers for `query` with nothing held and nothing shared: the answer each caller must get. */
+async function alone(token: string, query = EXCEPTIONS): Promise<Answer> {
+  proxy!.release();
+  return post(gateway!.url, token, query);
+}
+
+describe('identical reads of concurrent requests', () => {
+  it('20 identical requests make one platform call, and all 20 get the same data', async () => {
+    const wire = await setup();
+    const answers = Array.from({ length: 20 }, (_, i) => post(wire.gateway.url, wire.acme, EXCEPTIONS, { requestId: `same-${i}` }));
+    await eventually(() => wire.proxy.requests.length === 20 || wire.gateway.http.sharedReads().callers === 20, 10_000);
+    wire.proxy.release();
+    const results = await Promise.all(answers);
+
+    expect(wire.proxy.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /exceptions?page=0&size=3']);
+    const expected = await alone(wire.acme);
+    expect((expected.data!.exceptions as { totalCount: number; nodes: unknown[] }).totalCount).toBe(300);
+    expect((expected.data!.exceptions as { nodes: unknown[] }).nodes).toHaveLength(3);
+    for (const result of results) expect(result).toEqual(expected);
+    // The call settled: nothing is left to join, and the next identical request called again.
+    expect(wire.gateway.http.sharedReads()).toEqual({ calls: 0, callers: 0 });
+    expect(wire.proxy.requests).toHaveLength(2);
+    // Metrics count calls, not callers: 2 calls, 19 answers shared.
+    const metrics = await (await fetch(`${wire.gateway.url}/metrics`)).text();
+    expect(metrics.split('\n').filter((line) => /^upstream_(shared_calls|requests)_total\{/.test(line))).toEqual([
+      'upstream_requests_total{route="exceptions.list",method="GET",status="200"} 2',
+      'upstream_shared_calls_total{route="exceptions.list"} 19',
+    ]);
+  });
+
+  it('never across tokens: 10 + 10 requests of two tenants make one call each, and each caller gets its own tenant’s rows', async () => {
+    const wire = await setup();
+    const tokens = [...Array<string>(10).fill(wire.acme), ...Array<string>(10).fill(wire.globex)];
+    const answers = tokens.map((token) => post(wire.gateway.url, token, EXCEPTIONS));
+    await eventually(() => wire.proxy.requests.length === 20 || wire.gateway.http.sharedReads().callers === 20, 10_000);
+    wire.proxy.release();
+    const results = await Promise.all(answers);
+
+    expect(wire.proxy.requests.map((r) => r.authorization).sort()).toEqual([`Bearer ${wire.acme}`, `Bearer ${wire.globex}`].sort());
+    const acme = await alone(wire.acme);
+    const globex = await alone(wire.globex);
+    expect([acme.data!.exceptions, globex.data!.exceptions].map((e) => (e as { totalCount: number }).totalCount)).toEqual([300, 260]);
+    expect(results).toEqual([...Array<Answer>(10).fill(acme), ...Array<Answer>(10).fill(globex)]);
+  });
+
+  it('a caller that hangs up does not fail the others sharing its call', async () => {
+    const wire = await setup();
+    const quitter = new AbortController();
+    const gone = post(wire.gateway.url, wire.acme, EXCEPTIONS, { signal: quitter.signal }).catch((error: Error) => error.name);
+    const staying = [post(wire.gateway.url, wire.acme, EXCEPTIONS), post(wire.gateway.url, wire.acme, EXCEPTIONS)];
+    await eventually(() => wire.proxy.requests.length === 3 || wire.gateway.http.sharedReads().callers === 3, 10_000);
+
+    quitter.abort();
+    expect(await gone).toBe('AbortError');
+    await eventually(() => wire.proxy.requests.length === 3 || wire.gateway.http.sharedReads().callers === 2);
+    wire.proxy.release();
+    const results = await Promise.all(staying);
+
+    expect(wire.proxy.requests.map((r) => [r.url, r.closedEarly])).toEqual([['/exceptions?page=0&size=3', false]]);
+    const expected = await alone(wire.acme);
+    expect(results).toEqual([expected, expected]);
+  });
+
+  it('the call is stopped once every caller waiting on it has gone, and the next request calls afresh', async () => {
+    const wire = await setup();
+    const callers = [new AbortController(), new AbortController()];
+    const gone = callers.map((caller) => post(wire.gateway.url, wire.acme, EXCEPTIONS, { signal: caller.signal }).catch((error: Error) => error.name));
+    await eventually(() => wire.gateway.http.sharedReads().callers === 2 && wire.proxy.requests.length === 1, 10_000);
+
+    callers[0]!.abort();
+    expect(await gone[0]).toBe('AbortError');
+    expect(wire.proxy.requests[0]!.closedEarly).toBe(false);
+    callers[1]!.abort();
+    expect(await gone[1]).toBe('AbortError');
+    await eventually(() => wire.proxy.requests[0]!.closedEarly);
+    expect(wire.gateway.http.sharedReads()).toEqual({ calls: 0, callers: 0 });
+
+    const expected = await alone(wire.acme);
+    expect((expected.data!.exceptions as { totalCount: number }).totalCount).toBe(300);
+    expect(wire.proxy.requests.map((r) => [r.url, r.closedEarly])).toEqual([
+      ['/exceptions?page=0&size=3', true],
+      ['/exceptions?page=0&size=3', false],
+    ]);
+  });
+
+  it('never shares a PUT: two identical concurrent updateDocument mutations make two PUTs', async () => {
+    const wire = await setup();
+    const account = wire.sandbox.tokens.find((t) => t.token === wire.acme)!.businessAccountId;
+    const document = wire.sandbox.store.documents(account).find((d) => d.documentType === 'other')!;
+    const mutation = 'mutation($input: UpdateDocumentInput!) { updateDocument(input: $input) { document { id name description } userErrors { code } } }';
+    const input = { id: document.id, documentType: 'OTHER', name: 'Lease', description: 'Office lease' };
+    const answers = [1, 2].map(() => post(wire.gateway.url, wire.acme, mutation, { variables: { input } }));
+    await eventually(() => wire.proxy.requests.length === 2, 10_000);
+    wire.proxy.release();
+
+    const updated = { updateDocument: { document: { id: document.id, name: 'Lease', description: 'Office lease' }, userErrors: [] } };
+    expect(await Promise.all(answers)).toEqual([{ data: updated }, { data: updated }]);
+    expect(wire.proxy.requests.map((r) => `${r.method} ${r.url}`)).toEqual([`PUT /v1/documents/${document.id}`, `PUT /v1/documents/${document.id}`]);
+  });
+
+  it('UPSTREAM_SHARE_READS=false: 20 identical requests make 20 calls', async () => {
+    const wire = await setup({ UPSTREAM_SHARE_READS: 'false' });
+    const answers = Array.from({ length: 20 }, () => post(wire.gateway.url, wire.acme, EXCEPTIONS));
+    await eventually(() => wire.proxy.requests.length === 20, 10_000);
+    expect(wire.gateway.http.sharedReads()).toEqual({ calls: 0, callers: 0 });
+    wire.proxy.release();
+    const results = await Promise.all(answers);
+
+    expect(wire.proxy.requests.map((r) => r.url)).toEqual(Array<string>(20).fill('/exceptions?page=0&size=3'));
+    const expected = await alone(wire.acme);
+    expect(results).toEqual(Array<Answer>(20).fill(expected));
+  });
+});
