@@ -1,6 +1,6 @@
 import { ErrorCode } from '../errors.ts';
 import type { DocumentHolderType, DocumentStatus, DocumentType, FileExtension, Resolvers, UpdateDocumentInput, VerificationStatus } from '../generated/graphql.ts';
-import { PlatformError } from '../platform/errors.ts';
+import { PlatformError } from '../platform/platform-error.ts';
 import type { PlatformSchema } from '../platform/records.ts';
 import { enumMapping } from '../platform/values.ts';
 import { updateDocument } from './api.ts';

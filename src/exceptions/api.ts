@@ -2,7 +2,7 @@ import type { ListDescriptor } from '../connections/index.ts';
 import { badUserInput } from '../errors.ts';
 import type { ExceptionFilter, ExceptionOrder } from '../generated/graphql.ts';
 import type { Query } from '../platform/client.ts';
-import type { ArgumentPaths } from '../platform/errors.ts';
+import type { ArgumentPaths } from '../platform/argument-errors.ts';
 import { pageFetcher } from '../platform/pages.ts';
 import { PLATFORM_DEFAULT_SORT, sortParams } from '../platform/values.ts';
 import type { ExceptionRecord } from './records.ts';

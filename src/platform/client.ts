@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import { ErrorCode } from '../errors.ts';
-import { PlatformError, transportError } from './errors.ts';
+import { transportError } from './error-mapping.ts';
+import { PlatformError } from './platform-error.ts';
 import type { PlatformHttp } from './http.ts';
 
 /** Query parameters in send order; arrays become repeated keys (`sort=a&sort=b`). */

@@ -6,7 +6,8 @@ import { routeLimits, type Config } from '../config.ts';
 import { RouteBreakers, breakerKey, type BreakerState, type RouteBreaker } from './breaker.ts';
 import { Bulkhead, RouteBusy } from './bulkhead.ts';
 import { RequestDeadlineExceeded } from './cancellation.ts';
-import { PlatformError, errorFromResponse, transportError } from './errors.ts';
+import { errorFromResponse, transportError } from './error-mapping.ts';
+import { PlatformError } from './platform-error.ts';
 
 /** What every upstream call reports, for logs, metrics and traces. */
 export interface UpstreamCallEvent {
@@ -222,8 +223,8 @@ export class PlatformHttp {
 
   /** What identifies a caller's credentials in the shared-read keys: a keyed hash, never the token. */
   credentialKey(authorization: string): string {
-    // A one-shot SHA-256 of a per-process random secret and the header: a twentieth of an HMAC's cost
-    // per request, and as unguessable for this use (an in-memory map key, compared for equality only).
+    // A one-shot SHA-256 of a per-process random secret and the header rather than an HMAC: as
+    // unguessable for this use (an in-memory map key, compared for equality only), for less work.
     return hash('sha256', `${this.credentialSecret}\n${authorization}`, 'base64url');
   }
 

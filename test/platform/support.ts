@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { expect } from '@jest/globals';
 import { testConfig, type Config } from '../../src/config.ts';
-import { PlatformError } from '../../src/platform/errors.ts';
+import { PlatformError } from '../../src/platform/platform-error.ts';
 import type { UpstreamCallEvent } from '../../src/platform/http.ts';
 
 /** Host the nock-based suites fake; nothing real ever answers there. */

@@ -1,0 +1,35 @@
+import { ErrorCode } from '../errors.ts';
+import { PlatformError } from './platform-error.ts';
+
+/** For one list endpoint: each query parameter the caller's arguments set → the GraphQL argument path it came from. */
+export type ArgumentPaths = Readonly<Record<string, readonly string[]>>;
+
+/** A platform field error, addressed to the GraphQL argument it concerns (null: a parameter no argument sets). */
+export interface ArgumentError {
+  field: readonly string[] | null;
+  message: string;
+  code: string;
+}
+
+/**
+ * For list queries, which have no payload to carry user errors: a platform refusal (BAD_USER_INPUT) whose
+ * `errors[].path` names query parameters is re-addressed to the GraphQL arguments, as `updateDocument`
+ * does for its input. `extensions.field` is the first argument path (the same extension the gateway's own
+ * argument checks set), `extensions.fieldErrors` lists every error. Anything else is rethrown unchanged.
+ * Use as `.catch(rethrowOnArguments(paths))` on the list call.
+ */
+export function rethrowOnArguments(paths: ArgumentPaths): (error: unknown) => never {
+  return (error) => {
+    if (!(error instanceof PlatformError) || error.code !== ErrorCode.BAD_USER_INPUT || error.fieldErrors.length === 0) throw error;
+    const fieldErrors: ArgumentError[] = error.fieldErrors.map((fieldError) => ({
+      // `status[0]` or `sort.direction` still names its parameter first.
+      field: paths[fieldError.path.split(/[.[]/, 1)[0]!] ?? null,
+      message: fieldError.message,
+      code: fieldError.errorCode,
+    }));
+    const field = fieldErrors.find((fieldError) => fieldError.field !== null)?.field ?? null;
+    const readdressed = new PlatformError(error.code, error.message, { requestId: String(error.extensions.requestId), fieldErrors: error.fieldErrors });
+    Object.assign(readdressed.extensions, error.extensions, field ? { field, fieldErrors } : { fieldErrors });
+    throw readdressed;
+  };
+}

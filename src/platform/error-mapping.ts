@@ -1,0 +1,81 @@
+// The one place that maps upstream failures to the gateway's public error codes: a non-2xx
+// answer by its status (errorFromResponse), a call with no usable answer by what stopped it
+// (transportError). A call the gateway refuses before sending it (no token, an id that cannot
+// be a path segment, the call budget) is not an upstream failure: client.ts codes it there.
+import { ErrorCode } from '../errors.ts';
+import { parseErrorBody } from './error-body.ts';
+import { PlatformError, type UpstreamDetails } from './platform-error.ts';
+import { tokenRedactor } from './token-redaction.ts';
+
+const reason: Partial<Record<ErrorCode, string>> = {
+  UNAUTHENTICATED: 'The platform rejected the access token',
+  FORBIDDEN: 'The access token is not allowed to do this',
+  NOT_FOUND: 'Not found on the platform',
+  BAD_USER_INPUT: 'The platform rejected the request',
+  CONFLICT: 'The platform reported a conflict',
+  RATE_LIMITED: 'The platform is rate limiting this caller',
+  UPSTREAM_ERROR: 'The platform failed to answer',
+};
+
+export function codeForStatus(status: number): ErrorCode {
+  if (status === 401) return ErrorCode.UNAUTHENTICATED;
+  if (status === 403) return ErrorCode.FORBIDDEN;
+  if (status === 404) return ErrorCode.NOT_FOUND;
+  // 413/414/431: the request the caller's arguments produced was too large for the platform.
+  if (status === 400 || status === 422 || status === 413 || status === 414 || status === 431) return ErrorCode.BAD_USER_INPUT;
+  if (status === 409) return ErrorCode.CONFLICT;
+  if (status === 429) return ErrorCode.RATE_LIMITED;
+  return ErrorCode.UPSTREAM_ERROR;
+}
+
+/** Retry-After as whole seconds (delta-seconds or an HTTP date), when the platform sent one. */
+export function retryAfterSeconds(header: string | string[] | undefined, now = Date.now()): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  // An HTTP date starts with a day name; V8's lenient Date.parse would read '1.5' or '-5' as a date in 2001.
+  if (!/^[A-Za-z]{3,9},? /.test(value.trim())) return undefined;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+/** Maps a non-2xx platform answer to the gateway's error; `authorization` is what was sent, to keep it out of the result. */
+export function errorFromResponse(
+  response: { status: number; body: string; contentType?: string; retryAfter?: string | string[] },
+  requestId: string,
+  authorization?: string,
+): PlatformError {
+  const code = codeForStatus(response.status);
+  const parsed = parseErrorBody(response.body, response.contentType, tokenRedactor(authorization));
+  const upstream: UpstreamDetails = { status: response.status };
+  if (parsed.traceId) upstream.traceId = parsed.traceId;
+  if (parsed.errorCode) upstream.errorCode = parsed.errorCode;
+  // 5xx messages are the platform's internals: say what happened, not what it said.
+  const detail = response.status < 500 && parsed.message ? `: ${parsed.message}` : '';
+  const message = `${reason[code] ?? 'The platform failed'} (HTTP ${response.status})${detail}`;
+  return new PlatformError(code, message, {
+    requestId,
+    upstream,
+    retryAfter: code === ErrorCode.RATE_LIMITED ? (retryAfterSeconds(response.retryAfter) ?? 1) : undefined,
+    fieldErrors: parsed.errors,
+  });
+}
+
+/** Maps a call that produced no usable answer (network, timeout, open breaker, route busy, unusable body, caller gone). */
+export function transportError(kind: 'timeout' | 'network' | 'breaker' | 'busy' | 'body' | 'cancelled', requestId: string, detail: string, status?: number): PlatformError {
+  const upstream = status === undefined ? undefined : { status };
+  switch (kind) {
+    case 'timeout':
+      return new PlatformError(ErrorCode.UPSTREAM_TIMEOUT, `The platform did not answer in time (${detail})`, { requestId, upstream });
+    case 'breaker':
+      return new PlatformError(ErrorCode.UPSTREAM_ERROR, 'The platform is failing; calls are paused for a short cool-down', { requestId, upstream });
+    case 'busy':
+      return new PlatformError(ErrorCode.UPSTREAM_BUSY, `The gateway is limiting calls to this platform route (${detail}); try again shortly`, { requestId, upstream });
+    case 'cancelled':
+      return new PlatformError(ErrorCode.CANCELLED, `The platform call was stopped (${detail})`, { requestId, upstream });
+    case 'body':
+      return new PlatformError(ErrorCode.UPSTREAM_ERROR, `The platform answered with an unusable body (${detail})`, { requestId, upstream });
+    default:
+      return new PlatformError(ErrorCode.UPSTREAM_ERROR, `The platform could not be reached (${detail})`, { requestId, upstream });
+  }
+}
