@@ -64,8 +64,10 @@ const schema = z.object({
   SANDBOX_LIVE_INTERVAL_MS: int(0, 3_600_000).default(3_000),
   SANDBOX_MAX_PAGE_SIZE: int(1, 1_000).optional(),
   COMPILED_EXECUTION: bool.optional(),
-  COMPILED_QUERY_CACHE_SIZE: int(1, 100_000).default(1_000),
-  COMPILED_QUERY_CACHE_BYTES: int(1_024, 1_073_741_824).default(8_388_608),
+  COMPILED_QUERY_CACHE_SIZE: int(1, 100_000).default(250),
+  COMPILED_QUERY_CACHE_BYTES: int(1_024, 1_073_741_824).default(33_554_432),
+  // Compiled execution: documents compiled only once they repeat.
+  COMPILED_QUERY_MIN_USES: int(1, 1_000).default(2),
 });
 
 export type Env = z.input<typeof schema>;
@@ -200,7 +202,14 @@ const configSchema = schema.transform((e, ctx) => {
     /** Send stack traces of errors to clients (never in production). */
     stackTraces: e.STACK_TRACES ?? false,
     /** Execute validated documents compiled by graphql-jit (cached per document) instead of interpreted by graphql-js. */
-    compiledExecution: { enabled: e.COMPILED_EXECUTION ?? true, cacheSize: e.COMPILED_QUERY_CACHE_SIZE, cacheBytes: e.COMPILED_QUERY_CACHE_BYTES },
+    compiledExecution: {
+      enabled: e.COMPILED_EXECUTION ?? true,
+      cacheSize: e.COMPILED_QUERY_CACHE_SIZE,
+      /** Estimated heap of the compiled documents kept (generated code, not document text). */
+      cacheBytes: e.COMPILED_QUERY_CACHE_BYTES,
+      /** Executions among recent ones before a document is compiled; until then graphql-js interprets it. */
+      minUses: e.COMPILED_QUERY_MIN_USES,
+    },
   };
 });
 
