@@ -67,7 +67,7 @@ const schema = z.object({
   COMPILED_QUERY_CACHE_SIZE: int(1, 100_000).default(250),
   COMPILED_QUERY_CACHE_BYTES: int(1_024, 1_073_741_824).default(33_554_432),
   // Compiled execution: documents compiled only once they repeat.
-  COMPILED_QUERY_MIN_USES: int(1, 1_000).default(2),
+  COMPILED_QUERY_MIN_USES: int(1, 1_000).default(10),
 });
 
 export type Env = z.input<typeof schema>;

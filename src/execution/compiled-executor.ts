@@ -1,10 +1,15 @@
+import { setFlagsFromString } from 'node:v8';
 import type { ApolloServerOptionsWithGateway, BaseContext } from '@apollo/server';
 import {
   execute,
   getOperationAST,
   getVariableValues,
+  getNamedType,
   GraphQLError,
+  isInterfaceType,
+  isListType,
   isNonNullType,
+  isObjectType,
   Kind,
   TypeInfo,
   visit,
@@ -12,7 +17,10 @@ import {
   type DocumentNode,
   type ExecutionResult,
   type FragmentDefinitionNode,
+  type GraphQLNamedType,
   type GraphQLSchema,
+  type GraphQLType,
+  type SelectionSetNode,
   type OperationDefinitionNode,
   type SourceLocation,
   type VariableDefinitionNode,
@@ -53,15 +61,18 @@ interface Plan {
   variableDefinitions: readonly VariableDefinitionNode[];
   /** Variables whose null (or absence) graphql-jit passes on where graphql-js refuses or reads differently: see `guardedVariables`. */
   guarded: readonly string[];
+  /** The response's positions, for putting errors in graphql-js' order (`inGraphqlJsOrder`); built on the first result with two errors. */
+  positions: Position | undefined;
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
 }
 
 /**
  * Heap V8 keeps for a compiled document per character of the code graphql-jit
- * generated for it (bytecode, feedback and the source, which V8's compilation
- * cache also holds until it ages out). Above the 3.8–5.5 measured for distinct
- * documents (docs/benchmark.md), so the budget is not overrun.
+ * generated for it (bytecode, feedback, closures). At or above the 4.3–7.8
+ * measured for distinct documents (docs/benchmark.md), so the budget is not overrun.
  */
-const HEAP_PER_GENERATED_CHAR = 6;
+const HEAP_PER_GENERATED_CHAR = 8;
 /** A compiled document's heap beyond its generated code: closures, resolve-info thunks, the entry itself. */
 const ENTRY_OVERHEAD_BYTES = 8 * 1024;
 /** When graphql-jit does not report its generated code: heap per character of document text (120–470 measured). */
@@ -85,7 +96,7 @@ const MAX_PENDING_KEYS = 4_096;
  * - variables graphql-js' own coercion refuses (an unknown operation too);
  * - a null or missing value in a position where jit does not check it the way
  *   graphql-js does (`guardedVariables`).
- * A compiled document costs far more heap than its text (about 6 bytes per
+ * A compiled document costs far more heap than its text (up to 8 bytes per
  * character of the code jit generates for it), so the cache is bounded by that
  * estimate as well as by its number of entries, least recently used evicted first.
  */
@@ -106,9 +117,18 @@ export class CompiledExecution {
     this.options = options;
   }
 
-  /** Loads the compiler; until it has, documents run on graphql-js. */
+  /**
+   * Loads the compiler; until it has, documents run on graphql-js. It also turns
+   * off V8's in-memory compilation cache: graphql-jit builds each document's code
+   * with `new Function`, and that cache keeps every distinct source it has seen
+   * (with its bytecode) long after the compiled document is evicted, so the heap
+   * grew with every distinct document compiled whatever this cache's bound. The
+   * cache only speeds up compiling the same source twice; this process compiles
+   * its scripts once and creates no function from a string per request.
+   */
   load(): Promise<void> {
     this.loading ??= import('graphql-jit').then((jit) => {
+      setFlagsFromString('--no-compilation-cache');
       this.jit = jit;
     });
     return this.loading;
@@ -137,9 +157,9 @@ export class CompiledExecution {
   execute(request: ExecutionRequest): Promise<ExecutionResult> | ExecutionResult {
     const plan = this.planFor(request);
     if (!plan || !this.coercesAsCompiled(plan, request.variables)) return this.reference(request);
-    const result = plan.query.query(undefined, request.contextValue, request.variables ?? {});
-    if (isPromiseLike(result)) return result.then((settled) => this.settle(settled, request));
-    return this.settle(result, request);
+    const result = compiledExecutionSynchronousPart(plan.query, request.contextValue, request.variables ?? {});
+    if (isPromiseLike(result)) return result.then((settled) => this.settle(settled, request, plan));
+    return this.settle(result, request, plan);
   }
 
   /**
@@ -155,10 +175,15 @@ export class CompiledExecution {
     return true;
   }
 
-  private settle(result: ExecutionResult, request: ExecutionRequest): Promise<ExecutionResult> | ExecutionResult {
+  private settle(result: ExecutionResult, request: ExecutionRequest, plan: Plan): Promise<ExecutionResult> | ExecutionResult {
     if (refusedBeforeExecution(result)) return this.reference(request);
-    if (result.errors) return { ...result, errors: result.errors.map(asLocatedError) };
-    return result;
+    if (!result.errors) return result;
+    let errors = result.errors as readonly GraphQLError[];
+    if (errors.length > 1) {
+      plan.positions ??= responsePositions(this.schema, plan.document, plan.operation);
+      errors = inGraphqlJsOrder(errors, plan.positions);
+    }
+    return { ...result, errors: errors.map(asLocatedError) };
   }
 
   private reference(request: ExecutionRequest): Promise<ExecutionResult> | ExecutionResult {
@@ -231,7 +256,14 @@ function compile(jit: Jit, schema: GraphQLSchema, request: ExecutionRequest, key
     typeof generated === 'string'
       ? ENTRY_OVERHEAD_BYTES + HEAP_PER_GENERATED_CHAR * generated.length
       : ENTRY_OVERHEAD_BYTES + HEAP_PER_TEXT_CHAR * (request.document.loc?.source.body.length ?? 0);
-  const plan = { query: outcome, variableDefinitions: operation.variableDefinitions ?? [], guarded: guardedVariables(schema, request.document, operation) };
+  const plan: Plan = {
+    query: outcome,
+    variableDefinitions: operation.variableDefinitions ?? [],
+    guarded: guardedVariables(schema, request.document, operation),
+    positions: undefined,
+    document: request.document,
+    operation,
+  };
   return { plan, cost };
 }
 
@@ -281,6 +313,139 @@ function fragmentsUsedBy(document: DocumentNode, operation: OperationDefinitionN
   };
   walk(operation);
   return [...used.values()];
+}
+
+/** A position of the response: whether its value is non-null, and the positions under it by response key ('#' for a list's items), in document order. */
+interface Position {
+  nonNull: boolean;
+  order: number;
+  children: Map<string, Position>;
+}
+
+/**
+ * The response's positions for an operation: every field it selects, through
+ * fragments and on every possible type, by response key. Where a key selects
+ * fields of different types (on different possible types), a position is
+ * non-null only if all of them are.
+ */
+function responsePositions(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): Position {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const root: Position = { nonNull: false, order: 0, children: new Map() };
+  const rootType = schema.getRootType(operation.operation);
+  const fill = (position: Position, parent: GraphQLNamedType, selections: SelectionSetNode, seen: Set<string>): void => {
+    for (const selection of selections.selections) {
+      if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const fragment = fragments.get(selection.name.value);
+        if (!fragment || seen.has(fragment.name.value)) continue;
+        fill(position, schema.getType(fragment.typeCondition.name.value) ?? parent, fragment.selectionSet, new Set([...seen, fragment.name.value]));
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        fill(position, selection.typeCondition ? (schema.getType(selection.typeCondition.name.value) ?? parent) : parent, selection.selectionSet, seen);
+      } else {
+        const key = selection.alias?.value ?? selection.name.value;
+        const field = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[selection.name.value] : undefined;
+        let type: GraphQLType | undefined = field?.type;
+        let child = position.children.get(key);
+        const nonNull = type !== undefined && isNonNullType(type);
+        if (child) child.nonNull &&= nonNull;
+        else position.children.set(key, (child = { nonNull, order: position.children.size, children: new Map() }));
+        // Down through lists to the named type; each list level is a '#' position.
+        let at = child;
+        type = type && isNonNullType(type) ? type.ofType : type;
+        while (type && isListType(type)) {
+          const itemNonNull = isNonNullType(type.ofType);
+          let item = at.children.get('#');
+          if (item) item.nonNull &&= itemNonNull;
+          else at.children.set('#', (item = { nonNull: itemNonNull, order: 0, children: new Map() }));
+          at = item;
+          type = isNonNullType(type.ofType) ? type.ofType.ofType : type.ofType;
+        }
+        if (selection.selectionSet && type) fill(at, getNamedType(type), selection.selectionSet, seen);
+      }
+    }
+  };
+  if (rootType) fill(root, rootType, operation.selectionSet, new Set());
+  return root;
+}
+
+/** The position of a response path (undefined past the known positions). */
+function positionOf(root: Position, path: ReadonlyArray<string | number>): Position | undefined {
+  let at: Position | undefined = root;
+  for (const key of path) at = at?.children.get(typeof key === 'number' ? '#' : key);
+  return at;
+}
+
+/** Negative when path `a` comes first in the response (document order of keys, then list index). */
+function comparePaths(root: Position, a: ReadonlyArray<string | number>, b: ReadonlyArray<string | number>): number {
+  let at: Position | undefined = root;
+  for (let i = 0; i < Math.min(a.length, b.length); i += 1) {
+    const [x, y] = [a[i]!, b[i]!];
+    if (x !== y) {
+      if (typeof x === 'number' && typeof y === 'number') return x - y;
+      const [px, py] = [at?.children.get(String(x)), at?.children.get(String(y))];
+      return (px?.order ?? Number.MAX_SAFE_INTEGER) - (py?.order ?? Number.MAX_SAFE_INTEGER);
+    }
+    at = at?.children.get(typeof x === 'number' ? '#' : x);
+  }
+  return a.length - b.length;
+}
+
+/** The name of the frame that runs a compiled query, as V8 writes it in a stack. */
+const SYNCHRONOUS_PART = 'compiledExecutionSynchronousPart';
+/**
+ * Runs a compiled query. Its frame marks, in an error's stack, the errors raised
+ * before execution first waits (a resolver refusing its arguments at once). It
+ * is built from source so that the frame keeps its name in stacks, whatever
+ * source maps or a bundler make of this module's own functions.
+ */
+const runQuery = new Function(`return function ${SYNCHRONOUS_PART}(query, contextValue, variables) { return query.query(undefined, contextValue, variables); }`)() as (
+  query: CompiledQuery,
+  contextValue: unknown,
+  variables: Record<string, unknown>,
+) => Promise<ExecutionResult> | ExecutionResult;
+
+function compiledExecutionSynchronousPart(query: CompiledQuery, contextValue: unknown, variables: Record<string, unknown>): Promise<ExecutionResult> | ExecutionResult {
+  // Deep enough for the marker to stay in the stack of an error raised a few calls down in a resolver.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = Math.max(limit, 32);
+  try {
+    return runQuery(query, contextValue, variables);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+/** Whether graphql-jit raised the error (or its resolver threw it) before execution first waited. */
+function raisedSynchronously(error: GraphQLError): boolean {
+  return (error.stack ?? '').includes(`at ${SYNCHRONOUS_PART} (eval at `);
+}
+
+/** Merges two lists, each in its own order, taking the error earlier in the response first. */
+function mergeByPath(positions: Position, a: readonly GraphQLError[], b: readonly GraphQLError[]): GraphQLError[] {
+  const merged: GraphQLError[] = [];
+  let [i, j] = [0, 0];
+  while (i < a.length && j < b.length) merged.push(comparePaths(positions, b[j]!.path ?? [], a[i]!.path ?? []) < 0 ? b[j++]! : a[i++]!);
+  return [...merged, ...a.slice(i), ...b.slice(j)];
+}
+
+/**
+ * graphql-js lists each error when it happens: first those raised before
+ * execution first waits, then, round of platform answers by round, those of the
+ * fields completed, in document order. graphql-jit lists them in that order too,
+ * but keeps the errors of non-null positions (a resolver failing there, a null
+ * where the schema promises a value) apart, to null their parents once
+ * execution ends, and lists them after all the others. Both lists are split into
+ * the errors raised before the first wait and those after, and merged back in
+ * response order within each part.
+ */
+function inGraphqlJsOrder(errors: readonly GraphQLError[], positions: Position): readonly GraphQLError[] {
+  const nonNull = (error: GraphQLError) => (error.path ? (positionOf(positions, error.path)?.nonNull ?? false) : false);
+  const first = errors.findIndex(nonNull);
+  if (first <= 0) return errors;
+  const [others, held] = [errors.slice(0, first), errors.slice(first)];
+  const [othersAtOnce, heldAtOnce] = [others.filter(raisedSynchronously), held.filter(raisedSynchronously)];
+  const later = (list: readonly GraphQLError[], atOnce: readonly GraphQLError[]) => list.filter((error) => !atOnce.includes(error));
+  return [...mergeByPath(positions, othersAtOnce, heldAtOnce), ...mergeByPath(positions, later(others, othersAtOnce), later(held, heldAtOnce))];
 }
 
 /**

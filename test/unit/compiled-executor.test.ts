@@ -35,9 +35,9 @@ afterAll(async () => {
 
 const acme = () => sandbox.tokens.find((t) => t.businessAccountName.toLowerCase().includes('acme'))!;
 
-/** What a client would see of a result: errors as graphql-js serialises them, in path order. */
+/** What a client would see of a result: errors as graphql-js serialises them, in the order given. */
 function visible(result: ExecutionResult) {
-  const errors = result.errors?.map((error: GraphQLError) => ({ ...error.toJSON(), original: error.originalError?.message })).sort((a, b) => JSON.stringify(a.path ?? []).localeCompare(JSON.stringify(b.path ?? [])));
+  const errors = result.errors?.map((error: GraphQLError) => ({ ...error.toJSON(), original: error.originalError?.message }));
   return { data: result.data, errors };
 }
 
@@ -162,6 +162,36 @@ describe('compiled execution', () => {
       expect(reference.errors).toBeUndefined();
       expect(calls.compiled).toEqual(calls.reference);
       expect(calls.reference.length).toBe(1);
+    }
+  });
+
+  it('lists the errors of several failing fields in the order graphql-js does, non-null positions included', async () => {
+    const [stored, other] = sandbox.store.documents(acme().businessAccountId);
+    // The store's own writer, which the routes use (its interface keeps it to them).
+    const store = sandbox.store as unknown as { saveDocument(document: unknown): void };
+    // A document type the gateway does not know: `documentType` is non-null, so its error nulls the whole document.
+    store.saveDocument({ ...stored!, documentType: 'carbon-copy' });
+    const odd = stored!.id;
+    try {
+      const cases = [
+        // Failing after the same platform round: document order.
+        `{ a: document(id: "${odd}") { id documentType } b: document(id: "nope") { id } }`,
+        `{ b: document(id: "nope") { id } a: document(id: "${odd}") { id documentType } }`,
+        `{ a: document(id: "${odd}") { documentType } b: document(id: "nope") { id } x: document(id: "${odd}") { name documentType } d: document(id: "${other!.id}") { id } }`,
+        `query { ...F b: document(id: "nope") { id } } fragment F on Query { a: document(id: "${odd}") { id documentType } }`,
+        `{ e: _entities(representations: [{__typename: "Document", id: "${odd}"}, {__typename: "Document", id: "nope"}, {__typename: "Document", id: "${odd}"}]) { ... on Document { id documentType } } }`,
+        // A field refused before any platform call fails first, wherever it stands.
+        `{ a: document(id: "${odd}") { id documentType } c: exceptions(first: -1) { totalCount } }`,
+        `{ a: document(id: "${odd}") { documentType } b: document(id: "nope") { id } x: document(id: "${odd}") { documentType } c: exceptions(first: 2, after: "bad") { totalCount } }`,
+      ];
+      for (const query of cases) {
+        const { reference, fast } = await both(query, undefined);
+        expect(reference.errors!.length).toBeGreaterThan(1);
+        expect({ query, paths: fast.errors?.map((error) => error.path) }).toEqual({ query, paths: reference.errors!.map((error) => error.path) });
+        expect(fast).toEqual(reference);
+      }
+    } finally {
+      store.saveDocument(stored!);
     }
   });
 
