@@ -49,7 +49,7 @@ export interface ExecutionRequest {
 export interface CompiledCacheOptions {
   /** Compiled documents kept at most. */
   maxEntries: number;
-  /** Estimated heap of the compiled documents kept, in bytes (see `estimatedCost`). */
+  /** Estimated heap of the compiled documents kept, in bytes (see `compile`). */
   maxBytes: number;
   /** A document is compiled on its `minUses`-th execution among recent ones; before that graphql-js runs it. */
   minUses: number;
@@ -73,9 +73,15 @@ interface Plan {
  * measured for distinct documents (docs/benchmark.md), so the budget is not overrun.
  */
 const HEAP_PER_GENERATED_CHAR = 8;
-/** A compiled document's heap beyond its generated code: closures, resolve-info thunks, the entry itself. */
-const ENTRY_OVERHEAD_BYTES = 8 * 1024;
-/** When graphql-jit does not report its generated code: heap per character of document text (120–470 measured). */
+/**
+ * Heap of the parsed document per character of its text: the compiled query
+ * keeps the syntax tree (and its tokens) alive once Apollo's document cache has
+ * let it go. At or above the 37–68 measured for page queries.
+ */
+const HEAP_PER_DOCUMENT_CHAR = 72;
+/** A compiled document's heap beyond the above: closures, resolve-info thunks, the entry itself, a small document's tree. */
+const ENTRY_OVERHEAD_BYTES = 12 * 1024;
+/** When graphql-jit does not report its generated code: heap of the code per character of document text (120–470 measured). */
 const HEAP_PER_TEXT_CHAR = 512;
 /** What graphql-jit leaves on a compiled query with its `debug` option: the generated code, read for its length and dropped. */
 const GENERATED_CODE = '__DO_NOT_USE_THIS_OR_YOU_WILL_BE_FIRED_compilation';
@@ -97,8 +103,9 @@ const MAX_PENDING_KEYS = 4_096;
  * - a null or missing value in a position where jit does not check it the way
  *   graphql-js does (`guardedVariables`).
  * A compiled document costs far more heap than its text (up to 8 bytes per
- * character of the code jit generates for it), so the cache is bounded by that
- * estimate as well as by its number of entries, least recently used evicted first.
+ * character of the code jit generates for it, and its parsed document), so the
+ * cache is bounded by that estimate as well as by its number of entries, least
+ * recently used evicted first.
  */
 export class CompiledExecution {
   private readonly schema: GraphQLSchema;
@@ -121,10 +128,11 @@ export class CompiledExecution {
    * Loads the compiler; until it has, documents run on graphql-js. It also turns
    * off V8's in-memory compilation cache: graphql-jit builds each document's code
    * with `new Function`, and that cache keeps every distinct source it has seen
-   * (with its bytecode) long after the compiled document is evicted, so the heap
-   * grew with every distinct document compiled whatever this cache's bound. The
-   * cache only speeds up compiling the same source twice; this process compiles
-   * its scripts once and creates no function from a string per request.
+   * (with its bytecode) long after the compiled document is evicted: the heap
+   * would grow with every distinct document compiled, whatever this cache's
+   * bound. The cache only speeds up compiling the same source twice; this
+   * process compiles its scripts once and creates no function from a string per
+   * request.
    */
   load(): Promise<void> {
     this.loading ??= import('graphql-jit').then((jit) => {
@@ -252,10 +260,9 @@ function compile(jit: Jit, schema: GraphQLSchema, request: ExecutionRequest, key
   if (!operation) return { plan: null, cost: notCompiledCost(key) };
   const generated = (outcome as unknown as Record<string, unknown>)[GENERATED_CODE];
   delete (outcome as unknown as Record<string, unknown>)[GENERATED_CODE];
-  const cost =
-    typeof generated === 'string'
-      ? ENTRY_OVERHEAD_BYTES + HEAP_PER_GENERATED_CHAR * generated.length
-      : ENTRY_OVERHEAD_BYTES + HEAP_PER_TEXT_CHAR * (request.document.loc?.source.body.length ?? 0);
+  const text = request.document.loc?.source.body.length ?? 0;
+  const code = typeof generated === 'string' ? HEAP_PER_GENERATED_CHAR * generated.length : HEAP_PER_TEXT_CHAR * text;
+  const cost = ENTRY_OVERHEAD_BYTES + code + HEAP_PER_DOCUMENT_CHAR * text;
   const plan: Plan = {
     query: outcome,
     variableDefinitions: operation.variableDefinitions ?? [],
