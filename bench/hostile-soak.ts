@@ -4,7 +4,8 @@
  * hostile clients send what they can to grow it: a fresh 95 kB operation name
  * per request, unknown 90 kB operation names, `_entities` lists of 2 000 and
  * of 25 representations, malformed representations, CSRF-refused posts, requests aborted mid-answer and bodies cut
- * mid-upload. After a warm-up of the same traffic (V8 sizes its heap and
+ * mid-upload, and distinct 1.7 kB documents: three in four sent once, one in four as many times as the
+ * gateway needs to compile it (COMPILED_QUERY_MIN_USES). After a warm-up of the same traffic (V8 sizes its heap and
  * Apollo's document cache fills), samples the gateway's RSS and the size of
  * /metrics every second for the measured window, then stops the gateway with
  * SIGTERM and prints a verdict:
@@ -16,13 +17,19 @@
  *     or INTERNAL_SERVER_ERROR;
  *   - the gateway exits 0 on SIGTERM.
  *
- *   node --disable-warning=ExperimentalWarning bench/hostile-soak.ts [--seconds N] [--warmup-seconds N] [--clients N] [--max-old-space-mib N]
+ *   node --disable-warning=ExperimentalWarning bench/hostile-soak.ts [--seconds N] [--warmup-seconds N] [--clients N] [--max-old-space-mib N] [--only distinct-documents] [--env NAME=VALUE]…
  *
  * --seconds N            the measured window (default 60)
  * --warmup-seconds N     traffic before the window, not judged (default 30)
  * --clients N            concurrent clients (default 8)
  * --max-old-space-mib N  starts the gateway with a V8 old-space limit: a gateway
  *                        that retained what hostile clients send would fail under it.
+ * --only distinct-documents  every client sends only distinct documents, the
+ *                        traffic that grows the caches of parsed and compiled
+ *                        documents (Apollo's parsed-document cache holds about
+ *                        1 100 of these: give the warm-up 45 s to fill it).
+ * --env NAME=VALUE       a setting of the gateway (repeatable), e.g. COMPILED_EXECUTION=false
+ *                        to compare with interpreted execution.
  *
  * Exits 0 when every check passes, 1 otherwise. A measurement, not a test:
  * it is not part of `npm test`.
@@ -33,6 +40,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.ts';
 import { readRssBytes, spawnLogged, waitForReady, type Child } from './lib/processes.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -63,6 +71,8 @@ function freePort(): Promise<number> {
 
 interface Tally {
   sent: number;
+  /** Answers received (each sample records it, for the throughput over the window). */
+  answered: number;
   /** Ordinary queries answered with exactly their data. */
   valid: number;
   /** Answers that break a rule: status 5xx, INTERNAL_SERVER_ERROR, an ordinary query without its data. */
@@ -70,13 +80,27 @@ interface Tally {
   reasons: Map<string, number>;
 }
 
-type Kind = 'ordinary' | 'long-name' | 'unknown-operation' | 'entities-flood' | 'entities-malformed' | 'csrf' | 'aborted' | 'cut-upload';
+type Kind = 'ordinary' | 'long-name' | 'unknown-operation' | 'entities-flood' | 'entities-malformed' | 'csrf' | 'aborted' | 'cut-upload' | 'distinct-document';
 
-const KINDS: readonly Kind[] = ['ordinary', 'long-name', 'unknown-operation', 'entities-flood', 'entities-malformed', 'csrf', 'aborted', 'cut-upload'];
+const KINDS: readonly Kind[] = ['ordinary', 'long-name', 'unknown-operation', 'entities-flood', 'entities-malformed', 'csrf', 'aborted', 'cut-upload', 'distinct-document'];
 
 /** How often each kind is picked: half the traffic is ordinary. */
-const WEIGHTS: Record<Kind, number> = { ordinary: 8, 'long-name': 2, 'unknown-operation': 1, 'entities-flood': 1, 'entities-malformed': 1, csrf: 1, aborted: 1, 'cut-upload': 1 };
+const WEIGHTS: Record<Kind, number> = { ordinary: 9, 'long-name': 2, 'unknown-operation': 1, 'entities-flood': 1, 'entities-malformed': 1, csrf: 1, aborted: 1, 'cut-upload': 1, 'distinct-document': 1 };
 const PICKS: Kind[] = KINDS.flatMap((kind) => Array.from({ length: WEIGHTS[kind] }, () => kind));
+
+/** Executions after which the gateway, with its default settings, compiles a document. */
+const COMPILED_AFTER_USES = loadConfig({ NODE_ENV: 'production' }).compiledExecution.minUses;
+const NODE_FIELDS = 'id category type status description assignedTo { id firstName lastName email } entity { __typename ... on FinancialAccount { id } ... on CustomerAccount { id } ... on Transaction { id } } createdBy { id type } createdAt';
+/**
+ * A 1.7 kB document of its own for each n (an alias names n), as a client that
+ * builds its queries at run time sends: every one compiles to different code.
+ */
+const distinctDocument = (n: number): string =>
+  `query DistinctDocument { page${n}: exceptions(first: 5) { totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { ${NODE_FIELDS} } } } ` +
+  `oldest: exceptions(first: 2, orderBy: [{field: CREATED_AT, direction: ASC}]) { totalCount nodes { ${NODE_FIELDS} } } ` +
+  `fresh: exceptions(first: 2, filter: {status: [NEW]}) { totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } nodes { ${NODE_FIELDS} notes { id title contentText createdAt } } } ` +
+  `unassigned: exceptions(first: 2, filter: {unassigned: true}, orderBy: [{field: CREATED_AT, direction: DESC}]) { totalCount pageInfo { hasNextPage endCursor } nodes { ${NODE_FIELDS} } } ` +
+  `inProgress: exceptions(first: 2, filter: {status: [IN_PROGRESS]}) { totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } nodes { id status description createdAt } } }`;
 
 const ORDINARY = 'query Inbox { exceptions(first: 5) { totalCount nodes { id status } } }';
 const LONG_NAME_CHARS = 95_000;
@@ -113,15 +137,18 @@ function cutUpload(port: number): Promise<void> {
   });
 }
 
-function check(tally: Tally, kind: Kind, answer: Answer, expected?: unknown): void {
+/** Judges an answer; `served` means it must carry data and no error at all. */
+function check(tally: Tally, kind: Kind, answer: Answer, expected?: unknown, served = false): void {
   const fail = (reason: string): void => {
     tally.broken += 1;
     const key = `${kind}: ${reason}`;
     tally.reasons.set(key, (tally.reasons.get(key) ?? 0) + 1);
   };
+  tally.answered += 1;
   if (answer.status >= 500) return fail(`HTTP ${answer.status}`);
   const codes = answer.body?.errors?.map((error) => error.extensions?.code) ?? [];
   if (codes.includes('INTERNAL_SERVER_ERROR')) return fail('INTERNAL_SERVER_ERROR');
+  if (served && (answer.status !== 200 || codes.length > 0 || !answer.body?.data)) return fail(`not served: ${codes.join(', ') || `HTTP ${answer.status}`}`);
   if (expected !== undefined) {
     if (JSON.stringify(answer.body) !== JSON.stringify(expected)) return fail('wrong data');
     tally.valid += 1;
@@ -135,6 +162,16 @@ async function client(kindOf: () => Kind, url: string, port: number, until: numb
     tally.sent += 1;
     try {
       switch (kind) {
+        case 'distinct-document': {
+          // One in four as many times as the gateway needs to compile it (the last request compiles it), the others once.
+          const body = JSON.stringify({ query: distinctDocument(n) });
+          const uses = n % 4 === 0 ? COMPILED_AFTER_USES : 1;
+          for (let use = 1; use <= uses; use += 1) {
+            if (use > 1) tally.sent += 1;
+            check(tally, kind, await postJson(url, body), undefined, true);
+          }
+          break;
+        }
         case 'ordinary':
           check(tally, kind, await postJson(url, JSON.stringify({ query: ORDINARY })), expected);
           break;
@@ -182,6 +219,8 @@ interface Sample {
   gatewayHeapUsed: number;
   sandboxRss: number;
   metricsBytes: number;
+  /** Answers received so far. */
+  answered: number;
 }
 
 const median = (values: number[]): number => {
@@ -192,8 +231,23 @@ const median = (values: number[]): number => {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { seconds: { type: 'string', default: '60' }, 'warmup-seconds': { type: 'string', default: '30' }, clients: { type: 'string', default: '8' }, 'max-old-space-mib': { type: 'string' } },
+    options: {
+      seconds: { type: 'string', default: '60' },
+      'warmup-seconds': { type: 'string', default: '30' },
+      clients: { type: 'string', default: '8' },
+      'max-old-space-mib': { type: 'string' },
+      only: { type: 'string' },
+      env: { type: 'string', multiple: true },
+    },
   });
+  // Settings of the gateway other than its defaults, to compare with (`--env COMPILED_EXECUTION=false`).
+  const gatewayEnv = Object.fromEntries((values.env ?? []).map((pair) => {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new Error('--env takes NAME=VALUE');
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  }));
+  const only = values.only;
+  if (only !== undefined && only !== 'distinct-documents') throw new Error('--only takes distinct-documents');
   const warmupS = Number(values['warmup-seconds']);
   if (!Number.isInteger(warmupS) || warmupS < 0) throw new Error('--warmup-seconds must be a non-negative integer');
   const oldSpace = values['max-old-space-mib'];
@@ -220,7 +274,7 @@ async function main(): Promise<void> {
     await waitForReady(`${sandboxUrl}/__sandbox/requests`, sandbox, performance.now());
     const gateway = spawnLogged({
       name: 'gateway', command: process.execPath, args: [...ts, ...(oldSpace ? [`--max-old-space-size=${oldSpace}`] : []), 'src/main.ts'], cwd: ROOT, logDir,
-      env: { ...baseEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(gatewayPort) },
+      env: { ...baseEnv, ...gatewayEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(gatewayPort) },
     });
     children.push(gateway);
     await waitForReady(`${origin}/healthz`, gateway, performance.now());
@@ -230,13 +284,14 @@ async function main(): Promise<void> {
     if (reference.status !== 200 || reference.body?.errors || !reference.body?.data) throw new Error(`the ordinary query fails before the soak: ${JSON.stringify(reference.body)}`);
     const expected = reference.body;
 
-    const tally: Tally = { sent: 0, valid: 0, broken: 0, reasons: new Map() };
+    const tally: Tally = { sent: 0, answered: 0, valid: 0, broken: 0, reasons: new Map() };
     const samples: Sample[] = [];
     const started = performance.now() + warmupS * 1000;
     const until = started + seconds * 1000;
     let seed = 1;
     // A fixed pseudo-random mix, so two runs send the same traffic.
     const kindOf = (): Kind => {
+      if (only === 'distinct-documents') return 'distinct-document';
       seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
       return PICKS[(seed >>> 16) % PICKS.length]!;
     };
@@ -245,11 +300,11 @@ async function main(): Promise<void> {
       while (performance.now() < until) {
         const metrics = Buffer.from(await (await fetch(`${origin}/metrics`)).arrayBuffer());
         const heapUsed = Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(metrics.toString('utf8'))?.[1] ?? Number.NaN);
-        samples.push({ atS: (performance.now() - started) / 1000, gatewayRss: readRssBytes(gateway.pid), gatewayHeapUsed: heapUsed, sandboxRss: readRssBytes(sandbox.pid), metricsBytes: metrics.byteLength });
+        samples.push({ atS: (performance.now() - started) / 1000, gatewayRss: readRssBytes(gateway.pid), gatewayHeapUsed: heapUsed, sandboxRss: readRssBytes(sandbox.pid), metricsBytes: metrics.byteLength, answered: tally.answered });
         await sleep(1_000);
       }
     })();
-    log(`${warmupS} s of warm-up, then ${seconds} s measured: traffic from ${clients} clients, half of it hostile`);
+    log(`${warmupS} s of warm-up, then ${seconds} s measured: traffic from ${clients} clients, ${only === 'distinct-documents' ? 'distinct documents only' : 'half of it hostile'}`);
     const counter = { next: 0 };
     await Promise.all([...Array.from({ length: clients }, () => client(kindOf, url, gatewayPort, until, expected, tally, counter)), sampler]);
 
@@ -265,6 +320,12 @@ async function main(): Promise<void> {
     const baseline = median(early);
     const end = median(late);
     const growth = (end - baseline) / baseline;
+    const answeredOver = (from: number, to: number): number => {
+      const inside = samples.filter((s) => s.atS >= from && s.atS < to);
+      return inside.length < 2 ? 0 : (inside.at(-1)!.answered - inside[0]!.answered) / (inside.at(-1)!.atS - inside[0]!.atS);
+    };
+    const firstRate = answeredOver(0, WINDOW_S);
+    const lastRate = answeredOver(seconds - WINDOW_S, seconds + 1);
     const peakMetrics = Math.max(...samples.map((s) => s.metricsBytes));
     const lastMetrics = samples.at(-1)!.metricsBytes;
     const ordinarySent = tally.valid + [...tally.reasons].filter(([key]) => key.startsWith('ordinary:')).reduce((sum, [, count]) => sum + count, 0);
@@ -277,13 +338,14 @@ async function main(): Promise<void> {
     ];
     const lines = [
       '',
-      `Hostile soak: ${warmupS} s warm-up + ${seconds} s measured, ${clients} clients, ${tally.sent} requests (${(tally.sent / (warmupS + seconds)).toFixed(0)}/s), gateway in production mode`,
+      `Hostile soak${only ? ` (${only} only)` : ''}: ${warmupS} s warm-up + ${seconds} s measured, ${clients} clients, ${tally.sent} requests (${(tally.sent / (warmupS + seconds)).toFixed(0)}/s), gateway in production mode`,
       `  every 5 s of the measured window:`,
       `  gateway RSS MiB: ${samples.filter((_, i) => i % 5 === 0).map((s) => (s.gatewayRss / MiB).toFixed(0)).join(' ')}`,
       `  gateway heap used MiB: ${samples.filter((_, i) => i % 5 === 0).map((s) => (s.gatewayHeapUsed / MiB).toFixed(0)).join(' ')}`,
       `  sandbox RSS MiB: ${samples.filter((_, i) => i % 5 === 0).map((s) => (s.sandboxRss / MiB).toFixed(0)).join(' ')}`,
       `  /metrics kB: ${samples.filter((_, i) => i % 5 === 0).map((s) => (s.metricsBytes / 1024).toFixed(0)).join(' ')}`,
       `  gateway log: ${(logBytes / 1024).toFixed(0)} kB (${(logBytes / Math.max(1, tally.sent)).toFixed(0)} bytes per request)`,
+      `  throughput: ${firstRate.toFixed(0)} answers/s in the first ${WINDOW_S} s, ${lastRate.toFixed(0)}/s in the last ${WINDOW_S} s (not judged: on a shared machine it moves with the neighbours' load)`,
       ...checks.map(([name, ok, detail]) => `  ${ok ? 'PASS' : 'FAIL'} ${name}: ${detail}`),
       `Verdict: ${checks.every(([, ok]) => ok) ? 'PASS' : 'FAIL'}`,
       '',

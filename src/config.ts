@@ -95,8 +95,10 @@ export const schema = z.object({
   SANDBOX_LIVE_INTERVAL_MS: sandboxSetting('SANDBOX_LIVE_INTERVAL_MS'),
   SANDBOX_MAX_PAGE_SIZE: sandboxSetting('SANDBOX_MAX_PAGE_SIZE'),
   COMPILED_EXECUTION: bool.optional(),
-  COMPILED_QUERY_CACHE_SIZE: int(1, 100_000).default(1_000),
-  COMPILED_QUERY_CACHE_BYTES: int(1_024, 1_073_741_824).default(8_388_608),
+  COMPILED_QUERY_CACHE_SIZE: int(1, 100_000).default(250),
+  COMPILED_QUERY_CACHE_BYTES: int(1_024, 1_073_741_824).default(33_554_432),
+  // Compiled execution: documents compiled only once they repeat.
+  COMPILED_QUERY_MIN_USES: int(1, 1_000).default(10),
   // Scaling: worker processes per instance, and the pre-stop delay a load balancer needs.
   WORKERS: z.string().trim().regex(/^(auto|[1-9]\d{0,2})$/, 'must be auto or a whole number from 1 to 999').default('1'),
   SHUTDOWN_DELAY_MS: int(0, 60_000).default(0),
@@ -276,7 +278,14 @@ const configSchema = schema.transform((e, ctx) => {
     /** Send stack traces of errors to clients (never in production). */
     stackTraces: e.STACK_TRACES ?? false,
     /** Execute validated documents compiled by graphql-jit (cached per document) instead of interpreted by graphql-js. */
-    compiledExecution: { enabled: e.COMPILED_EXECUTION ?? true, cacheSize: e.COMPILED_QUERY_CACHE_SIZE, cacheBytes: e.COMPILED_QUERY_CACHE_BYTES },
+    compiledExecution: {
+      enabled: e.COMPILED_EXECUTION ?? true,
+      cacheSize: e.COMPILED_QUERY_CACHE_SIZE,
+      /** Estimated heap of the compiled documents kept (generated code, not document text). */
+      cacheBytes: e.COMPILED_QUERY_CACHE_BYTES,
+      /** Executions among recent ones before a document is compiled; until then graphql-js interprets it. */
+      minUses: e.COMPILED_QUERY_MIN_USES,
+    },
     /**
      * Worker processes sharing the port (1: the gateway runs in this process alone; `auto`: one per CPU
      * this process may use, cgroup limits included), and how long a stopping process keeps serving

@@ -1,5 +1,5 @@
 import { ApolloServerErrorCode } from '@apollo/server/errors';
-import type { GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
 import { clip, clipEchoes, clipEchoesDeep, MAX_MESSAGE_CHARS } from './client-text.ts';
 import { ErrorCode } from './errors.ts';
@@ -8,6 +8,26 @@ import { currentRequestId } from './observability/request-scope.ts';
 
 /** Codes whose message is written for clients; any other error is unexpected, and its text stays in the logs. */
 const PUBLIC_CODES: ReadonlySet<string> = new Set<string>([...Object.values(ErrorCode), ...Object.values(ApolloServerErrorCode)].filter((code) => code !== ErrorCode.INTERNAL_SERVER_ERROR));
+
+/**
+ * graphql-js' refusals of an argument's value during execution (`getArgumentValues`): a null or
+ * missing variable where the argument, an input field or a list item is non-null. Validation lets a
+ * nullable variable with a default stand there, so only the value a client sends breaks the rule;
+ * graphql-js gives these errors no code.
+ */
+const ARGUMENT_REFUSAL = /^Argument "[^"]+" (?:of (?:non-null|required) type "[^"]+" (?:must not be null|was not provided|was provided the variable "\$[^"]+" which was not provided a runtime value)|has invalid value [\s\S]+)\.$/;
+
+/** Whether the error is graphql-js' own refusal of an argument value (located at its field, or alone when it broke a root `@skip`/`@include`). */
+function isArgumentRefusal(error: unknown): boolean {
+  const cause = error instanceof GraphQLError && error.originalError instanceof GraphQLError ? error.originalError : error;
+  return (
+    cause instanceof GraphQLError &&
+    cause.originalError === undefined &&
+    cause.extensions.code === undefined &&
+    cause.nodes?.length === 1 &&
+    ARGUMENT_REFUSAL.test(cause.message)
+  );
+}
 
 /** Stack frames kept in a log line of an unexpected error (the cause is near the top). */
 const LOGGED_STACK_FRAMES = 12;
@@ -36,7 +56,8 @@ function withRequestId(extensions: Record<string, unknown>, requestId: string | 
 /**
  * Apollo Server's `formatError`: every error answer passes through here, those
  * of the GraphQL pipeline and the refusals Apollo makes before it. Each gets
- *   - a code: a client mistake Apollo leaves without one gets its client code;
+ *   - a code: a client mistake Apollo leaves without one gets its client code (graphql-js' refusal
+ *     of an argument value during execution is BAD_USER_INPUT);
  *   - the request id (also in the request's log lines);
  *   - client text cut to a short prefix wherever the message or extensions repeat it;
  *   - in production, no internals: an unexpected error's message is replaced.
@@ -47,7 +68,8 @@ export function formatError({ production, echoChars, logger }: ErrorFormatting) 
     const { code: givenCode, requestId: givenId, stacktrace, ...extensions } = formatted.extensions ?? {};
     const requestId = currentRequestId() ?? (typeof givenId === 'string' ? givenId : undefined);
     const refusalCode = persistedQueryRefusalCode(error);
-    const code = refusalCode ?? (typeof givenCode === 'string' ? givenCode : ErrorCode.INTERNAL_SERVER_ERROR);
+    // Apollo gives an error without a code INTERNAL_SERVER_ERROR; graphql-js' refusal of a client's argument value is a client mistake.
+    const code = refusalCode ?? (isArgumentRefusal(error) ? ErrorCode.BAD_USER_INPUT : typeof givenCode === 'string' ? givenCode : ErrorCode.INTERNAL_SERVER_ERROR);
     const message = clipEchoes(formatted.message, echoChars);
     const unexpected = code === ErrorCode.INTERNAL_SERVER_ERROR || !PUBLIC_CODES.has(code);
 

@@ -134,7 +134,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   });
 
   const schema = buildSchema();
-  const compiled = config.compiledExecution.enabled ? new CompiledExecution(schema, config.compiledExecution.cacheSize, config.compiledExecution.cacheBytes) : undefined;
+  const compiled = config.compiledExecution.enabled ? new CompiledExecution(schema, { maxEntries: config.compiledExecution.cacheSize, maxBytes: config.compiledExecution.cacheBytes, minUses: config.compiledExecution.minUses }) : undefined;
   const apollo = new ApolloServer<GatewayContext>({
     // The compiled executor keeps Apollo's pipeline and replaces only graphql-js' interpretation of each document.
     ...(compiled ? { gateway: compiledExecutionGateway(compiled, schema) } : { schema }),

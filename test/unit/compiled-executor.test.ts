@@ -25,7 +25,7 @@ beforeAll(async () => {
   sandbox = await startSandbox({ scanDelayMs: 50 });
   http = new PlatformHttp(sandbox.url, { ...config.upstream, retryLimit: 0 });
   schema = buildSchema();
-  compiled = new CompiledExecution(schema, 50, 8_388_608);
+  compiled = new CompiledExecution(schema, { maxEntries: 50, maxBytes: 33_554_432, minUses: 1 });
   await compiled.load();
 });
 afterAll(async () => {
@@ -35,9 +35,9 @@ afterAll(async () => {
 
 const acme = () => sandbox.tokens.find((t) => t.businessAccountName.toLowerCase().includes('acme'))!;
 
-/** What a client would see of a result: errors as graphql-js serialises them, in path order. */
+/** What a client would see of a result: errors as graphql-js serialises them, in the order given. */
 function visible(result: ExecutionResult) {
-  const errors = result.errors?.map((error: GraphQLError) => ({ ...error.toJSON(), original: error.originalError?.message })).sort((a, b) => JSON.stringify(a.path ?? []).localeCompare(JSON.stringify(b.path ?? [])));
+  const errors = result.errors?.map((error: GraphQLError) => ({ ...error.toJSON(), original: error.originalError?.message }));
   return { data: result.data, errors };
 }
 
@@ -49,14 +49,19 @@ function visible(result: ExecutionResult) {
  */
 function recordingPlatform() {
   const answers = new Map<string, Promise<UpstreamResponse>>();
+  const calls = { reference: [] as string[], compiled: [] as string[] };
   const key = (request: UpstreamRequest) => `${request.method} ${request.pathAndQuery} ${JSON.stringify(request.body ?? null)}`;
   const recording = { send: (request: UpstreamRequest) => {
+    calls.reference.push(key(request));
     const answer = http.send(request);
     answers.set(key(request), answer);
     return answer;
   } } as unknown as PlatformHttp;
-  const replaying = { send: (request: UpstreamRequest) => answers.get(key(request)) ?? Promise.reject(new Error(`unexpected platform call ${key(request)}`)) } as unknown as PlatformHttp;
-  return { recording, replaying };
+  const replaying = { send: (request: UpstreamRequest) => {
+    calls.compiled.push(key(request));
+    return answers.get(key(request)) ?? Promise.reject(new Error(`unexpected platform call ${key(request)}`));
+  } } as unknown as PlatformHttp;
+  return { recording, replaying, calls };
 }
 
 async function both(query: string, variables: Record<string, unknown> | undefined, token: string | undefined = `Bearer ${acme().token}`) {
@@ -69,7 +74,7 @@ async function both(query: string, variables: Record<string, unknown> | undefine
   try {
     const reference = await execute({ schema, document, variableValues: variables, contextValue: context(platform.recording) });
     const fast = await compiled.execute({ documentKey: query, document, operationName: undefined, variables, contextValue: context(platform.replaying) });
-    return { reference: visible(reference), fast: visible(fast) };
+    return { reference: visible(reference), fast: visible(fast), calls: platform.calls };
   } finally {
     clock.mockRestore();
   }
@@ -118,6 +123,78 @@ describe('compiled execution', () => {
     }
   });
 
+  it('refuses explicit nulls and missing values where graphql-js does, before any platform call: in input objects, lists, defaults and directives', async () => {
+    const id = sandbox.store.documents(acme().businessAccountId)[0]!.id;
+    const payload = '{ document { id } userErrors { field message code } }';
+    const cases: Array<[string, Record<string, unknown>]> = [
+      // A nullable variable with a default may stand where a non-null value is expected; an explicit null must still be refused.
+      [`mutation($id: ID = "${id}") { updateDocument(input: {id: $id, documentType: TAX, name: "n", description: "d"}) ${payload} }`, { id: null }],
+      [`mutation($n: String = "x") { updateDocument(input: {id: "${id}", documentType: TAX, name: $n, description: "d"}) ${payload} }`, { n: null }],
+      [`mutation($t: DocumentType = TAX) { updateDocument(input: {id: "${id}", documentType: $t, name: "n", description: "d"}) ${payload} }`, { t: null }],
+      ['query($st: ExceptionStatus = NEW) { exceptions(filter: {status: [$st]}) { totalCount } }', { st: null }],
+      // Not given and without a default: a list item of non-null type is missing.
+      ['query($st: ExceptionStatus) { exceptions(filter: {status: [$st]}) { totalCount } }', {}],
+      ['query($d: OrderDirection = DESC) { exceptions(first: 1, orderBy: [{field: CREATED_AT, direction: $d}]) { totalCount } }', { d: null }],
+      [`query($id: ID = "${id}") { document(id: $id) { id } }`, { id: null }],
+      ['query($v: Boolean = true) { exceptions(first: 1) @include(if: $v) { totalCount } }', { v: null }],
+      ['query($v: Boolean = false) { exceptions(first: 1) @skip(if: $v) { totalCount } }', { v: null }],
+      ['query($v: Boolean = true) { _service { sdl @include(if: $v) } }', { v: null }],
+    ];
+    for (const [query, variables] of cases) {
+      const { reference, fast, calls } = await both(query, variables);
+      expect({ query, ...fast }).toEqual({ query, ...reference });
+      expect(reference.errors?.length).toBeGreaterThan(0);
+      expect(calls).toEqual({ reference: [], compiled: [] });
+    }
+  });
+
+  it('passes nulls on where graphql-js does: nullable positions inside input objects and lists', async () => {
+    const cases: Array<[string, Record<string, unknown>]> = [
+      ['query($tz: String = "UTC") { exceptions(first: 2, filter: {timeZone: $tz, createdFrom: "2000-01-01T00:00:00Z"}) { totalCount } }', { tz: null }],
+      ['query($u: Boolean = true) { exceptions(first: 2, filter: {unassigned: $u}) { totalCount } }', { u: null }],
+      ['query($after: String) { exceptions(first: 2, after: $after) { totalCount } }', { after: null }],
+      ['query($st: ExceptionStatus = NEW) { exceptions(first: 2, filter: {status: [$st]}) { totalCount } }', { st: 'IN_PROGRESS' }],
+      ['query($st: ExceptionStatus = NEW) { exceptions(first: 2, filter: {status: [$st]}) { totalCount } }', {}],
+    ];
+    for (const [query, variables] of cases) {
+      const { reference, fast, calls } = await both(query, variables);
+      expect({ query, ...fast }).toEqual({ query, ...reference });
+      expect(reference.errors).toBeUndefined();
+      expect(calls.compiled).toEqual(calls.reference);
+      expect(calls.reference.length).toBe(1);
+    }
+  });
+
+  it('lists the errors of several failing fields in the order graphql-js does, non-null positions included', async () => {
+    const [stored, other] = sandbox.store.documents(acme().businessAccountId);
+    // The store's own writer, which the routes use (its interface keeps it to them).
+    const store = sandbox.store as unknown as { saveDocument(document: unknown): void };
+    // A document type the gateway does not know: `documentType` is non-null, so its error nulls the whole document.
+    store.saveDocument({ ...stored!, documentType: 'carbon-copy' });
+    const odd = stored!.id;
+    try {
+      const cases = [
+        // Failing after the same platform round: document order.
+        `{ a: document(id: "${odd}") { id documentType } b: document(id: "nope") { id } }`,
+        `{ b: document(id: "nope") { id } a: document(id: "${odd}") { id documentType } }`,
+        `{ a: document(id: "${odd}") { documentType } b: document(id: "nope") { id } x: document(id: "${odd}") { name documentType } d: document(id: "${other!.id}") { id } }`,
+        `query { ...F b: document(id: "nope") { id } } fragment F on Query { a: document(id: "${odd}") { id documentType } }`,
+        `{ e: _entities(representations: [{__typename: "Document", id: "${odd}"}, {__typename: "Document", id: "nope"}, {__typename: "Document", id: "${odd}"}]) { ... on Document { id documentType } } }`,
+        // A field refused before any platform call fails first, wherever it stands.
+        `{ a: document(id: "${odd}") { id documentType } c: exceptions(first: -1) { totalCount } }`,
+        `{ a: document(id: "${odd}") { documentType } b: document(id: "nope") { id } x: document(id: "${odd}") { documentType } c: exceptions(first: 2, after: "bad") { totalCount } }`,
+      ];
+      for (const query of cases) {
+        const { reference, fast } = await both(query, undefined);
+        expect(reference.errors!.length).toBeGreaterThan(1);
+        expect({ query, paths: fast.errors?.map((error) => error.path) }).toEqual({ query, paths: reference.errors!.map((error) => error.path) });
+        expect(fast).toEqual(reference);
+      }
+    } finally {
+      store.saveDocument(stored!);
+    }
+  });
+
   it('answers fuzzed variables exactly as graphql-js does', async () => {
     const tabs = queriesOf();
     const pageArgs = fc.record(
@@ -144,34 +221,63 @@ describe('compiled execution', () => {
     );
   });
 
-  it('compiles each document once and keeps the cache within its bound', async () => {
-    const bounded = new CompiledExecution(schema, 2, 8_388_608);
+  const run = (execution: CompiledExecution, documentKey: string, text: string, operationName?: string) =>
+    execution.execute({ documentKey, document: parse(text), operationName, variables: undefined, contextValue: createContext({ config, http, logger }, {}) });
+
+  it('compiles each document once and keeps the cache within its number of entries, least recently used evicted first', async () => {
+    const bounded = new CompiledExecution(schema, { maxEntries: 2, maxBytes: 33_554_432, minUses: 1 });
     await bounded.load();
-    const context = createContext({ config, http, logger }, {});
-    for (const name of ['a', 'b', 'c', 'a']) {
-      const document = parse(`{ ${name}: __typename }`);
-      expect(await bounded.execute({ documentKey: name, document, operationName: undefined, variables: undefined, contextValue: context })).toEqual({ data: { [name]: 'Query' } });
-    }
+    for (const name of ['a', 'b', 'a', 'c']) expect(await run(bounded, name, `{ ${name}: __typename }`)).toEqual({ data: { [name]: 'Query' } });
     expect(bounded.size).toBe(2);
+    // b was the least recently used when c came.
+    expect(['a', 'b', 'c'].filter((name) => bounded.holds(name))).toEqual(['a', 'c']);
   });
 
-  it('bounds the cache by the size of the documents clients send, not only by their number', async () => {
-    // Each document is 10 000 characters of operation name plus its selection; the key repeats the name.
-    const bounded = new CompiledExecution(schema, 1_000, 100_000);
+  it('bounds the cache by what compiled documents cost in heap, not by the size of their text', async () => {
+    const budget = 2_097_152;
+    const bounded = new CompiledExecution(schema, { maxEntries: 1_000, maxBytes: budget, minUses: 1 });
     await bounded.load();
-    const context = createContext({ config, http, logger }, {});
-    for (let i = 0; i < 20; i += 1) {
-      const name = `Op${String(i).padStart(2, '0')}_${'x'.repeat(9_995)}`;
-      const text = `query ${name} { __typename }`;
-      const result = await bounded.execute({ documentKey: `hash${String(i).padStart(2, '0')}`, document: parse(text), operationName: name, variables: undefined, contextValue: context });
-      expect(result).toEqual({ data: { __typename: 'Query' } });
+    // Distinct selections compile to distinct code: nothing is shared between these documents.
+    const text = (i: number) => `{ e${i}: exceptions(first: 1) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id category type status description assignedTo { id firstName lastName email } createdBy { id type } createdAt } } } }`;
+    for (let i = 0; i < 40; i += 1) {
+      const result = await run(bounded, `d${i}`, text(i));
+      expect(result.errors?.map((error) => error.extensions.code)).toEqual(['UNAUTHENTICATED']);
+      expect(bounded.heldBytes).toBeLessThanOrEqual(budget);
     }
-    // key (10 000-character name + newline + "hashNN") 10 007 bytes + document text 10 021 bytes = 20 028 bytes an entry: four fit in 100 000.
-    expect(bounded.size).toBe(4);
-    expect(bounded.heldBytes).toBe(4 * 20_028);
-    // A document larger than the whole budget is answered by graphql-js and not kept.
-    const huge = `Huge_${'y'.repeat(99_000)}`;
-    expect(await bounded.execute({ documentKey: 'huge', document: parse(`query ${huge} { __typename }`), operationName: huge, variables: undefined, contextValue: context })).toEqual({ data: { __typename: 'Query' } });
-    expect(bounded.size).toBe(4);
+    const held = Array.from({ length: 40 }, (_, i) => i).filter((i) => bounded.holds(`d${i}`));
+    // The most recent documents are held, the others were evicted; each is accounted far above its 200-odd characters of text.
+    expect(held.length).toBe(bounded.size);
+    expect(held).toEqual(Array.from({ length: held.length }, (_, i) => 40 - held.length + i));
+    expect(held.length).toBeGreaterThan(2);
+    expect(held.length).toBeLessThan(40);
+    expect(bounded.heldBytes / held.length).toBeGreaterThan(100 * text(39).length);
+  });
+
+  it('compiles a document only once it repeats, and remembers a bounded number of waiting documents', async () => {
+    const bounded = new CompiledExecution(schema, { maxEntries: 1_000, maxBytes: 33_554_432, minUses: 2 });
+    await bounded.load();
+    for (let i = 0; i < 5_000; i += 1) expect(await run(bounded, `once${i}`, `{ o${i}: __typename }`)).toEqual({ data: { [`o${i}`]: 'Query' } });
+    expect(bounded.size).toBe(0);
+    expect(bounded.waiting).toBe(4_096);
+    expect(await run(bounded, 'twice', '{ t: __typename }')).toEqual({ data: { t: 'Query' } });
+    expect(bounded.holds('twice')).toBe(false);
+    expect(await run(bounded, 'twice', '{ t: __typename }')).toEqual({ data: { t: 'Query' } });
+    expect(bounded.holds('twice')).toBe(true);
+    expect(bounded.size).toBe(1);
+  });
+
+  it('never compiles an operation with a name no application sends, nor one costing more than the whole budget', async () => {
+    const bounded = new CompiledExecution(schema, { maxEntries: 1_000, maxBytes: 16_384, minUses: 1 });
+    await bounded.load();
+    const long = `Op_${'x'.repeat(10_000)}`;
+    expect(await run(bounded, 'long', `query ${long} { __typename }`, long)).toEqual({ data: { __typename: 'Query' } });
+    expect(bounded.size).toBe(0);
+    // Its generated code alone is estimated above 16 kB: graphql-js answers, and the document is remembered as not compilable.
+    expect(await run(bounded, 'big', '{ exceptions(first: 1) { totalCount nodes { id status description } } }')).toEqual({ data: { exceptions: null }, errors: [expect.objectContaining({ path: ['exceptions'] })] });
+    expect(bounded.size).toBe(1);
+    expect(bounded.holds('big')).toBe(false);
+    expect(bounded.heldBytes).toBeLessThan(1_000);
+    expect(await run(bounded, 'small', '{ __typename }')).toEqual({ data: { __typename: 'Query' } });
+    expect(bounded.holds('small')).toBe(true);
   });
 });
