@@ -5,6 +5,7 @@ import {
   Kind,
   TypeInfo,
   validate,
+  valueFromASTUntyped,
   visit,
   visitWithTypeInfo,
   type ArgumentNode,
@@ -18,7 +19,10 @@ import {
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
+import { acceptanceList } from '../acceptances/api.ts';
 import { ErrorCode } from '../errors.ts';
+import { exceptionList } from '../exceptions/api.ts';
+import { linxBatchList } from '../linx/api.ts';
 
 /** Static limits on one GraphQL document, all checked before anything is executed. */
 export interface QueryLimits {
@@ -30,7 +34,10 @@ export interface QueryLimits {
   directives: number;
   /** Lexical tokens of the document. */
   tokens: number;
-  /** graphql-armor's cost: objects 2, scalars 1, ×1.5 per level, × the page size of each connection. */
+  /**
+   * graphql-armor's cost: objects 2, scalars 1, ×1.5 per level, × the page size of each connection;
+   * plus BACKWARD_WALK_COST for each `last` without `before` on a list that may not report its length.
+   */
   cost: number;
 }
 
@@ -64,7 +71,7 @@ type RejectHandler = (context: ValidationContext | null, error: GraphQLError) =>
  * logs) knows which limit to respect or raise.
  */
 function limitError(limit: keyof QueryLimits, max: number, armorMessage: string): GraphQLError {
-  const message = armorMessage.replace(/^Syntax Error: /, '').replace(/^Query Cost/, 'Query cost');
+  const message = armorMessage.replace(/^Syntax Error: /, '');
   return new GraphQLError(message, { extensions: { limit: LIMIT_VARIABLES[limit], max } });
 }
 
@@ -113,15 +120,108 @@ export function parseOptions(limits: Pick<QueryLimits, 'tokens'>): ParseOptions 
 
 const TOKEN_LIMIT_MESSAGE = /^Syntax Error: Document contains more tha[nt] \d+ tokens/;
 
+/**
+ * How many records `last` without `before` may read of a list that answers without its length before
+ * the connection gives up on the walk (`maxWalkRecords`' default in src/connections/paginate.ts).
+ */
+export const BACKWARD_WALK_RECORDS = 10_000;
+
+/**
+ * What such a walk adds to the cost, whatever the selection: each record it may read counts as an
+ * object with nothing selected (armor's object cost, 2), as it is fetched and parsed but not served.
+ * 20 000: one walk fits under the default MAX_QUERY_COST with room for other fields, three do not.
+ */
+export const BACKWARD_WALK_COST = BACKWARD_WALK_RECORDS * 2;
+
+/** The Query fields over platform lists, by the list each reads. */
+const QUERY_LISTS = { exceptions: exceptionList, documentAcceptances: acceptanceList, linxBatches: linxBatchList };
+
+/**
+ * Those whose list may answer without totals (a LinX bare array): `last` without `before` there reads
+ * the list to its end. Connections below the root (FinancialAccount.documentAcceptances) read lists
+ * that always report totals, so walks are only looked for among Query's fields.
+ */
+const WALKING_FIELDS: ReadonlySet<string> = new Set(
+  Object.entries(QUERY_LISTS)
+    .filter(([, list]) => list.totals !== 'always')
+    .map(([field]) => field),
+);
+
+type Variables = Record<string, unknown>;
+
+/** A variable's value as sent; an inherited property (`constructor`, …) is not a variable that was sent. */
+function variableValue(variables: Variables, name: string): unknown {
+  return Object.hasOwn(variables, name) ? variables[name] : undefined;
+}
+
+/**
+ * The variables as execution sees them: the request's, plus the operation's default values for those
+ * it leaves out. Without the defaults, `query($n: Int = 100)` would be priced at the default page size
+ * and `$before: String = "…"` would look absent.
+ */
+function withDefaults(operation: OperationDefinitionNode, variables: Variables): Variables {
+  let effective = variables;
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    if (definition.defaultValue && !Object.hasOwn(variables, name)) {
+      if (effective === variables) effective = { ...variables };
+      effective[name] = valueFromASTUntyped(definition.defaultValue);
+    }
+  }
+  return effective;
+}
+
+/** An argument's value: undefined when it is not given (or its variable not sent), null when null, else the value or literal. */
+function argumentValue(field: FieldNode, name: string, variables: Variables): unknown {
+  const argument = field.arguments?.find((arg) => arg.name.value === name);
+  if (!argument) return undefined;
+  if (argument.value.kind === Kind.NULL) return null;
+  if (argument.value.kind === Kind.VARIABLE) return variableValue(variables, argument.value.name.value);
+  return argument.value;
+}
+
+/**
+ * Walks to the end of a list the operation asks for: fields of WALKING_FIELDS at its root (inline
+ * fragments and fragment spreads on Query included) with `last` and without `before`, one per response
+ * key, as execution resolves fields of one key once. A root selection is a few nodes per request.
+ */
+function backwardWalks(operation: OperationDefinitionNode, document: DocumentNode, variables: Variables): number {
+  if (operation.operation !== 'query' || WALKING_FIELDS.size === 0) return 0;
+  const keys = new Set<string>();
+  const seen = new Set<string>();
+  const collect = (selectionSet: SelectionSetNode) => {
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        if (!WALKING_FIELDS.has(selection.name.value)) continue;
+        const last = argumentValue(selection, 'last', variables);
+        const before = argumentValue(selection, 'before', variables);
+        if (last !== undefined && last !== null && (before === undefined || before === null)) keys.add(selection.alias?.value ?? selection.name.value);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        collect(selection.selectionSet);
+      } else if (!seen.has(selection.name.value)) {
+        seen.add(selection.name.value);
+        const definition = fragmentNamed(document, selection.name.value);
+        if (definition) collect(definition.selectionSet);
+      }
+    }
+  };
+  collect(operation.selectionSet);
+  return keys.size;
+}
+
+function fragmentNamed(document: DocumentNode, name: string): FragmentDefinitionNode | undefined {
+  return document.definitions.find((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION && definition.name.value === name);
+}
+
 /** Representations one `_entities` field asks for: a list literal's length, a variable's list length (a single value is a list of one). */
-function representationsOf(field: FieldNode, variables: Record<string, unknown>): number {
+function representationsOf(field: FieldNode, variables: Variables): number {
   const argument = field.arguments?.find((arg) => arg.name.value === 'representations');
   if (!argument) return 0;
   const { value } = argument;
   if (value.kind === Kind.LIST) return value.values.length;
   if (value.kind === Kind.NULL) return 0;
   if (value.kind !== Kind.VARIABLE) return 1;
-  const given = variables[value.name.value];
+  const given = variableValue(variables, value.name.value);
   if (Array.isArray(given)) return given.length;
   return given === null || given === undefined ? 0 : 1;
 }
@@ -131,11 +231,10 @@ function representationsOf(field: FieldNode, variables: Record<string, unknown>)
  * (inline fragments and fragment spreads on Query included; each fragment counted once, as execution merges
  * repeated spreads). `_entities` exists only on Query, so only the root is walked: a few nodes per request.
  */
-function representationCount(operation: OperationDefinitionNode, document: DocumentNode, variables: Record<string, unknown>): number {
+function representationCount(operation: OperationDefinitionNode, document: DocumentNode, variables: Variables): number {
   if (operation.operation !== 'query') return 0;
   const seen = new Set<string>();
-  const fragment = (name: string) =>
-    document.definitions.find((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION && definition.name.value === name);
+  const fragment = (name: string) => fragmentNamed(document, name);
   const count = (selectionSet: SelectionSetNode): number => {
     let total = 0;
     for (const selection of selectionSet.selections) {
@@ -161,7 +260,7 @@ function representationCount(operation: OperationDefinitionNode, document: Docum
  * gets its number of representations as its `first`, so armor multiplies the
  * cost of its selection by it, like a page: each representation is resolved.
  */
-function withEffectivePageSizes(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>, sizes: PageSizes): DocumentNode {
+function withEffectivePageSizes(schema: GraphQLSchema, document: DocumentNode, variables: Variables, sizes: PageSizes): DocumentNode {
   const typeInfo = new TypeInfo(schema);
   const size = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) ? Math.min(Math.max(value, 0), sizes.maxSize) : undefined);
   const intArgument = (name: 'first' | 'last', value: number): ArgumentNode => ({
@@ -181,7 +280,7 @@ function withEffectivePageSizes(schema: GraphQLSchema, document: DocumentNode, v
         const given = (node.arguments ?? []).find((arg) => arg.name.value === 'first' || arg.name.value === 'last');
         let effective = sizes.defaultSize;
         if (given?.value.kind === Kind.INT) effective = size(Number(given.value.value)) ?? sizes.defaultSize;
-        else if (given?.value.kind === Kind.VARIABLE) effective = size(variables[given.value.name.value]) ?? sizes.defaultSize;
+        else if (given?.value.kind === Kind.VARIABLE) effective = size(variableValue(variables, given.value.name.value)) ?? sizes.defaultSize;
         const others = (node.arguments ?? []).filter((arg) => arg.name.value !== 'first' && arg.name.value !== 'last');
         return { ...node, arguments: [intArgument('first', effective), ...others] };
       },
@@ -192,15 +291,22 @@ function withEffectivePageSizes(schema: GraphQLSchema, document: DocumentNode, v
 const VERDICT_CACHE_SIZE = 1_000;
 
 /**
- * What a verdict depends on besides the document: integer variables (page sizes) and, for `_entities`,
- * how many representations each variable holds (a list's length; a single object is one).
+ * What a verdict depends on besides the document: the operation, and its declared variables (only
+ * those: a variable name cannot hold the separators, while an undeclared key sent along could). An
+ * integer counts by its value (page sizes), a list by its length and an object as one
+ * (representations of `_entities`), null and any other value by whether it is given (`before`).
  */
-function verdictKey(queryHash: string, variables: Record<string, unknown>): string {
-  let key = queryHash;
-  for (const [name, value] of Object.entries(variables)) {
+function verdictKey(queryHash: string, operation: OperationDefinitionNode, variables: Variables): string {
+  let key = `${queryHash}@${operation.name?.value ?? ''}`;
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    if (!Object.hasOwn(variables, name)) continue;
+    const value = variables[name];
     if (typeof value === 'number' && Number.isInteger(value)) key += `|${name}=${value}`;
     else if (Array.isArray(value)) key += `|${name}#${value.length}`;
-    else if (value !== null && typeof value === 'object') key += `|${name}#1`;
+    else if (value === null) key += `|${name}~`;
+    else if (typeof value === 'object') key += `|${name}#1`;
+    else key += `|${name}?`;
   }
   return key;
 }
@@ -212,6 +318,11 @@ function verdictKey(queryHash: string, variables: Record<string, unknown>): stri
  * document with every connection's effective page size, and still before
  * execution: a rejection makes no platform call.
  *
+ * A backward walk (`last` without `before`) over a list that may not report
+ * its length reads that list to its end, up to BACKWARD_WALK_RECORDS records
+ * and about a hundred platform calls, to serve `last` rows: armor sees the
+ * rows served, so each walk adds BACKWARD_WALK_COST to the operation's cost.
+ *
  * Federation's `_entities` is bounded the same way, before any platform call:
  * at most `maxRepresentations` representations per request (each may cost a
  * platform call of its own), and each one counts the cost of its selection.
@@ -219,17 +330,36 @@ function verdictKey(queryHash: string, variables: Record<string, unknown>): stri
  * Also names the token limit in its parse error, like the other limits.
  */
 export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes, maxRepresentations: number): ApolloServerPlugin {
-  let rejection: GraphQLError | undefined;
+  // armor computes the cost of every operation of the document (in document order) and never refuses:
+  // the walks are added to the executed operation's cost here, and the limit applied to the sum.
+  const costs: number[] = [];
   const costRule = armorRules({
     costLimit: {
-      maxCost: limits.cost,
+      maxCost: Infinity,
       flattenFragments: true,
       propagateOnRejection: false,
-      onReject: [(_context, error) => void (rejection = limitError('cost', limits.cost, error.message))],
+      onAccept: [(_context, { n }: { n: number }) => void costs.push(n)],
     },
   });
-  // The cost depends on the document and on integer variables only (anything else counts as the default
-  // page size), so a verdict is reused for the same query with the same sizes: most requests repeat.
+  const costOf = (schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Variables): number => {
+    // validate() and the rule run synchronously, so the shared array cannot be seen by another request.
+    costs.length = 0;
+    validate(schema, withEffectivePageSizes(schema, document, variables, sizes), costRule);
+    const index = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION).indexOf(operation);
+    // Should the operation not be found among the document's, the costliest stands for it.
+    const cost = index >= 0 ? costs[index]! : Math.max(0, ...costs);
+    costs.length = 0;
+    return cost;
+  };
+  const verdictOf = (schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Variables): GraphQLError | null => {
+    const walks = backwardWalks(operation, document, variables);
+    const cost = costOf(schema, document, operation, variables) + walks * BACKWARD_WALK_COST;
+    if (cost <= limits.cost) return null;
+    const why = walks === 0 ? '' : ` (of which ${walks} × ${BACKWARD_WALK_COST} for last without before on a list that may not report its length: pass before, or page forwards with first and after)`;
+    return new GraphQLError(`Query cost limit of ${limits.cost} exceeded, found ${cost}${why}.`, { extensions: { limit: LIMIT_VARIABLES.cost, max: limits.cost } });
+  };
+  // The cost depends on the document, the operation and a few facts about its variables (verdictKey),
+  // so a verdict is reused for the same query with the same sizes: most requests repeat.
   const verdicts = new Map<string, GraphQLError | null>();
   const remember = (key: string, verdict: GraphQLError | null) => {
     if (verdicts.size >= VERDICT_CACHE_SIZE) verdicts.delete(verdicts.keys().next().value!);
@@ -245,21 +375,18 @@ export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes, maxRepr
       };
     },
     async didResolveOperation({ document, operation, schema, request, queryHash }) {
-      const variables = request.variables ?? {};
-      const representations = operation ? representationCount(operation, document, variables) : 0;
+      if (!operation) return;
+      const variables = withDefaults(operation, request.variables ?? {});
+      const representations = representationCount(operation, document, variables);
       if (representations > maxRepresentations) {
         throw new GraphQLError(`Query asks _entities for ${representations} representations; at most ${maxRepresentations} are allowed per request`, {
           extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED, http: { status: 400 }, limit: REPRESENTATIONS_LIMIT_VARIABLE, max: maxRepresentations },
         });
       }
-      const key = queryHash === undefined ? undefined : verdictKey(queryHash, variables);
+      const key = queryHash === undefined ? undefined : verdictKey(queryHash, operation, request.variables ?? {});
       let verdict = key === undefined ? undefined : verdicts.get(key);
       if (verdict === undefined) {
-        // validate() and the rule run synchronously, so the shared slot cannot be seen by another request.
-        rejection = undefined;
-        validate(schema, withEffectivePageSizes(schema, document, variables, sizes), costRule);
-        verdict = (rejection as GraphQLError | undefined) ?? null;
-        rejection = undefined;
+        verdict = verdictOf(schema, document, operation, variables);
         if (key !== undefined) remember(key, verdict);
       }
       if (verdict) {

@@ -159,6 +159,20 @@ describe('abusive operations are refused before execution', () => {
     expectRefused(await send({ query: `query($n: Int) { ${nested('$n')} }`, variables: { n: 100 } }), 'GRAPHQL_VALIDATION_FAILED', 'MAX_QUERY_COST', /^Query cost limit/);
   });
 
+  it('prices a page size given by a variable\'s default value like one sent', async () => {
+    const query = `query($n: Int = 100) { exceptions(first: $n) { nodes { entity { ... on FinancialAccount { documentAcceptances(first: $n) { nodes { id documentId accepted } } } } } } }`;
+    expectRefused(await send({ query }), 'GRAPHQL_VALIDATION_FAILED', 'MAX_QUERY_COST', /^Query cost limit of 50000 exceeded, found 397962\.5\.$/);
+  });
+
+  it('does not reuse a verdict for variables it was not given: keys are the declared variables', async () => {
+    const query = `query($n: Int, $m: Int) { exceptions(first: $n) { nodes { entity { ... on FinancialAccount { documentAcceptances(first: $m) { nodes { id documentId accepted } } } } } } }`;
+    // An undeclared variable whose name spells the sizes of the costly request: the default pages, answered.
+    const cheap = await send({ query, variables: { 'n=100|m': 100 } });
+    expect([cheap.status, cheap.json?.errors]).toEqual([200, undefined]);
+    stack.sandbox.resetRequests();
+    expectRefused(await send({ query, variables: { n: 100, m: 100 } }), 'GRAPHQL_VALIDATION_FAILED', 'MAX_QUERY_COST', /^Query cost limit of 50000 exceeded, found 397962\.5\.$/);
+  });
+
   it('prices a connection without first or last at the default page size', async () => {
     const query = (size: string) => `{ exceptions${size} { nodes { id entity { ... on FinancialAccount { documentAcceptances${size} { nodes {
       id documentId documentVersion accepted respondedAt acceptorId acceptorType businessAccountId financialAccountId downloadUrl metadata createdBy { id type } } } } } } } }`;
@@ -188,6 +202,8 @@ describe('abusive operations are refused before execution', () => {
         await send({ query: 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Document { id name } } }', variables: { r: documents(1400) } }),
         await send({ query: ENTITIES, variables: { representations: accounts(26) } }),
         await send({ query: `{ _entities(representations: [${accounts(26).map((a) => `{ __typename: "FinancialAccount", id: "${a.id}" }`).join(', ')}]) { __typename } }` }),
+        // As the default value of a variable that is not sent.
+        await send({ query: `query($r: [_Any!]! = [${accounts(26).map((a) => `{ __typename: "FinancialAccount", id: "${a.id}" }`).join(', ')}]) { _entities(representations: $r) { __typename } }` }),
         // Split over aliases and fragments, they still add up.
         await send({
           query: 'query($a: [_Any!]!, $b: [_Any!]!) { a: _entities(representations: $a) { __typename } ... on Query { b: _entities(representations: $b) { __typename } } ...More } fragment More on Query { c: _entities(representations: [{ __typename: "FinancialAccount", id: "x" }]) { __typename } }',
@@ -199,7 +215,7 @@ describe('abusive operations are refused before execution', () => {
         expect(response.json!.errors![0]!.extensions!.max).toBe(25);
         return Number(CAP.exec(response.json!.errors![0]!.message)![1]);
       });
-      expect(counts).toEqual([1000, 1400, 26, 26, 26]);
+      expect(counts).toEqual([1000, 1400, 26, 26, 26, 26]);
     });
 
     it('answers 25 representations', async () => {
