@@ -1,10 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { tolerantCache } from '../../src/hardening/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startStack, type Stack } from '../support/stack.ts';
+import { hasRedisServer, startRedisServer, type RedisServer } from '../support/redis-server.ts';
 import { post, sha256, type RawResponse } from './support/http.ts';
 
 const QUERY = 'query OpenExceptions { exceptions(first: 2, filter: { status: [NEW] }) { nodes { id status } } }';
@@ -144,59 +143,21 @@ describe('a failing persisted-query store', () => {
 });
 
 // A real Redis, started by this test on a free loopback port, when the machine has one; CI must have it.
-const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
-const describeRedis = hasRedis || process.env.CI ? describe : describe.skip;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 5_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Ready to accept connections')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`redis-server exited with ${code}: ${output}`));
-    });
-  });
-  return child;
-}
-
-function stopRedis(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
+const describeRedis = hasRedisServer || process.env.CI ? describe : describe.skip;
 
 describeRedis('automatic persisted queries shared through Redis', () => {
-  let redis: ChildProcess;
+  let redis: RedisServer;
   let first: Stack;
   let second: Stack;
 
   beforeAll(async () => {
-    const port = await freePort();
-    redis = await startRedis(port);
-    const env = { REDIS_URL: `redis://127.0.0.1:${port}`, PERSISTED_QUERY_STORE_TIMEOUT_MS: '300' };
+    redis = await startRedisServer();
+    const env = { REDIS_URL: redis.url, PERSISTED_QUERY_STORE_TIMEOUT_MS: '300' };
     [first, second] = await Promise.all([startStack(env), startStack(env)]);
   });
   afterAll(async () => {
     await Promise.all([first?.close(), second?.close()]);
-    if (redis) await stopRedis(redis);
+    await redis?.stop();
   });
 
   it('serves by hash on one gateway a query registered on another', async () => {
@@ -212,7 +173,7 @@ describeRedis('automatic persisted queries shared through Redis', () => {
   });
 
   it('keeps answering when Redis goes away: hashes miss, full queries work, the process stays healthy', async () => {
-    await stopRedis(redis);
+    await redis.stop();
     const started = performance.now();
     expectNotFound(await send(first, { extensions: persisted() }));
     expect(performance.now() - started).toBeLessThan(5_000);

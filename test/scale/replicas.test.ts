@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startGatewayProcess, watchOutput, type GatewayProcess, type OutputWatch } from '../support/gateway-process.ts';
-import { freePort, graphql, sleep, until } from './support/http.ts';
+import { freePort } from '../support/free-port.ts';
+import { graphql, sleep, until } from './support/http.ts';
 
 // Three real gateway processes over one platform sandbox process and one Redis, behind a real
 // HAProxy running deploy/haproxy/haproxy.cfg as shipped, under steady load through HAProxy.

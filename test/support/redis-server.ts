@@ -1,16 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './free-port.ts';
 
 /** Whether Debian's redis-server is installed here; CI must have it. */
 export const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 export interface RedisServer {
   url: string;

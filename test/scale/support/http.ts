@@ -1,5 +1,4 @@
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 
 export interface Answer {
   status: number;
@@ -51,14 +50,6 @@ export function logLines(output: string): Record<string, unknown>[] {
   return lines;
 }
 
-/** A loopback port nothing listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
