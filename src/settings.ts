@@ -27,7 +27,7 @@ export type Group = (typeof GROUPS)[number];
  * What a default computed from the environment is computed from: whether NODE_ENV is production,
  * and the other settings as read, before any computed default is applied.
  */
-export interface Basis {
+interface Basis {
   readonly production: boolean;
   readonly values: Readonly<Record<string, unknown>>;
 }
@@ -40,24 +40,35 @@ interface Computed<T> {
 
 type Literal = string | number | boolean;
 
-interface Definition {
+interface Common {
   readonly group: Group;
   /** The meaning column of the docs (Markdown, one line). */
   readonly doc: string;
   /** Reads the variable's text when it is set. */
   readonly schema: z.ZodType;
-  /**
-   * The value when unset: a literal, or computed from the environment. Without one, an unset variable
-   * reads as undefined and `shown` says what that means.
-   */
-  readonly default?: Literal | Computed<unknown>;
-  /** The default column when it is not the literal default: what an unset variable means. */
-  readonly shown?: string;
-  /** Shown after a literal default, in parentheses (e.g. the value in kB). */
-  readonly note?: string;
-  /** The schema reads an unset variable itself (the sandbox's settings, whose defaults are the sandbox's). */
-  readonly readsUnset?: true;
 }
+
+/** One variable. Its default column in the docs follows from its default, or is `shown` when it has none. */
+export type Definition = Common &
+  (
+    | {
+        /** The value when unset, as the schema would read it from its text. */
+        readonly default: Literal;
+        /** Shown after the default in the docs, in parentheses (e.g. the value in kB). */
+        readonly note?: string;
+        readonly shown?: never;
+        readonly readsUnset?: never;
+      }
+    | { readonly default: Computed<unknown>; readonly note?: never; readonly shown?: never; readonly readsUnset?: never }
+    | {
+        readonly default?: never;
+        readonly note?: never;
+        /** What an unset variable means (it reads as undefined, or as the schema's own default). */
+        readonly shown: string;
+        /** The schema reads an unset variable itself (the sandbox's settings, whose defaults are the sandbox's). */
+        readonly readsUnset?: true;
+      }
+  );
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -377,7 +388,7 @@ export const SETTINGS = {
   },
 } as const satisfies Record<string, Definition>;
 
-export type SettingName = keyof typeof SETTINGS;
+type SettingName = keyof typeof SETTINGS;
 type Settings = typeof SETTINGS;
 
 /** The zod type of one variable: its reading, with its literal default, or optional. */
@@ -388,7 +399,7 @@ type Reader<D extends Definition> = D extends { readsUnset: true }
     : z.ZodOptional<D['schema']>;
 
 /** Each variable's value, its default applied (undefined only for a setting without one). */
-export type Values = {
+type Values = {
   -readonly [N in SettingName]: Settings[N] extends { default: Computed<infer C> }
     ? Exclude<z.output<Settings[N]['schema']>, undefined> | C
     : z.output<Reader<Settings[N]>>;
@@ -423,10 +434,7 @@ export function withComputedDefaults(values: z.output<typeof schema>): Values {
 /** The default column of the docs for a setting. */
 export function shownDefault(definition: Definition): string {
   const given = definition.default;
+  if (given === undefined) return definition.shown;
   if (typeof given === 'object') return given.shown;
-  if (given !== undefined) return `\`${String(given)}\`${definition.note ? ` (${definition.note})` : ''}`;
-  if (definition.shown === undefined) throw new Error('a setting without a default says what unset means (`shown`)');
-  return definition.shown;
+  return `\`${String(given)}\`${definition.note ? ` (${definition.note})` : ''}`;
 }
-
-export type { Definition };
