@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { readSandboxSetting, SANDBOX_SETTINGS, SandboxSettingError, type SandboxSettingName } from '../sandbox/settings.ts';
 
 // Every environment variable the gateway reads, defined once: how its text is read and checked, its
-// default, what it means and where it is documented. src/config.ts turns the values into the Config
-// object; `npm run settings:docs` writes the settings tables of docs/ from this table.
+// default, what it means, where it is documented and where its value goes in the Config object
+// (src/config.ts adds the values derived from several settings, and the checks across settings).
+// `npm run settings:docs` writes the settings tables of docs/ from this table.
 
 /** The tables of docs/configuration.md, in the order they appear there. */
 export const GROUPS = [
@@ -46,6 +47,11 @@ interface Common {
   readonly doc: string;
   /** Reads the variable's text when it is set. */
   readonly schema: z.ZodType;
+  /**
+   * Where the value goes in the Config object, as a dotted path (`upstream.maxSockets`). A setting
+   * without one is read by src/config.ts into a value it derives from several (CORS, rate limit …).
+   */
+  readonly config?: string;
 }
 
 /** One variable. Its default column in the docs follows from its default, or is `shown` when it has none. */
@@ -132,14 +138,14 @@ export const SETTINGS = {
     group: 'first', schema: httpUrl, shown: '(none: embedded sandbox)',
     doc: 'platform base URL; without it `npm start` serves over the embedded sandbox ([sandbox.md](sandbox.md))',
   },
-  PORT: { group: 'first', schema: int(0, 65535), default: 4000, doc: 'gateway port (`0`: any free port)' },
-  HOST: { group: 'first', schema: z.string().min(1), default: '127.0.0.1', doc: 'interface to listen on (`0.0.0.0` in containers)' },
+  PORT: { group: 'first', config: 'port', schema: int(0, 65535), default: 4000, doc: 'gateway port (`0`: any free port)' },
+  HOST: { group: 'first', config: 'host', schema: z.string().min(1), default: '127.0.0.1', doc: 'interface to listen on (`0.0.0.0` in containers)' },
   NODE_ENV: {
-    group: 'first', schema: z.enum(['development', 'production', 'test']), default: 'development',
+    group: 'first', config: 'env', schema: z.enum(['development', 'production', 'test']), default: 'development',
     doc: '`production` turns off introspection and the playground, masks internal errors and lets only `CORS_ORIGINS` call from a browser',
   },
   LOG_LEVEL: {
-    group: 'first', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), default: 'info',
+    group: 'first', config: 'logLevel', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), default: 'info',
     doc: 'pino level (`silent` … `trace`)',
   },
   CORS_ORIGINS: {
@@ -151,16 +157,16 @@ export const SETTINGS = {
     doc: 'trusted-documents manifest (id → document, as `npm run relay` writes it; [web-clients.md](web-clients.md))',
   },
   REDIS_URL: {
-    group: 'first', schema: z.url({ protocol: /^rediss?$/ }), shown: '(none: in-memory per instance)',
+    group: 'first', config: 'redisUrl', schema: z.url({ protocol: /^rediss?$/ }), shown: '(none: in-memory per instance)',
     doc: 'Redis shared by instances: the persisted-query store and the per-caller rate budget (`redis://` or `rediss://`)',
   },
   REQUEST_DEADLINE_MS: {
-    group: 'first', schema: int(100, 300_000), default: 8_000,
+    group: 'first', config: 'requestDeadlineMs', schema: int(100, 300_000), default: 8_000,
     doc: 'longest a GraphQL request spends on platform calls, retries included; then its unfinished fields answer `UPSTREAM_TIMEOUT`',
   },
-  METRICS: { group: 'first', schema: bool, default: true, doc: 'serve `GET /metrics` ([operations.md](operations.md))' },
+  METRICS: { group: 'first', config: 'metrics', schema: bool, default: true, doc: 'serve `GET /metrics` ([operations.md](operations.md))' },
   OTEL_TRACES_EXPORTER: {
-    group: 'first', schema: z.enum(['otlp', 'console', 'none']),
+    group: 'first', config: 'tracing.exporter', schema: z.enum(['otlp', 'console', 'none']),
     default: {
       computed: ({ values }) => (tracesEndpoint(text(values.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), text(values.OTEL_EXPORTER_OTLP_ENDPOINT)) ? 'otlp' : 'none'),
       shown: '`otlp` with an endpoint, else `none`',
@@ -171,87 +177,87 @@ export const SETTINGS = {
     group: 'first', schema: httpUrl, shown: '(none: tracing off)', doc: 'OTLP/HTTP collector base URL (`/v1/traces` is added)',
   },
   PLAYGROUND: {
-    group: 'first', schema: bool, default: onUnlessProduction, doc: 'serve the offline GraphiQL playground on `GET /graphql` ([playground.md](playground.md))',
+    group: 'first', config: 'playground', schema: bool, default: onUnlessProduction, doc: 'serve the offline GraphiQL playground on `GET /graphql` ([playground.md](playground.md))',
   },
 
   // Platform calls: timeouts, retries, circuit breakers
-  UPSTREAM_CONNECT_TIMEOUT_MS: { group: 'platform-calls', schema: int(1, 60_000), default: 1_000, doc: 'TCP connect (and DNS/TLS) timeout per attempt' },
-  UPSTREAM_RESPONSE_TIMEOUT_MS: { group: 'platform-calls', schema: int(1, 120_000), default: 5_000, doc: 'time to the first response byte per attempt' },
-  UPSTREAM_REQUEST_TIMEOUT_MS: { group: 'platform-calls', schema: int(1, 300_000), default: 10_000, doc: 'whole attempt, body included (bounds trickling bodies)' },
+  UPSTREAM_CONNECT_TIMEOUT_MS: { group: 'platform-calls', config: 'upstream.connectTimeoutMs', schema: int(1, 60_000), default: 1_000, doc: 'TCP connect (and DNS/TLS) timeout per attempt' },
+  UPSTREAM_RESPONSE_TIMEOUT_MS: { group: 'platform-calls', config: 'upstream.responseTimeoutMs', schema: int(1, 120_000), default: 5_000, doc: 'time to the first response byte per attempt' },
+  UPSTREAM_REQUEST_TIMEOUT_MS: { group: 'platform-calls', config: 'upstream.requestTimeoutMs', schema: int(1, 300_000), default: 10_000, doc: 'whole attempt, body included (bounds trickling bodies)' },
   UPSTREAM_MAX_SOCKETS: {
-    group: 'platform-calls', schema: int(1, 10_000), default: DEFAULT_MAX_SOCKETS,
+    group: 'platform-calls', config: 'upstream.maxSockets', schema: int(1, 10_000), default: DEFAULT_MAX_SOCKETS,
     doc: 'keep-alive socket pool size to the platform; idle connections are kept up to the same number; one route uses at most `UPSTREAM_ROUTE_MAX_IN_FLIGHT` of them ([platform protection](#platform-protection))',
   },
-  UPSTREAM_RETRY_LIMIT: { group: 'platform-calls', schema: int(0, 5), default: 2, doc: 'retries of a GET (never a PUT) on network errors, 429, 502, 503, 504' },
-  UPSTREAM_RETRY_BASE_MS: { group: 'platform-calls', schema: int(1, 10_000), default: 100, doc: 'backoff base: attempt n waits a jittered 50–100 % of base × 2ⁿ⁻¹' },
-  UPSTREAM_RETRY_AFTER_CAP_MS: { group: 'platform-calls', schema: int(0, 60_000), default: 2_000, doc: 'a longer `Retry-After` is not waited for: the error is returned' },
+  UPSTREAM_RETRY_LIMIT: { group: 'platform-calls', config: 'upstream.retryLimit', schema: int(0, 5), default: 2, doc: 'retries of a GET (never a PUT) on network errors, 429, 502, 503, 504' },
+  UPSTREAM_RETRY_BASE_MS: { group: 'platform-calls', config: 'upstream.retryBaseMs', schema: int(1, 10_000), default: 100, doc: 'backoff base: attempt n waits a jittered 50–100 % of base × 2ⁿ⁻¹' },
+  UPSTREAM_RETRY_AFTER_CAP_MS: { group: 'platform-calls', config: 'upstream.retryAfterCapMs', schema: int(0, 60_000), default: 2_000, doc: 'a longer `Retry-After` is not waited for: the error is returned' },
   UPSTREAM_BREAKER_THRESHOLD: {
-    group: 'platform-calls', schema: int(1, 1_000), default: 5,
+    group: 'platform-calls', config: 'upstream.breakerThreshold', schema: int(1, 1_000), default: 5,
     doc: 'consecutive 5xx/network failures/timeouts of one platform route that open that route\'s circuit (a timed-out attempt counts at once, before any retry; see [operations.md](operations.md))',
   },
   UPSTREAM_BREAKER_COOLDOWN_MS: {
-    group: 'platform-calls', schema: int(100, 600_000), default: 10_000, doc: 'how long an open route\'s circuit fails fast before one probe call is let through',
+    group: 'platform-calls', config: 'upstream.breakerCooldownMs', schema: int(100, 600_000), default: 10_000, doc: 'how long an open route\'s circuit fails fast before one probe call is let through',
   },
-  DOCUMENT_LOADER_CONCURRENCY: { group: 'platform-calls', schema: int(1, 100), default: 8, doc: 'parallel document GETs per GraphQL request' },
+  DOCUMENT_LOADER_CONCURRENCY: { group: 'platform-calls', config: 'documentLoaderConcurrency', schema: int(1, 100), default: 8, doc: 'parallel document GETs per GraphQL request' },
 
   // Paging
-  PAGE_SIZE_DEFAULT: { group: 'paging', schema: int(1, 1_000), default: 20, doc: 'connection page size without `first`/`last`' },
-  PAGE_SIZE_MAX: { group: 'paging', schema: int(1, 1_000), default: 100, doc: 'largest `first`/`last` of any connection; past it `BAD_USER_INPUT` on that field' },
+  PAGE_SIZE_DEFAULT: { group: 'paging', config: 'paging.defaultSize', schema: int(1, 1_000), default: 20, doc: 'connection page size without `first`/`last`' },
+  PAGE_SIZE_MAX: { group: 'paging', config: 'paging.maxSize', schema: int(1, 1_000), default: 100, doc: 'largest `first`/`last` of any connection; past it `BAD_USER_INPUT` on that field' },
   UPSTREAM_MAX_PAGE_SIZE: {
-    group: 'paging', schema: int(1, 1_000), default: 100,
+    group: 'paging', config: 'upstream.maxPageSize', schema: int(1, 1_000), default: 100,
     doc: 'largest `size` sent upstream; lowered per list when an envelope shows a silent cap, and the only way to tell the gateway a cap on bare-array LinX answers ([paging.md](paging.md))',
   },
 
   // Request limits
   MAX_BODY_BYTES: {
-    group: 'request-limits', schema: int(1_024, 10_485_760), default: 102_400, note: '100 kB',
+    group: 'request-limits', config: 'limits.bodyBytes', schema: int(1_024, 10_485_760), default: 102_400, note: '100 kB',
     doc: 'size of the JSON request body; past it HTTP 413, `PAYLOAD_TOO_LARGE`',
   },
   MAX_QUERY_TOKENS: {
-    group: 'request-limits', schema: int(10, 100_000), default: 1_000,
+    group: 'request-limits', config: 'limits.tokens', schema: int(10, 100_000), default: 1_000,
     doc: 'lexical tokens of the document; parsing stops at the first token over the limit, before any validation; past it HTTP 400, `GRAPHQL_PARSE_FAILED`',
   },
   MAX_QUERY_DEPTH: {
-    group: 'request-limits', schema: int(1, 100), default: 8,
+    group: 'request-limits', config: 'limits.depth', schema: int(1, 100), default: 8,
     doc: 'field nesting (fragments and inline fragments add no level; `__schema` is not counted); past it HTTP 400, `GRAPHQL_VALIDATION_FAILED`',
   },
   MAX_QUERY_ALIASES: {
-    group: 'request-limits', schema: int(0, 1_000), default: 15,
+    group: 'request-limits', config: 'limits.aliases', schema: int(0, 1_000), default: 15,
     doc: 'aliased fields per operation (`__typename` aliases are free); past it HTTP 400, `GRAPHQL_VALIDATION_FAILED`',
   },
   MAX_QUERY_DIRECTIVES: {
-    group: 'request-limits', schema: int(0, 1_000), default: 50, doc: 'directive uses per operation; past it HTTP 400, `GRAPHQL_VALIDATION_FAILED`',
+    group: 'request-limits', config: 'limits.directives', schema: int(0, 1_000), default: 50, doc: 'directive uses per operation; past it HTTP 400, `GRAPHQL_VALIDATION_FAILED`',
   },
   MAX_QUERY_COST: {
-    group: 'request-limits', schema: int(1, 100_000_000), default: 50_000,
+    group: 'request-limits', config: 'limits.cost', schema: int(1, 100_000_000), default: 50_000,
     doc: 'static cost: object 2, scalar 1, ×1.5 per level, × the page size of every connection on the path, × the number of representations of `_entities`; past it HTTP 400, `GRAPHQL_VALIDATION_FAILED`',
   },
   MAX_ENTITY_REPRESENTATIONS: {
-    group: 'request-limits', schema: int(1, 10_000), default: 25,
+    group: 'request-limits', config: 'maxEntityRepresentations', schema: int(1, 10_000), default: 25,
     doc: 'federation representations per request, summed over every `_entities` field (aliases and fragments included), whether sent as a variable or written in the query; past it HTTP 400, `GRAPHQL_VALIDATION_FAILED`',
   },
   ALLOW_BATCHED_REQUESTS: {
-    group: 'request-limits', schema: bool, default: false, doc: 'accept a JSON array of operations in one request; `false` refuses one with HTTP 400, `BAD_REQUEST`',
+    group: 'request-limits', config: 'allowBatchedRequests', schema: bool, default: false, doc: 'accept a JSON array of operations in one request; `false` refuses one with HTTP 400, `BAD_REQUEST`',
   },
   MAX_BATCH_SIZE: {
-    group: 'request-limits', schema: int(1, 100), default: 10, doc: 'operations in one batch, when batching is allowed; past it HTTP 400, `BAD_REQUEST`',
+    group: 'request-limits', config: 'limits.batchSize', schema: int(1, 100), default: 10, doc: 'operations in one batch, when batching is allowed; past it HTTP 400, `BAD_REQUEST`',
   },
   MAX_ECHOED_CHARS: {
-    group: 'request-limits', schema: int(16, 10_000), default: 64,
+    group: 'request-limits', config: 'echoChars', schema: int(16, 10_000), default: 64,
     doc: 'longest client text repeated in an error message or extension, a log line (`operationName`, quoted values), a span name or a metric label; longer text is cut and ends in `…`',
   },
 
   // Schema exposure and error detail
   INTROSPECTION: {
-    group: 'schema-exposure', schema: bool, default: onUnlessProduction,
+    group: 'schema-exposure', config: 'introspection', schema: bool, default: onUnlessProduction,
     doc: 'allow schema introspection; off, `__schema`/`__type` are refused with `GRAPHQL_VALIDATION_FAILED` and a message naming `INTROSPECTION` (`__typename` works)',
   },
   FIELD_SUGGESTIONS: {
-    group: 'schema-exposure', schema: bool, default: onUnlessProduction,
+    group: 'schema-exposure', config: 'fieldSuggestions', schema: bool, default: onUnlessProduction,
     doc: 'keep graphql-js\'s "Did you mean …" hints in error messages; off, they are cut from every message (fields, arguments, enum values), so a caller cannot rebuild the schema without introspection',
   },
   STACK_TRACES: {
-    group: 'schema-exposure', schema: bool, default: false, doc: 'send `extensions.stacktrace` with errors (development only; refused in production)',
+    group: 'schema-exposure', config: 'stackTraces', schema: bool, default: false, doc: 'send `extensions.stacktrace` with errors (development only; refused in production)',
   },
 
   // Browser clients, trusted documents and persisted queries
@@ -268,78 +274,78 @@ export const SETTINGS = {
     doc: 'run only the manifest\'s operations, sent by id',
   },
   PERSISTED_QUERIES: {
-    group: 'browser-clients', schema: bool, default: true,
+    group: 'browser-clients', config: 'persistedQueries.enabled', schema: bool, default: true,
     doc: 'accept automatic persisted queries (`extensions.persistedQuery`); `false` answers `PERSISTED_QUERY_NOT_SUPPORTED`',
   },
   PERSISTED_QUERY_TTL_SECONDS: {
-    group: 'browser-clients', schema: int(0, 30 * 86_400), default: 86_400, doc: 'how long a registration lives; `0` keeps it until evicted',
+    group: 'browser-clients', config: 'persistedQueries.ttlSeconds', schema: int(0, 30 * 86_400), default: 86_400, doc: 'how long a registration lives; `0` keeps it until evicted',
   },
   PERSISTED_QUERY_STORE_TIMEOUT_MS: {
-    group: 'browser-clients', schema: int(1, 10_000), default: 250, doc: 'longest wait for Redis per lookup or write; then it counts as a miss',
+    group: 'browser-clients', config: 'persistedQueries.storeTimeoutMs', schema: int(1, 10_000), default: 250, doc: 'longest wait for Redis per lookup or write; then it counts as a miss',
   },
 
   // Execution
   COMPILED_EXECUTION: {
-    group: 'execution', schema: bool, default: true,
+    group: 'execution', config: 'compiledExecution.enabled', schema: bool, default: true,
     doc: 'execute each validated document compiled by graphql-jit (answers identical to graphql-js\'; see [benchmark.md](benchmark.md)); `false` interprets with graphql-js',
   },
   COMPILED_QUERY_CACHE_SIZE: {
-    group: 'execution', schema: int(1, 100_000), default: 250, doc: 'compiled documents kept (least recently used evicted first)',
+    group: 'execution', config: 'compiledExecution.cacheSize', schema: int(1, 100_000), default: 250, doc: 'compiled documents kept (least recently used evicted first)',
   },
   COMPILED_QUERY_CACHE_BYTES: {
-    group: 'execution', schema: int(1_024, 1_073_741_824), default: 33_554_432, note: '32 MiB',
+    group: 'execution', config: 'compiledExecution.cacheBytes', schema: int(1_024, 1_073_741_824), default: 33_554_432, note: '32 MiB',
     doc: 'estimated heap of the compiled documents kept: 12 KiB, plus 8 bytes per character of the code graphql-jit generates for a document, plus 72 per character of its text (70–800 kB for a page query) ([benchmark.md](benchmark.md#compiled-documents-and-memory)); least recently used evicted first, and a document estimated above the whole budget runs on graphql-js',
   },
   COMPILED_QUERY_MIN_USES: {
-    group: 'execution', schema: int(1, 1_000), default: 10,
+    group: 'execution', config: 'compiledExecution.minUses', schema: int(1, 1_000), default: 10,
     doc: 'a document is compiled on its Nth execution, counted among the 4 096 most recent documents not compiled yet; until then graphql-js interprets it, so a document sent a few times never costs a compile (`1` compiles every document at once)',
   },
 
   // Client connections
   HEADERS_TIMEOUT_MS: {
-    group: 'client-connections', schema: int(100, 600_000), default: 10_000,
+    group: 'client-connections', config: 'connections.headersTimeoutMs', schema: int(100, 600_000), default: 10_000,
     doc: 'longest a client may take to send a request\'s headers; then it is answered `408` and its connection closed (at most `REQUEST_TIMEOUT_MS`)',
   },
   REQUEST_TIMEOUT_MS: {
-    group: 'client-connections', schema: int(100, 600_000), default: 30_000,
+    group: 'client-connections', config: 'connections.requestTimeoutMs', schema: int(100, 600_000), default: 30_000,
     doc: 'longest a client may take to send a whole request, body included, from its first byte (a body trickled a byte at a time is cut); then it is answered `408` and its connection closed',
   },
   MAX_CONNECTIONS: {
-    group: 'client-connections', schema: int(1, 1_000_000), default: 4_096,
+    group: 'client-connections', config: 'connections.maxConnections', schema: int(1, 1_000_000), default: 4_096,
     doc: 'most client connections open at once; a connection beyond it is closed as it is accepted, with a `warn` line (at most one every 10 s)',
   },
 
   // Operations: shutdown, metrics, readiness, tracing
   SHUTDOWN_TIMEOUT_MS: {
-    group: 'operations', schema: int(0, 120_000), default: 10_000, doc: 'longest drain of in-flight requests on SIGTERM; busy connections are then cut',
+    group: 'operations', config: 'shutdownTimeoutMs', schema: int(0, 120_000), default: 10_000, doc: 'longest drain of in-flight requests on SIGTERM; busy connections are then cut',
   },
   METRICS_MAX_OPERATIONS: {
-    group: 'operations', schema: int(1, 10_000), default: 200, doc: 'distinct operation names with their own series in `/metrics`; later names count as `other`',
+    group: 'operations', config: 'metricsMaxOperations', schema: int(1, 10_000), default: 200, doc: 'distinct operation names with their own series in `/metrics`; later names count as `other`',
   },
-  READY_PROBE_TIMEOUT_MS: { group: 'operations', schema: int(1, 30_000), default: 500, doc: 'TCP connect timeout of the readiness probe of `UPSTREAM_URL`' },
-  READY_CACHE_MS: { group: 'operations', schema: int(0, 60_000), default: 2_000, doc: 'how long a readiness probe result is reused (`0`: probe on every poll)' },
+  READY_PROBE_TIMEOUT_MS: { group: 'operations', config: 'readiness.probeTimeoutMs', schema: int(1, 30_000), default: 500, doc: 'TCP connect timeout of the readiness probe of `UPSTREAM_URL`' },
+  READY_CACHE_MS: { group: 'operations', config: 'readiness.cacheMs', schema: int(0, 60_000), default: 2_000, doc: 'how long a readiness probe result is reused (`0`: probe on every poll)' },
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: { group: 'operations', schema: httpUrl, shown: '(none)', doc: 'full traces URL, used as is (overrides the base URL)' },
-  OTEL_SERVICE_NAME: { group: 'operations', schema: z.string().min(1), default: 'platform-gateway', doc: '`service.name` of the spans' },
+  OTEL_SERVICE_NAME: { group: 'operations', config: 'tracing.serviceName', schema: z.string().min(1), default: 'platform-gateway', doc: '`service.name` of the spans' },
 
   // Embedded sandbox
   SANDBOX_PORT: {
-    group: 'embedded-sandbox', schema: sandboxSetting('SANDBOX_PORT'), readsUnset: true, shown: sandboxDefault('SANDBOX_PORT'),
+    group: 'embedded-sandbox', config: 'sandboxPort', schema: sandboxSetting('SANDBOX_PORT'), readsUnset: true, shown: sandboxDefault('SANDBOX_PORT'),
     doc: 'API port of the embedded sandbox (`0`: any free port; a taken port falls back to a free one)',
   },
   SANDBOX_CONTENT_PORT: {
-    group: 'embedded-sandbox', schema: sandboxSetting('SANDBOX_CONTENT_PORT'), readsUnset: true, shown: sandboxDefault('SANDBOX_CONTENT_PORT'),
+    group: 'embedded-sandbox', config: 'sandboxContentPort', schema: sandboxSetting('SANDBOX_CONTENT_PORT'), readsUnset: true, shown: sandboxDefault('SANDBOX_CONTENT_PORT'),
     doc: 'content-URL port of that sandbox',
   },
   SANDBOX_LIVE: {
-    group: 'embedded-sandbox', schema: sandboxSetting('SANDBOX_LIVE'), readsUnset: true, shown: sandboxDefault('SANDBOX_LIVE'),
+    group: 'embedded-sandbox', config: 'sandbox.live', schema: sandboxSetting('SANDBOX_LIVE'), readsUnset: true, shown: sandboxDefault('SANDBOX_LIVE'),
     doc: 'that sandbox\'s exceptions arrive and change status while you page ([paging.md](paging.md))',
   },
   SANDBOX_LIVE_INTERVAL_MS: {
-    group: 'embedded-sandbox', schema: sandboxSetting('SANDBOX_LIVE_INTERVAL_MS'), readsUnset: true, shown: sandboxDefault('SANDBOX_LIVE_INTERVAL_MS'),
+    group: 'embedded-sandbox', config: 'sandbox.liveIntervalMs', schema: sandboxSetting('SANDBOX_LIVE_INTERVAL_MS'), readsUnset: true, shown: sandboxDefault('SANDBOX_LIVE_INTERVAL_MS'),
     doc: 'time between two live steps of that sandbox',
   },
   SANDBOX_MAX_PAGE_SIZE: {
-    group: 'embedded-sandbox', schema: sandboxSetting('SANDBOX_MAX_PAGE_SIZE'), readsUnset: true, shown: sandboxDefault('SANDBOX_MAX_PAGE_SIZE'),
+    group: 'embedded-sandbox', config: 'sandbox.maxPageSize', schema: sandboxSetting('SANDBOX_MAX_PAGE_SIZE'), readsUnset: true, shown: sandboxDefault('SANDBOX_MAX_PAGE_SIZE'),
     doc: 'that sandbox serves larger page sizes silently at this size, as Spring Data does',
   },
 
@@ -349,7 +355,7 @@ export const SETTINGS = {
     doc: 'gateway worker processes sharing the port; `auto`: one per CPU the process may use (`os.availableParallelism()`, which honours cgroup CPU limits); `1` runs the gateway in the started process alone, as before ([scaling.md](scaling.md#workers))',
   },
   SHUTDOWN_DELAY_MS: {
-    group: 'scaling', schema: int(0, 60_000), default: 0,
+    group: 'scaling', config: 'scaling.shutdownDelayMs', schema: int(0, 60_000), default: 0,
     doc: 'on SIGTERM, how long the gateway keeps serving while `/readyz` already answers 503, before its listener closes: set it above the load balancer\'s time to notice (HAProxy: `fall` × check interval), e.g. `5000` ([scaling.md](scaling.md#replicas-behind-a-load-balancer))',
   },
 
@@ -369,21 +375,21 @@ export const SETTINGS = {
 
   // Platform protection: per-route bounds on calls in flight, identical reads shared, a call budget per request.
   UPSTREAM_ROUTE_MAX_IN_FLIGHT: {
-    group: 'platform-protection', schema: int(1, 10_000),
+    group: 'platform-protection', config: 'platformProtection.route.maxInFlight', schema: int(1, 10_000),
     default: { computed: (basis) => routeLimits(maxSockets(basis)).maxInFlight, shown: `half of \`UPSTREAM_MAX_SOCKETS\` (${routeLimits(DEFAULT_MAX_SOCKETS).maxInFlight})` } satisfies Computed<number>,
     doc: 'platform calls of one route (breaker key: `documents`, `exceptions`, `acceptances`, `linx`) in flight at once, across every request of the process; a route whose calls hang holds at most this many sockets; further calls wait in the route\'s queue',
   },
   UPSTREAM_ROUTE_QUEUE: {
-    group: 'platform-protection', schema: int(0, 1_000_000),
+    group: 'platform-protection', config: 'platformProtection.route.queue', schema: int(0, 1_000_000),
     default: { computed: (basis) => routeLimits(maxSockets(basis)).queue, shown: `4 × \`UPSTREAM_MAX_SOCKETS\` (${routeLimits(DEFAULT_MAX_SOCKETS).queue})` } satisfies Computed<number>,
     doc: 'calls of one route waiting for a slot; past it a call is refused at once with `UPSTREAM_BUSY`, nothing sent. A waiting call leaves at its request\'s deadline or when its caller hangs up',
   },
   UPSTREAM_SHARE_READS: {
-    group: 'platform-protection', schema: bool, default: true,
+    group: 'platform-protection', config: 'platformProtection.shareReads', schema: bool, default: true,
     doc: 'identical GETs (same `Authorization`, path and query) of concurrent requests share one platform call while it is in flight; `false`: every request makes its own',
   },
   MAX_PLATFORM_CALLS_PER_REQUEST: {
-    group: 'platform-protection', schema: int(1, 100_000), default: DEFAULT_MAX_PLATFORM_CALLS_PER_REQUEST,
+    group: 'platform-protection', config: 'platformProtection.maxCallsPerRequest', schema: int(1, 100_000), default: DEFAULT_MAX_PLATFORM_CALLS_PER_REQUEST,
     doc: 'platform calls one GraphQL request may make (identical GETs within the request count once; a call shared with another request counts for each); further calls fail with `BAD_USER_INPUT` (`extensions.limit` names this variable, `extensions.max` its value), and fields already answered or needing no further call still answer',
   },
 } as const satisfies Record<string, Definition>;
@@ -419,6 +425,46 @@ export const schema = z.object(
     -readonly [N in SettingName]: Reader<Settings[N]>;
   },
 );
+
+/** The object a dotted path makes: `a.b` and V give `{ a: { b: V } }`. */
+type Nest<P extends string, V> = P extends `${infer Head}.${infer Rest}` ? { [K in Head]: Nest<Rest, V> } : { [K in P]: V };
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+/** An intersection of nested objects as one plain object type, at every level. */
+export type Merged<T> = T extends readonly unknown[] ? T : T extends object ? { [K in keyof T]: Merged<T[K]> } : T;
+
+/** The part of the Config object the settings with a `config` path give, each at its path. */
+type Placed = UnionToIntersection<
+  { [N in SettingName]: Settings[N] extends { config: infer P extends string } ? Nest<P, Values[N]> : never }[SettingName]
+>;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `derived` added to `into`, nested objects merged; a path both give is a mistake in the definitions. */
+function merge(into: Record<string, unknown>, derived: Record<string, unknown>, at = ''): void {
+  for (const [key, value] of Object.entries(derived)) {
+    const existing = into[key];
+    if (existing === undefined && !(key in into)) into[key] = value;
+    else if (isObject(existing) && isObject(value)) merge(existing, value, `${at}${key}.`);
+    else throw new Error(`config.${at}${key} is given both by a setting's \`config\` path and by src/config.ts`);
+  }
+}
+
+/**
+ * The Config object: every setting with a `config` path placed at it, and the values src/config.ts
+ * derives from the others (`derived`) merged in.
+ */
+export function configFrom<D extends Record<string, unknown>>(values: Values, derived: D): Merged<Placed & D> {
+  const config: Record<string, unknown> = {};
+  for (const [name, definition] of Object.entries(SETTINGS) as Array<[SettingName, Definition]>) {
+    if (definition.config === undefined) continue;
+    const keys = definition.config.split('.');
+    let at = config;
+    for (const key of keys.slice(0, -1)) at = (at[key] ??= {}) as Record<string, unknown>;
+    at[keys.at(-1)!] = values[name];
+  }
+  merge(config, derived);
+  return config as Merged<Placed & D>;
+}
 
 /** The values read, each unset variable with a computed default given it. */
 export function withComputedDefaults(values: z.output<typeof schema>): Values {
