@@ -34,7 +34,8 @@ function namesOf(spec: string): string[] {
 }
 
 function table(spec: string): string {
-  return [`<!-- settings: ${spec} -->`, '| variable | default | meaning |', '|---|---|---|', ...namesOf(spec).map(row), '<!-- /settings -->'].join('\n');
+  // Blank lines around the table: Markdown renderers then never read a marker as part of it.
+  return [`<!-- settings: ${spec} -->`, '', '| variable | default | meaning |', '|---|---|---|', ...namesOf(spec).map(row), '', '<!-- /settings -->'].join('\n');
 }
 
 /** The file with its tables as the definitions give them; throws when configuration.md lacks a group or repeats one. */
