@@ -1,123 +1,13 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { readSandboxSetting, SandboxSettingError, type SandboxSettingName } from '../sandbox/settings.ts';
+import { configFrom, schema, SETTINGS, tracesEndpoint, withComputedDefaults } from './settings.ts';
 
 // Every setting comes from the environment, is validated once at start-up and is
 // then immutable. A bad value stops start-up with a message naming the variable.
+// The variables, their defaults and their meaning are defined in ./settings.ts.
 
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
-/** A SANDBOX_* variable, read through the sandbox's own definition (sandbox/settings.ts): one reading for both. */
-const sandboxSetting = <N extends SandboxSettingName>(name: N) =>
-  z
-    .string()
-    .optional()
-    .transform((text, ctx) => {
-      try {
-        return readSandboxSetting(name, text);
-      } catch (error) {
-        if (!(error instanceof SandboxSettingError)) throw error;
-        ctx.addIssue({ code: 'custom', message: error.message });
-        return z.NEVER;
-      }
-    });
-
-/** Platform calls one GraphQL request may make (MAX_PLATFORM_CALLS_PER_REQUEST); docs/security.md says how it was chosen. */
-const DEFAULT_MAX_PLATFORM_CALLS_PER_REQUEST = 200;
-
-/** How many calls of one platform route may be in flight and wait: settings left unset are sized from the socket pool. */
-export interface RouteLimits {
-  /** Calls of one route (breaker key) in flight at once: half the pool by default, so a hung route leaves the other half to the rest. */
-  maxInFlight: number;
-  /** Calls of one route waiting for a slot; past it they are refused with UPSTREAM_BUSY. */
-  queue: number;
-}
-
-export function routeLimits(maxSockets: number, maxInFlight?: number, queue?: number): RouteLimits {
-  return { maxInFlight: maxInFlight ?? Math.max(1, Math.floor(maxSockets / 2)), queue: queue ?? 4 * maxSockets };
-}
-
-export const schema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  PORT: int(0, 65535).default(4000),
-  UPSTREAM_URL: z.url({ protocol: /^https?$/ }).optional(),
-  UPSTREAM_CONNECT_TIMEOUT_MS: int(1, 60_000).default(1_000),
-  UPSTREAM_RESPONSE_TIMEOUT_MS: int(1, 120_000).default(5_000),
-  UPSTREAM_REQUEST_TIMEOUT_MS: int(1, 300_000).default(10_000),
-  UPSTREAM_MAX_SOCKETS: int(1, 10_000).default(64),
-  UPSTREAM_RETRY_LIMIT: int(0, 5).default(2),
-  UPSTREAM_RETRY_BASE_MS: int(1, 10_000).default(100),
-  UPSTREAM_RETRY_AFTER_CAP_MS: int(0, 60_000).default(2_000),
-  UPSTREAM_BREAKER_THRESHOLD: int(1, 1_000).default(5),
-  UPSTREAM_BREAKER_COOLDOWN_MS: int(100, 600_000).default(10_000),
-  UPSTREAM_MAX_PAGE_SIZE: int(1, 1_000).default(100),
-  REQUEST_DEADLINE_MS: int(100, 300_000).default(8_000),
-  MAX_ENTITY_REPRESENTATIONS: int(1, 10_000).default(25),
-  DOCUMENT_LOADER_CONCURRENCY: int(1, 100).default(8),
-  PAGE_SIZE_DEFAULT: int(1, 1_000).default(20),
-  PAGE_SIZE_MAX: int(1, 1_000).default(100),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  PLAYGROUND: bool.optional(),
-  INTROSPECTION: bool.optional(),
-  SANDBOX_PORT: sandboxSetting('SANDBOX_PORT'),
-  SHUTDOWN_TIMEOUT_MS: int(0, 120_000).default(10_000),
-  METRICS: bool.optional(),
-  METRICS_MAX_OPERATIONS: int(1, 10_000).default(200),
-  MAX_ECHOED_CHARS: int(16, 10_000).default(64),
-  READY_PROBE_TIMEOUT_MS: int(1, 30_000).default(500),
-  READY_CACHE_MS: int(0, 60_000).default(2_000),
-  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none']).optional(),
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
-  OTEL_SERVICE_NAME: z.string().min(1).default('platform-gateway'),
-  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
-  MAX_QUERY_DEPTH: int(1, 100).default(8),
-  MAX_QUERY_ALIASES: int(0, 1_000).default(15),
-  MAX_QUERY_DIRECTIVES: int(0, 1_000).default(50),
-  MAX_QUERY_TOKENS: int(10, 100_000).default(1_000),
-  MAX_QUERY_COST: int(1, 100_000_000).default(50_000),
-  MAX_BODY_BYTES: int(1_024, 10_485_760).default(102_400),
-  MAX_BATCH_SIZE: int(1, 100).default(10),
-  ALLOW_BATCHED_REQUESTS: bool.optional(),
-  FIELD_SUGGESTIONS: bool.optional(),
-  PERSISTED_QUERIES: bool.optional(),
-  PERSISTED_QUERY_TTL_SECONDS: int(0, 30 * 86_400).default(86_400),
-  PERSISTED_QUERY_STORE_TIMEOUT_MS: int(1, 10_000).default(250),
-  CORS_ORIGINS: z.string().optional(),
-  CORS_CREDENTIALS: bool.optional(),
-  CORS_MAX_AGE_SECONDS: int(0, 86_400).default(600),
-  TRUSTED_DOCUMENTS: z.string().min(1).optional(),
-  TRUSTED_DOCUMENTS_ONLY: bool.optional(),
-  STACK_TRACES: bool.optional(),
-  SANDBOX_CONTENT_PORT: sandboxSetting('SANDBOX_CONTENT_PORT'),
-  SANDBOX_LIVE: sandboxSetting('SANDBOX_LIVE'),
-  SANDBOX_LIVE_INTERVAL_MS: sandboxSetting('SANDBOX_LIVE_INTERVAL_MS'),
-  SANDBOX_MAX_PAGE_SIZE: sandboxSetting('SANDBOX_MAX_PAGE_SIZE'),
-  COMPILED_EXECUTION: bool.optional(),
-  COMPILED_QUERY_CACHE_SIZE: int(1, 100_000).default(250),
-  COMPILED_QUERY_CACHE_BYTES: int(1_024, 1_073_741_824).default(33_554_432),
-  // Compiled execution: documents compiled only once they repeat.
-  COMPILED_QUERY_MIN_USES: int(1, 1_000).default(10),
-  // Scaling: worker processes per instance, and the pre-stop delay a load balancer needs.
-  WORKERS: z.string().trim().regex(/^(auto|[1-9]\d{0,2})$/, 'must be auto or a whole number from 1 to 999').default('1'),
-  SHUTDOWN_DELAY_MS: int(0, 60_000).default(0),
-  // Per-caller rate limit (src/hardening/rate-limit.ts)
-  RATE_LIMIT_PER_SECOND: z.coerce.number().min(0.001).max(1_000_000).optional(),
-  RATE_LIMIT_BURST: int(1, 1_000_000).optional(),
-  RATE_LIMIT_STORE_TIMEOUT_MS: int(1, 10_000).default(100),
-  // Bounds on client connections: slow headers and bodies, and how many connections are held open.
-  HEADERS_TIMEOUT_MS: int(100, 600_000).default(10_000),
-  REQUEST_TIMEOUT_MS: int(100, 600_000).default(30_000),
-  MAX_CONNECTIONS: int(1, 1_000_000).default(4_096),
-  // Platform protection: per-route bounds on calls in flight, identical reads shared, a call budget per request.
-  UPSTREAM_ROUTE_MAX_IN_FLIGHT: int(1, 10_000).optional(),
-  UPSTREAM_ROUTE_QUEUE: int(0, 1_000_000).optional(),
-  UPSTREAM_SHARE_READS: bool.optional(),
-  MAX_PLATFORM_CALLS_PER_REQUEST: int(1, 100_000).default(DEFAULT_MAX_PLATFORM_CALLS_PER_REQUEST),
-});
-
-export type Env = z.input<typeof schema>;
+/** The route limits' defaults for a socket pool (src/platform/http.ts uses them when given no configuration). */
+export { routeLimits } from './settings.ts';
 
 export interface CorsConfig {
   /** Origins allowed exactly, e.g. https://app.example.com. */
@@ -155,7 +45,8 @@ function rateLimitWindow(perSecond: number, burst: number | undefined): { perSec
  * The environment as the gateway uses it. The checks that involve several
  * variables are issues of this step, reported like any other bad value.
  */
-const configSchema = schema.transform((e, ctx) => {
+const configSchema = schema.transform((read, ctx) => {
+  const e = withComputedDefaults(read);
   if (e.PAGE_SIZE_DEFAULT > e.PAGE_SIZE_MAX) {
     ctx.addIssue({ code: 'custom', path: ['PAGE_SIZE_DEFAULT'], message: `must not exceed PAGE_SIZE_MAX (${e.PAGE_SIZE_MAX})` });
     return z.NEVER;
@@ -191,123 +82,24 @@ const configSchema = schema.transform((e, ctx) => {
   const cors: CorsConfig = {
     origins: origins.map((origin) => origin.toLowerCase()),
     allowLoopbackOrigins: !production,
-    credentials: e.CORS_CREDENTIALS ?? false,
+    credentials: e.CORS_CREDENTIALS,
     maxAgeSeconds: e.CORS_MAX_AGE_SECONDS,
   };
-  // OpenTelemetry's own conventions: a traces endpoint is used as is, a base endpoint gets /v1/traces.
-  const tracesEndpoint = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT && `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`);
-  const exporter = e.OTEL_TRACES_EXPORTER ?? (tracesEndpoint ? 'otlp' : 'none');
-  return {
-    env: e.NODE_ENV,
-    host: e.HOST,
-    port: e.PORT,
+  // The settings with a `config` path in ./settings.ts are placed there; these are derived from several.
+  return configFrom(e, {
     /** Platform base URL; absent means "serve over the embedded sandbox". */
     upstreamUrl: e.UPSTREAM_URL?.replace(/\/+$/, ''),
-    upstream: {
-      connectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
-      responseTimeoutMs: e.UPSTREAM_RESPONSE_TIMEOUT_MS,
-      requestTimeoutMs: e.UPSTREAM_REQUEST_TIMEOUT_MS,
-      maxSockets: e.UPSTREAM_MAX_SOCKETS,
-      retryLimit: e.UPSTREAM_RETRY_LIMIT,
-      retryBaseMs: e.UPSTREAM_RETRY_BASE_MS,
-      retryAfterCapMs: e.UPSTREAM_RETRY_AFTER_CAP_MS,
-      breakerThreshold: e.UPSTREAM_BREAKER_THRESHOLD,
-      breakerCooldownMs: e.UPSTREAM_BREAKER_COOLDOWN_MS,
-      maxPageSize: e.UPSTREAM_MAX_PAGE_SIZE,
-    },
-    /**
-     * Longest a GraphQL request may spend on platform calls, retries and their waits included; then its
-     * unfinished calls stop and their fields answer UPSTREAM_TIMEOUT.
-     */
-    requestDeadlineMs: e.REQUEST_DEADLINE_MS,
-    /** Most federation representations (`_entities`) one request may ask for; each can cost platform calls. */
-    maxEntityRepresentations: e.MAX_ENTITY_REPRESENTATIONS,
-    documentLoaderConcurrency: e.DOCUMENT_LOADER_CONCURRENCY,
-    paging: { defaultSize: e.PAGE_SIZE_DEFAULT, maxSize: e.PAGE_SIZE_MAX },
-    logLevel: e.LOG_LEVEL,
-    playground: e.PLAYGROUND ?? !production,
-    introspection: e.INTROSPECTION ?? !production,
-    /**
-     * Ports of the embedded sandbox `npm start` runs when no UPSTREAM_URL is set (API and content
-     * host); 0 = any free port. The defaults are `npm run sandbox`'s, so its documented URLs work.
-     */
-    sandboxPort: e.SANDBOX_PORT,
-    sandboxContentPort: e.SANDBOX_CONTENT_PORT,
-    /** The embedded sandbox's live exceptions and silent page-size cap (sandbox/index.ts SandboxOptions). */
-    sandbox: { live: e.SANDBOX_LIVE, liveIntervalMs: e.SANDBOX_LIVE_INTERVAL_MS, maxPageSize: e.SANDBOX_MAX_PAGE_SIZE },
-    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
-    /** Serve GET /metrics. */
-    metrics: e.METRICS ?? true,
-    /** Distinct operation names /metrics keeps a series for; later names are counted as `other`. */
-    metricsMaxOperations: e.METRICS_MAX_OPERATIONS,
-    /** Longest client-supplied text repeated in an error message, a log line or a metric label; longer text is cut. */
-    echoChars: e.MAX_ECHOED_CHARS,
-    readiness: { probeTimeoutMs: e.READY_PROBE_TIMEOUT_MS, cacheMs: e.READY_CACHE_MS },
-    /** `none`: no tracing code is loaded at all. */
-    tracing: {
-      exporter,
-      endpoint: exporter === 'otlp' ? (tracesEndpoint ?? 'http://localhost:4318/v1/traces') : undefined,
-      serviceName: e.OTEL_SERVICE_NAME,
-    },
-    /** Shared store of persisted queries; absent means an in-memory store per instance. */
-    redisUrl: e.REDIS_URL,
-    /** Abuse limits, all enforced before execution (see src/hardening/). */
-    limits: {
-      depth: e.MAX_QUERY_DEPTH,
-      aliases: e.MAX_QUERY_ALIASES,
-      directives: e.MAX_QUERY_DIRECTIVES,
-      tokens: e.MAX_QUERY_TOKENS,
-      cost: e.MAX_QUERY_COST,
-      bodyBytes: e.MAX_BODY_BYTES,
-      batchSize: e.MAX_BATCH_SIZE,
-    },
-    /** Accept a JSON array of operations in one request. */
-    allowBatchedRequests: e.ALLOW_BATCHED_REQUESTS ?? false,
-    /** Keep graphql-js's "Did you mean …" hints in error messages. */
-    fieldSuggestions: e.FIELD_SUGGESTIONS ?? !production,
-    /** Automatic persisted queries; `ttlSeconds` 0 keeps entries until evicted. */
-    persistedQueries: {
-      enabled: e.PERSISTED_QUERIES ?? true,
-      ttlSeconds: e.PERSISTED_QUERY_TTL_SECONDS,
-      storeTimeoutMs: e.PERSISTED_QUERY_STORE_TIMEOUT_MS,
-    },
+    /** Where spans go when `tracing.exporter` is `otlp` (with `none`, no tracing code is loaded at all). */
+    tracing: { endpoint: e.OTEL_TRACES_EXPORTER === 'otlp' ? (tracesEndpoint(e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, e.OTEL_EXPORTER_OTLP_ENDPOINT) ?? 'http://localhost:4318/v1/traces') : undefined },
     /** Which browser origins may call the gateway (see src/hardening/cors.ts). */
     cors,
     /** Trusted documents: a Relay persisted-query manifest (id → document); `only` refuses anything not in it. */
-    trustedDocuments: e.TRUSTED_DOCUMENTS ? { file: e.TRUSTED_DOCUMENTS, only: e.TRUSTED_DOCUMENTS_ONLY ?? production } : undefined,
-    /** Send stack traces of errors to clients (never in production). */
-    stackTraces: e.STACK_TRACES ?? false,
-    /** Execute validated documents compiled by graphql-jit (cached per document) instead of interpreted by graphql-js. */
-    compiledExecution: {
-      enabled: e.COMPILED_EXECUTION ?? true,
-      cacheSize: e.COMPILED_QUERY_CACHE_SIZE,
-      /** Estimated heap of the compiled documents kept (generated code, not document text). */
-      cacheBytes: e.COMPILED_QUERY_CACHE_BYTES,
-      /** Executions among recent ones before a document is compiled; until then graphql-js interprets it. */
-      minUses: e.COMPILED_QUERY_MIN_USES,
-    },
-    /**
-     * Worker processes sharing the port (1: the gateway runs in this process alone; `auto`: one per CPU
-     * this process may use, cgroup limits included), and how long a stopping process keeps serving
-     * while answering /readyz with 503, so a load balancer takes it out of rotation before it closes.
-     */
-    scaling: { workers: e.WORKERS === 'auto' ? availableParallelism() : Number(e.WORKERS), shutdownDelayMs: e.SHUTDOWN_DELAY_MS },
+    trustedDocuments: e.TRUSTED_DOCUMENTS ? { file: e.TRUSTED_DOCUMENTS, only: e.TRUSTED_DOCUMENTS_ONLY } : undefined,
+    /** Worker processes sharing the port: `auto` is one per CPU this process may use, cgroup limits included. */
+    scaling: { workers: e.WORKERS === 'auto' ? availableParallelism() : Number(e.WORKERS) },
     /** Per-caller request budget (absent: off); shared through REDIS_URL when set. */
     rateLimit: rateLimit && { ...rateLimit, storeTimeoutMs: e.RATE_LIMIT_STORE_TIMEOUT_MS },
-    /**
-     * Client connections: the headers must arrive within `headersTimeoutMs` and the whole request (headers and
-     * body) within `requestTimeoutMs` of its first byte, else it is answered 408 and its connection closed;
-     * connections beyond `maxConnections` are closed as they are accepted.
-     */
-    connections: { headersTimeoutMs: e.HEADERS_TIMEOUT_MS, requestTimeoutMs: e.REQUEST_TIMEOUT_MS, maxConnections: e.MAX_CONNECTIONS },
-    /** What the gateway does to protect the platform (src/platform/http.ts, client.ts). */
-    platformProtection: {
-      route: routeLimits(e.UPSTREAM_MAX_SOCKETS, e.UPSTREAM_ROUTE_MAX_IN_FLIGHT, e.UPSTREAM_ROUTE_QUEUE),
-      /** Identical GETs of concurrent requests (same token, path and query) share one call while it is in flight. */
-      shareReads: e.UPSTREAM_SHARE_READS ?? true,
-      maxCallsPerRequest: e.MAX_PLATFORM_CALLS_PER_REQUEST,
-    },
-  };
+  });
 });
 
 export type Config = z.output<typeof configSchema>;
@@ -319,7 +111,7 @@ export class ConfigError extends Error {
 /** Reads and validates the configuration; throws ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const relevant = Object.fromEntries(
-    Object.keys(schema.shape).map((key) => [key, env[key] === '' ? undefined : env[key]]),
+    Object.keys(SETTINGS).map((key) => [key, env[key] === '' ? undefined : env[key]]),
   );
   const parsed = configSchema.safeParse(relevant);
   if (!parsed.success) {

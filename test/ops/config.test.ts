@@ -64,3 +64,39 @@ describe('the embedded sandbox’s settings', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(new ConfigError(`Invalid configuration:\n  ${name}: ${sandboxMessage.slice(name.length + 1)}`));
   });
 });
+
+describe('defaults computed from the environment', () => {
+  it('turn the playground, introspection and field suggestions off in production only', () => {
+    const exposure = (env: Record<string, string>) => {
+      const config = loadConfig(env);
+      return [config.playground, config.introspection, config.fieldSuggestions, config.cors.allowLoopbackOrigins];
+    };
+    expect(exposure({})).toEqual([true, true, true, true]);
+    expect(exposure({ NODE_ENV: 'production' })).toEqual([false, false, false, false]);
+    expect(exposure({ NODE_ENV: 'production', PLAYGROUND: 'true', INTROSPECTION: '1', FIELD_SUGGESTIONS: 'true' })).toEqual([true, true, true, false]);
+    expect(exposure({ PLAYGROUND: 'false', INTROSPECTION: '0', FIELD_SUGGESTIONS: 'false' })).toEqual([false, false, false, true]);
+  });
+
+  it('run only trusted documents in production when a manifest is set', () => {
+    expect(loadConfig({ TRUSTED_DOCUMENTS: 'manifest.json' }).trustedDocuments).toEqual({ file: 'manifest.json', only: false });
+    expect(loadConfig({ TRUSTED_DOCUMENTS: 'manifest.json', NODE_ENV: 'production' }).trustedDocuments).toEqual({ file: 'manifest.json', only: true });
+    expect(loadConfig({ TRUSTED_DOCUMENTS: 'manifest.json', NODE_ENV: 'production', TRUSTED_DOCUMENTS_ONLY: 'false' }).trustedDocuments).toEqual({ file: 'manifest.json', only: false });
+    expect(loadConfig({ NODE_ENV: 'production' }).trustedDocuments).toBeUndefined();
+    expect(() => loadConfig({ TRUSTED_DOCUMENTS_ONLY: 'true' })).toThrow(new ConfigError('Invalid configuration:\n  TRUSTED_DOCUMENTS_ONLY: needs TRUSTED_DOCUMENTS=<manifest file>'));
+  });
+
+  it('size the route limits from the socket pool, unless set (0 included)', () => {
+    expect(loadConfig({}).platformProtection.route).toEqual({ maxInFlight: 32, queue: 256 });
+    expect(loadConfig({ UPSTREAM_MAX_SOCKETS: '10' }).platformProtection.route).toEqual({ maxInFlight: 5, queue: 40 });
+    expect(loadConfig({ UPSTREAM_MAX_SOCKETS: '1' }).platformProtection.route).toEqual({ maxInFlight: 1, queue: 4 });
+    expect(loadConfig({ UPSTREAM_MAX_SOCKETS: '10', UPSTREAM_ROUTE_MAX_IN_FLIGHT: '7', UPSTREAM_ROUTE_QUEUE: '0' }).platformProtection.route).toEqual({ maxInFlight: 7, queue: 0 });
+  });
+
+  it('export traces over OTLP when an endpoint is set', () => {
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing).toEqual({ exporter: 'otlp', endpoint: 'http://collector:4318/v1/traces', serviceName: 'platform-gateway' });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://traces:4318/t' }).tracing.endpoint).toBe('http://traces:4318/t');
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing.endpoint).toBe('http://localhost:4318/v1/traces');
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'console', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing).toEqual({ exporter: 'console', endpoint: undefined, serviceName: 'platform-gateway' });
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing.exporter).toBe('none');
+  });
+});
