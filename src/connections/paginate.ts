@@ -159,6 +159,9 @@ function neededRange(window: Window, settings: Settings): { from: number; to: nu
  * the window past the rows already read.
  */
 async function fill<T>(list: ListKnowledge<T>, window: Window, settings: Settings, fetchPage: FetchPage<T>): Promise<void> {
+  // Where the platform's list has the rows of `list` now, as the latest join showed: platform
+  // position = position + shift. A later round asks for the gap where it is now.
+  let shift = 0;
   for (let round = 0; round < MAX_FILL_ROUNDS; round++) {
     const end = Math.min(window.end, list.firstAbsent, list.total ?? Infinity);
     const missing = list.run(window.start, end).length + window.start;
@@ -173,17 +176,19 @@ async function fill<T>(list: ListKnowledge<T>, window: Window, settings: Setting
     // a row already held next to the gap, and joined where that row is in them now.
     const fresh = new ListKnowledge(fetchPage, settings.pageBase, settings.onPageCap);
     if (before !== undefined) {
-      await fresh.fetch(planPages(missing - 1, end - missing + 1, pageSizeLimit(list, settings)));
-      const joined = locateJoin(fresh, before, missing - 1, 'after', settings.order);
+      await fresh.fetch(planPages(Math.max(0, missing - 1 + shift), end - missing + 1, pageSizeLimit(list, settings)));
+      const joined = locateJoin(fresh, before, missing - 1 + shift, 'after', settings.order);
       // Rows that cannot be joined for certain are not served: the page ends before them, with
       // hasNextPage telling the client to go on from there.
       if (joined === null) return;
       list.adopt(fresh, joined + 1, missing - 1 - joined);
+      shift = joined - (missing - 1);
     } else if (after !== null) {
-      await fresh.fetch(planPages(missing, after + 1 - missing, pageSizeLimit(list, settings)));
-      const joined = locateJoin(fresh, list.at(after) as T, after, 'before', settings.order);
+      await fresh.fetch(planPages(Math.max(0, missing + shift), after + 1 - missing, pageSizeLimit(list, settings)));
+      const joined = locateJoin(fresh, list.at(after) as T, after + shift, 'before', settings.order);
       if (joined === null) return;
       list.adopt(fresh, 0, after - joined, joined);
+      shift = joined - after;
     }
   }
 }
