@@ -17,3 +17,4 @@ export { orderOf, type SortKey } from './order.ts';
 export { ANCHOR_OUTCOMES, type AnchorOutcome } from './types.ts';
 export { encodeAnchoredCursor, readCursor, type Anchor } from './cursor.ts';
 export { pagingFactsFor, PagingFacts, type AnchorEvent } from './paging-facts.ts';
+export { PAGE_CAP_FLOOR, PAGE_CAP_TTL_MS, capShownBy, PageCaps } from './page-cap.ts';

@@ -1,3 +1,4 @@
+import { capShownBy } from './page-cap.ts';
 import type { FetchPage, PageRequest, PageResult } from './types.ts';
 
 /**
@@ -54,7 +55,7 @@ export class ListKnowledge<T> {
     const items = result.items.slice(0, page.size);
     const total = typeof result.total === 'number' && Number.isSafeInteger(result.total) && result.total >= 0 ? result.total : null;
     if (total !== null) this.#total = total;
-    const cap = total === null ? null : servedSize(page, items.length, total, result);
+    const cap = total === null ? null : capShownBy(page, items.length, total, result);
     if (cap !== null) {
       this.#pageCap = Math.min(this.#pageCap, cap.size);
       this.#onPageCap?.(cap.size);
@@ -156,27 +157,4 @@ export class ListKnowledge<T> {
     await this.fetch([{ page: position, size: 1 }]);
     return this.existsFrom(position) ?? false;
   }
-}
-
-/**
- * The page size the platform really served, when a response shows it served fewer rows than asked
- * while more exist (as Spring Data does above its maximum page size: page N of the capped size,
- * `hasNext` true, `totalPages` computed from the capped size). `exact` when the size is certain, so
- * the rows can be placed; a lower bound otherwise. Null when the response is an honest page.
- */
-function servedSize(page: PageRequest, served: number, total: number, result: PageResult<unknown>): { size: number; exact: boolean } | null {
-  if (served >= page.size) return null;
-  const { hasNext, totalPages } = result;
-  // Full pages of the capped size come with hasNext.
-  if (hasNext === true && served > 0) return { size: served, exact: true };
-  // The capped list's last page: page * size + served === total.
-  if (hasNext === false && served > 0 && page.page > 0 && (total - served) % page.page === 0) {
-    const size = (total - served) / page.page;
-    if (size >= served && size < page.size && (totalPages == null || totalPages === page.page + 1)) return { size, exact: true };
-  }
-  // More pages than the asked size gives: totalPages = ceil(total / cap), so ceil(total / totalPages) <= cap.
-  if (typeof totalPages === 'number' && totalPages > Math.ceil(total / page.size)) {
-    return { size: Math.max(1, Math.ceil(total / totalPages)), exact: false };
-  }
-  return null;
 }

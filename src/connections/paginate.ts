@@ -2,6 +2,7 @@ import { badUserInput } from '../errors.ts';
 import { anchoredCursorEncoder, cursorEncoder, readCursor, type DecodedCursor } from './cursor.ts';
 import { ListKnowledge } from './list-knowledge.ts';
 import { anchorOf, anchorReader, compareToAnchor, idOf, type SortKey } from './order.ts';
+import { plannedPageSize } from './page-cap.ts';
 import { planPages } from './plan-pages.ts';
 import type { AnchorOutcome, Connection, ConnectionArgs, Edge, FetchPage, PageInfo, PageRequest, PagingOptions } from './types.ts';
 
@@ -98,7 +99,7 @@ function boundedWindow({ start, before, first, last }: WindowArgs, settings: Set
 
 /** The largest page size this request may ask for: the configured one, or less once the platform showed a cap. */
 function pageSizeLimit<T>(list: ListKnowledge<T>, settings: Settings): number {
-  return Math.min(settings.upstreamMaxPageSize, list.pageCap);
+  return plannedPageSize(settings.upstreamMaxPageSize, list.pageCap);
 }
 
 /**

@@ -111,6 +111,8 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
     labelNames: ['list'] as const,
     registers: [registry],
     collect() {
+      // Only the caps in force: a learned cap expires (src/connections/page-cap.ts).
+      this.reset();
       for (const [list, size] of paging.pageCaps()) this.set({ list }, size);
     },
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { encodeCursor, paginate } from '../../src/connections/index.ts';
+import { capShownBy, encodeCursor, paginate } from '../../src/connections/index.ts';
 import type { PageRequest, PageResult, PagingOptions } from '../../src/connections/index.ts';
 import { rows, type Row } from './fake-platform.ts';
 
@@ -90,5 +90,33 @@ describe('a platform that silently caps page sizes', () => {
     expect(ids(page.nodes)).toEqual(ids(all.slice(8, 48)));
     expect(platform.requests.every((request) => request.size <= 25)).toBe(true);
     expect(platform.requests).toHaveLength(2);
+  });
+});
+
+describe('what an answer shows of a cap', () => {
+  const asked = { page: 2, size: 40 };
+
+  it.each([
+    ['full capped pages with hasNext', 25, 300, { hasNext: true, totalPages: 12 }, { size: 25, exact: true }],
+    ['hasNext without totalPages', 25, 300, { hasNext: true }, { size: 25, exact: true }],
+    ["the capped list's last page", 10, 60, { hasNext: false, totalPages: 3 }, { size: 25, exact: true }],
+    ['totalPages alone, a lower bound', 25, 300, { totalPages: 12 }, { size: 25, exact: false }],
+    ['totalPages alone, past the end of the capped list', 0, 30, { totalPages: 2 }, { size: 15, exact: false }],
+  ] as const)('reads %s', (_, served, total, evidence, shown) => {
+    expect(capShownBy(asked, served, total, evidence)).toEqual(shown);
+  });
+
+  it.each([
+    ['a full page', 40, 300, { hasNext: true, totalPages: 8 }],
+    ['a short page with nothing that tells a cap', 10, 300, {}],
+    ["an honest last page", 10, 90, { hasNext: false, totalPages: 3 }],
+    ['hasNext on a page that holds the last rows', 25, 75, { hasNext: true, totalPages: 3 }],
+    ['hasNext with a totalPages of another size', 25, 300, { hasNext: true, totalPages: 20 }],
+    ['totalPages no page size gives', 25, 300, { totalPages: 1e9 }],
+    ['totalPages that disagrees with the rows served', 5, 300, { totalPages: 12 }],
+    ['totalPages that disagrees with hasNext', 25, 300, { totalPages: 12, hasNext: false }],
+    ['an empty page where the capped list has rows', 0, 60, { totalPages: 3 }],
+  ] as const)('learns nothing from %s', (_, served, total, evidence) => {
+    expect(capShownBy(asked, served, total, evidence)).toBeNull();
   });
 });
