@@ -41,7 +41,7 @@ export function pagingOptions(ctx: ConnectionContext, descriptor: ListDescriptor
     totals: descriptor.totals,
     defaultSize: ctx.config.paging.defaultSize,
     maxSize: ctx.config.paging.maxSize,
-    upstreamMaxPageSize: Math.min(ctx.config.upstream.maxPageSize, facts.pageCap(list) ?? Infinity),
+    upstreamMaxPageSize: facts.pageSizeFor(list, ctx.config.upstream.maxPageSize),
     order: orderOf(sortOf(query), descriptor.defaultSort),
     onAnchor: (outcome) => {
       facts.recordAnchor({ list, outcome });

@@ -1,4 +1,4 @@
-import { capShownBy } from './page-cap.ts';
+import { capShownBy, type RequestPageSize } from './page-cap.ts';
 import type { FetchPage, PageRequest, PageResult } from './types.ts';
 
 /**
@@ -16,18 +16,13 @@ export class ListKnowledge<T> {
   #lastPresent = -1;
   #firstAbsent = Infinity;
   #total: number | null = null;
-  readonly #onPageCap: ((size: number) => void) | undefined;
-  #pageCap = Infinity;
+  readonly #pageSize: RequestPageSize;
 
-  constructor(fetchPage: FetchPage<T>, pageBase: 0 | 1, onPageCap?: (size: number) => void) {
+  /** `pageSize` is told every cap an answer shows: it is shared by every call of the request. */
+  constructor(fetchPage: FetchPage<T>, pageBase: 0 | 1, pageSize: RequestPageSize) {
     this.#fetchPage = fetchPage;
     this.#pageBase = pageBase;
-    this.#onPageCap = onPageCap;
-  }
-
-  /** The smallest page size a response of this request showed the platform capping requests at; Infinity while none did. */
-  get pageCap(): number {
-    return this.#pageCap;
+    this.#pageSize = pageSize;
   }
 
   /** totalElements of the latest response that reported one; null while none did. */
@@ -57,8 +52,7 @@ export class ListKnowledge<T> {
     if (total !== null) this.#total = total;
     const cap = total === null ? null : capShownBy(page, items.length, total, result);
     if (cap !== null) {
-      this.#pageCap = Math.min(this.#pageCap, cap.size);
-      this.#onPageCap?.(cap.size);
+      this.#pageSize.shown(cap.size);
       // The platform served page N of the capped size: its rows sit there, and a short page proves
       // nothing about the list's end unless it is the last page of that size.
       if (!cap.exact) return;
@@ -75,18 +69,17 @@ export class ListKnowledge<T> {
   }
 
   /**
-   * Takes the rows `other` saw in [from, to), moved by `delta` positions: rows of a later response
-   * joined to this one where the two agree on a record, when the list shifted between the calls.
+   * Takes the rows `other` saw at positions [from, to), moved by `shift` positions: rows of a later
+   * response joined to this one where the two agree on a record, when the list shifted between the calls.
    */
-  adopt(other: ListKnowledge<T>, from: number, delta: number, to = Infinity): void {
+  adopt(other: ListKnowledge<T>, { from, to = Infinity, shift }: { from: number; to?: number; shift: number }): void {
     for (const [position, item] of other.#items) {
       if (position < from || position >= to) continue;
-      this.#items.set(position + delta, item);
-      this.#lastPresent = Math.max(this.#lastPresent, position + delta);
+      this.#items.set(position + shift, item);
+      this.#lastPresent = Math.max(this.#lastPresent, position + shift);
     }
-    if (other.#firstAbsent !== Infinity) this.#firstAbsent = Math.min(this.#firstAbsent, other.#firstAbsent + delta);
+    if (other.#firstAbsent !== Infinity) this.#firstAbsent = Math.min(this.#firstAbsent, other.#firstAbsent + shift);
     if (other.#total !== null) this.#total = other.#total;
-    this.#pageCap = Math.min(this.#pageCap, other.#pageCap);
   }
 
   /** The record seen at `position`, if any. */

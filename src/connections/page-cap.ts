@@ -80,6 +80,38 @@ export function plannedPageSize(configured: number, cap: number): number {
   return Math.min(configured, Math.max(pageCapFloor(configured), cap));
 }
 
+/**
+ * The page size one request plans with: the configured maximum (lowered by a cap learned by an
+ * earlier request), lowered again by any cap an answer of this request shows, never below the floor.
+ * Every call of the request shares it.
+ */
+export class RequestPageSize {
+  readonly #configured: number;
+  readonly #onCap: ((size: number) => void) | undefined;
+  #shown = Infinity;
+
+  constructor(configured: number, onCap?: (size: number) => void) {
+    this.#configured = configured;
+    this.#onCap = onCap;
+  }
+
+  /** The size the request starts with: the first call of a window, and each page of a walk to the list's end. */
+  get configured(): number {
+    return this.#configured;
+  }
+
+  /** The largest size the request may ask for now. */
+  get planned(): number {
+    return plannedPageSize(this.#configured, this.#shown);
+  }
+
+  /** Records the size an answer showed the platform serving (any size: the floor applies to planning only). */
+  shown(size: number): void {
+    this.#shown = Math.min(this.#shown, size);
+    this.#onCap?.(size);
+  }
+}
+
 export interface PageCapsOptions {
   /** Milliseconds a learned cap is kept (default PAGE_CAP_TTL_MS). */
   ttlMs?: number;
@@ -109,6 +141,11 @@ export class PageCaps {
     if (cap.until > this.#now()) return cap.size;
     this.#caps.delete(list);
     return undefined;
+  }
+
+  /** The page size requests of `list` start with: the configured maximum, or the cap in force when lower. */
+  sizeFor(list: string, configured: number): number {
+    return Math.min(configured, this.get(list) ?? Infinity);
   }
 
   /** Records a cap (raised to the floor); true when it is news: none in force, or lower than the one in force. */

@@ -25,6 +25,11 @@ export class PagingFacts {
     return this.#pageCaps.get(list);
   }
 
+  /** The page size requests of `list` start with (see PageCaps.sizeFor). */
+  pageSizeFor(list: string, configured: number): number {
+    return this.#pageCaps.sizeFor(list, configured);
+  }
+
   /** Records a cap; true when it is news (none in force, or lower than the one in force). */
   learnPageCap(list: string, size: number): boolean {
     return this.#pageCaps.learn(list, size);
