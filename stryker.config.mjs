@@ -16,6 +16,9 @@ const everyRelevantTest = [
 ];
 
 const unitOnly = process.env.MUTATE_TESTS === 'unit';
+// MUTATE_TESTS=cursor: only the cursor tests, for a run that mutates the cursor files alone.
+const cursorOnly = process.env.MUTATE_TESTS === 'cursor';
+const cursorTests = ['<rootDir>/test/connections/cursor.test.ts', '<rootDir>/test/connections/anchored-cursor.test.ts'];
 
 export default {
   $schema: './node_modules/@stryker-mutator/core/schema/stryker-schema.json',
@@ -32,7 +35,7 @@ export default {
     projectType: 'custom',
     configFile: 'jest.config.js',
     config: {
-      testMatch: unitOnly ? ['<rootDir>/test/connections/**/*.test.ts'] : everyRelevantTest,
+      testMatch: cursorOnly ? cursorTests : unitOnly ? ['<rootDir>/test/connections/**/*.test.ts'] : everyRelevantTest,
       testPathIgnorePatterns: [
         '/node_modules/',
         // Spawns the production process and asserts deadlines: not about paging, and flaky under the load of a mutation run.

@@ -417,6 +417,29 @@ describe('a page-size cap learned while the list changes', () => {
   });
 });
 
+describe('filling a window that moved back past the rows read', () => {
+  it('asks for its start again where the list has it after rows left in between', async () => {
+    const platform = KeyedPlatform.seeded(100, ENVELOPE);
+    const { page, outcomes } = keyset(platform);
+    const anchor = platform.items[50]!;
+    // Three records before the cursor's leave between requests: it is at 47, the window 37..46,
+    // and the first call (rows 39..51) lacks 37 and 38.
+    platform.remove(...platform.ids(10, 13));
+    // Two more leave before the call that reads them, and two before the one after.
+    platform.beforeCall(1, () => platform.remove(...platform.ids(0, 2)));
+    const connection = await page({ last: 10, before: cursorOf(anchor, 50) });
+    const at = platform.position(anchor.id);
+    expect(idsOf(connection)).toEqual(platform.ids(at - 10, at));
+    expect(outcomes).toEqual(['moved']);
+    expect(platform.take()).toEqual([
+      { page: 3, size: 13 },
+      { page: 9, size: 4 },
+      // The join showed the rows two further up: asked there.
+      { page: 7, size: 5 },
+    ]);
+  });
+});
+
 describe('the first call of a request', () => {
   it('reads the anchor row with the window only when that adds no call', async () => {
     const platform = KeyedPlatform.seeded(100, ENVELOPE);

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { testConfig } from '../../src/config.ts';
-import { listConnection, PAGE_CAP_FLOOR, PAGE_CAP_TTL_MS, PagingFacts, type ListDescriptor, type PageRequest, type PageResult } from '../../src/connections/index.ts';
+import { PAGE_CAP_FLOOR } from '../../src/connections/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
 import { LogCapture } from '../support/log-capture.ts';
@@ -107,70 +107,5 @@ describe('one answer cannot lower the page size of every later request', () => {
     expect(other.edges.map((edge) => edge.node.id)).toEqual(EXCEPTIONS.slice(0, 100).map((row) => row.id));
     expect(platform!.calls).toEqual(Array.from({ length: 10 }, (_, index) => [index, PAGE_CAP_FLOOR]));
     expect(log.lines().filter((line) => line.pageCap !== undefined).map((line) => [line.list, line.pageCap])).toEqual([['exceptions', 1]]);
-  });
-});
-
-describe('a learned cap', () => {
-  /** A list descriptor over a platform serving at most `cap` rows a page, recording each request. */
-  function cappedList(cap: number, requests: PageRequest[]): ListDescriptor<Item> {
-    return {
-      list: 'exceptions',
-      pageBase: 0,
-      totals: 'always',
-      defaultSort: ['createdAt,DESC'],
-      fetch: async (_client, _query, request): Promise<PageResult<Item>> => {
-        requests.push(request);
-        const { content, totalElements, hasNext, totalPages } = envelope(request.page, Math.min(cap, request.size));
-        return { items: content, total: totalElements, hasNext, totalPages };
-      },
-    };
-  }
-
-  function context(paging: PagingFacts) {
-    return { requestId: 'r1', config: testConfig(), logger: createLogger('silent'), platform: undefined as never, paging };
-  }
-
-  it('expires, and the next request asks for the configured size again', async () => {
-    let now = 1_000_000;
-    const paging = new PagingFacts({ now: () => now });
-    const requests: PageRequest[] = [];
-    const capped = cappedList(25, requests);
-    await listConnection(context(paging), capped, {}, { first: 40 });
-    expect(paging.pageCap('exceptions')).toBe(25);
-    requests.splice(0);
-
-    now += PAGE_CAP_TTL_MS - 1;
-    await listConnection(context(paging), capped, {}, { first: 40 });
-    expect(requests).toEqual([
-      { page: 0, size: 20 },
-      { page: 1, size: 20 },
-    ]);
-    requests.splice(0);
-
-    now += 1;
-    expect(paging.pageCap('exceptions')).toBeUndefined();
-    expect(paging.pageCaps()).toEqual(new Map());
-    const honest = cappedList(1000, requests);
-    const connection = await listConnection(context(paging), honest, {}, { first: 40 });
-    expect(connection.nodes.map((row) => row.id)).toEqual(EXCEPTIONS.slice(0, 40).map((row) => row.id));
-    expect(requests).toEqual([{ page: 0, size: 40 }]);
-    expect(paging.pageCaps()).toEqual(new Map());
-  });
-
-  it('is lowered by a lower one and kept by a higher one', () => {
-    let now = 0;
-    const paging = new PagingFacts({ now: () => now, ttlMs: 100 });
-    expect(paging.learnPageCap('linx', 50)).toBe(true);
-    now = 60;
-    expect(paging.learnPageCap('linx', 60)).toBe(false);
-    expect(paging.learnPageCap('linx', 30)).toBe(true);
-    expect(paging.learnPageCap('linx', 3)).toBe(true);
-    expect(paging.pageCaps()).toEqual(new Map([['linx', PAGE_CAP_FLOOR]]));
-    expect(paging.learnPageCap('linx', 2)).toBe(false);
-    // Kept for the whole time from when it was last lowered.
-    now = 159;
-    expect(paging.pageCap('linx')).toBe(PAGE_CAP_FLOOR);
-    now = 160;
-    expect(paging.pageCap('linx')).toBeUndefined();
   });
 });
