@@ -145,6 +145,15 @@ describe('last without before when the list changes length between its calls', (
     ]);
   });
 
+  it('keeps the window where the first call put it when the connection has no order', async () => {
+    const platform = KeyedPlatform.seeded(30, ENVELOPE);
+    const { page } = keyset(platform, ENVELOPE, { order: [] });
+    platform.beforeCall(1, () => platform.insert(item(101, 0.5), item(102, 0.25)));
+    const connection = await page({ last: 5 });
+    expect(idsOf(connection)).toEqual(platform.ids(25, 30));
+    expect(pageInfoOf(connection)).toEqual({ hasNextPage: true, hasPreviousPage: true, totalCount: 32 });
+  });
+
   it('keeps the window inside after when the list shrank to before it', async () => {
     const platform = KeyedPlatform.seeded(30, ENVELOPE);
     const { page } = keyset(platform);
@@ -247,6 +256,81 @@ describe('finding a cursor whose record left the list by its sort values', () =>
     const connection = await page({ first: 5, after: cursorOf(anchor, 9) });
     expect(idsOf(connection)).toEqual(before.slice(10, 15));
     expect(outcomes).toEqual(['sort-keys']);
+  });
+});
+
+describe("a cursor whose record was at the list's edge", () => {
+  it('serves from the start when the cursor was on the first record and it left', async () => {
+    const platform = KeyedPlatform.seeded(30, ENVELOPE);
+    const { page, outcomes } = keyset(platform);
+    const before = platform.ids();
+    const anchor = platform.items[0]!;
+    platform.remove(anchor.id);
+    const connection = await page({ first: 5, after: cursorOf(anchor, 0) });
+    expect(idsOf(connection)).toEqual(before.slice(1, 6));
+    expect(outcomes).toEqual(['sort-keys']);
+    expect(pageInfoOf(connection)).toEqual({ hasNextPage: true, hasPreviousPage: false, totalCount: 29 });
+  });
+
+  it('serves nothing after a cursor on the last record when it left', async () => {
+    for (const setup of [ENVELOPE, BARE]) {
+      const platform = KeyedPlatform.seeded(30, setup);
+      const { page, outcomes } = keyset(platform, setup);
+      const anchor = platform.items[29]!;
+      platform.remove(anchor.id);
+      const connection = await page({ first: 5, after: cursorOf(anchor, 29) });
+      expect(idsOf(connection)).toEqual([]);
+      expect(outcomes).toEqual(['sort-keys']);
+      expect(pageInfoOf(connection)).toEqual({ hasNextPage: false, hasPreviousPage: true, totalCount: setup.totals ? 29 : null });
+    }
+  });
+
+  it('places a cursor past the end of a list that shrank by its values', async () => {
+    for (const setup of [ENVELOPE, BARE]) {
+      const platform = KeyedPlatform.seeded(30, setup);
+      const { page, outcomes } = keyset(platform, setup);
+      const anchor = platform.items[25]!;
+      platform.remove(...platform.ids(20, 30));
+      const connection = await page({ first: 5, after: cursorOf(anchor, 25) });
+      expect(idsOf(connection)).toEqual([]);
+      expect(outcomes).toEqual(['sort-keys']);
+      expect(pageInfoOf(connection)).toEqual({ hasNextPage: false, hasPreviousPage: true, totalCount: setup.totals ? 20 : null });
+    }
+  });
+});
+
+describe('a cursor whose sort values were too long to carry', () => {
+  /** Records ordered by description, whose text takes more than a cursor carries. */
+  function described(count: number) {
+    const items = Array.from({ length: count }, (_, index) => ({ ...item(index + 1), description: `${String(index).padStart(3, '0')} ${'x'.repeat(500)}` }));
+    const order = [
+      { field: 'description', descending: false },
+      { field: 'id', descending: false },
+    ];
+    const outcomes: AnchorOutcome[] = [];
+    let list = items;
+    const options: PagingOptions = { pageBase: 0, defaultSize: 20, maxSize: 100, upstreamMaxPageSize: 100, binding: 'exceptions?sort=description', totals: 'always', order, onAnchor: (outcome) => outcomes.push(outcome) };
+    const page = (args: ConnectionArgs) => paginate(args, options, async ({ page: index, size }) => ({ items: list.slice(index * size, (index + 1) * size), total: list.length }));
+    return { items, outcomes, page, remove: (id: string) => (list = list.filter((row) => row.id !== id)) };
+  }
+
+  it('finds its record by id', async () => {
+    const { items, outcomes, page, remove } = described(40);
+    const cursor = (await page({ first: 10 })).pageInfo.endCursor;
+    expect(Buffer.from(cursor!, 'base64url').at(-1)).toBe(255);
+    remove(items[2]!.id);
+    const connection = await page({ first: 5, after: cursor });
+    expect(connection.nodes.map((row) => row.id)).toEqual(items.slice(10, 15).map((row) => row.id));
+    expect(outcomes).toEqual(['moved']);
+  });
+
+  it('falls back to its position when the record is gone', async () => {
+    const { items, outcomes, page, remove } = described(40);
+    const cursor = (await page({ first: 10 })).pageInfo.endCursor;
+    remove(items[9]!.id);
+    const connection = await page({ first: 5, after: cursor });
+    expect(connection.nodes.map((row) => row.id)).toEqual(items.slice(11, 16).map((row) => row.id));
+    expect(outcomes).toEqual(['offset']);
   });
 });
 
