@@ -1,8 +1,25 @@
-import type { GatewayContext } from '../context.ts';
-import { queryString, type Query } from '../platform/client.ts';
+import type { Logger } from 'pino';
+import { queryString, type PlatformClient, type Query } from '../platform/client.ts';
 import { orderOf } from './order.ts';
 import { paginate } from './paginate.ts';
+import type { PagingFacts } from './paging-facts.ts';
 import type { Connection, ConnectionArgs, ListDescriptor, PagingOptions } from './types.ts';
+
+/**
+ * What a connection needs of the request it serves: the caller's platform client, the gateway's
+ * paging settings and what it learned about the lists, and where to log. The request context
+ * (src/context.ts) is one; the paging library does not depend on it.
+ */
+export interface ConnectionContext {
+  requestId: string;
+  logger: Pick<Logger, 'info' | 'warn'>;
+  platform: PlatformClient;
+  paging: PagingFacts;
+  config: {
+    paging: { defaultSize: number; maxSize: number };
+    upstream: { maxPageSize: number };
+  };
+}
 
 function sortOf(query: Query): readonly string[] | undefined {
   const sort = query.sort;
@@ -15,7 +32,7 @@ function sortOf(query: Query): readonly string[] | undefined {
  * list. Cursors are bound to the list and its canonical filter + order query, so one made for
  * another filter or order is refused, and anchored to the query's order.
  */
-export function pagingOptions(ctx: GatewayContext, descriptor: ListDescriptor<unknown>, query: Query): PagingOptions {
+export function pagingOptions(ctx: ConnectionContext, descriptor: ListDescriptor<unknown>, query: Query): PagingOptions {
   const { list } = descriptor;
   const facts = ctx.paging;
   return {
@@ -24,7 +41,7 @@ export function pagingOptions(ctx: GatewayContext, descriptor: ListDescriptor<un
     totals: descriptor.totals,
     defaultSize: ctx.config.paging.defaultSize,
     maxSize: ctx.config.paging.maxSize,
-    upstreamMaxPageSize: Math.min(ctx.config.upstream.maxPageSize, facts.pageCap(list) ?? Infinity),
+    upstreamMaxPageSize: facts.pageSizeFor(list, ctx.config.upstream.maxPageSize),
     order: orderOf(sortOf(query), descriptor.defaultSort),
     onAnchor: (outcome) => {
       facts.recordAnchor({ list, outcome });
@@ -39,7 +56,7 @@ export function pagingOptions(ctx: GatewayContext, descriptor: ListDescriptor<un
 }
 
 /** One page of the Relay connection over `descriptor`'s list, filtered and ordered by `query`. */
-export function listConnection<T>(ctx: GatewayContext, descriptor: ListDescriptor<T>, query: Query, window: ConnectionArgs): Promise<Connection<T>> {
+export function listConnection<T>(ctx: ConnectionContext, descriptor: ListDescriptor<T>, query: Query, window: ConnectionArgs): Promise<Connection<T>> {
   return paginate(window, pagingOptions(ctx, descriptor, query), (page) => descriptor.fetch(ctx.platform, query, page));
 }
 

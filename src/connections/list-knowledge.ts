@@ -1,3 +1,4 @@
+import { capShownBy, type RequestPageSize } from './page-cap.ts';
 import type { FetchPage, PageRequest, PageResult } from './types.ts';
 
 /**
@@ -15,18 +16,13 @@ export class ListKnowledge<T> {
   #lastPresent = -1;
   #firstAbsent = Infinity;
   #total: number | null = null;
-  readonly #onPageCap: ((size: number) => void) | undefined;
-  #pageCap = Infinity;
+  readonly #pageSize: RequestPageSize;
 
-  constructor(fetchPage: FetchPage<T>, pageBase: 0 | 1, onPageCap?: (size: number) => void) {
+  /** `pageSize` is told every cap an answer shows: it is shared by every call of the request. */
+  constructor(fetchPage: FetchPage<T>, pageBase: 0 | 1, pageSize: RequestPageSize) {
     this.#fetchPage = fetchPage;
     this.#pageBase = pageBase;
-    this.#onPageCap = onPageCap;
-  }
-
-  /** The smallest page size a response of this request showed the platform capping requests at; Infinity while none did. */
-  get pageCap(): number {
-    return this.#pageCap;
+    this.#pageSize = pageSize;
   }
 
   /** totalElements of the latest response that reported one; null while none did. */
@@ -54,10 +50,9 @@ export class ListKnowledge<T> {
     const items = result.items.slice(0, page.size);
     const total = typeof result.total === 'number' && Number.isSafeInteger(result.total) && result.total >= 0 ? result.total : null;
     if (total !== null) this.#total = total;
-    const cap = total === null ? null : servedSize(page, items.length, total, result);
+    const cap = total === null ? null : capShownBy(page, items.length, total, result);
     if (cap !== null) {
-      this.#pageCap = Math.min(this.#pageCap, cap.size);
-      this.#onPageCap?.(cap.size);
+      this.#pageSize.shown(cap.size);
       // The platform served page N of the capped size: its rows sit there, and a short page proves
       // nothing about the list's end unless it is the last page of that size.
       if (!cap.exact) return;
@@ -74,18 +69,17 @@ export class ListKnowledge<T> {
   }
 
   /**
-   * Takes the rows `other` saw in [from, to), moved by `delta` positions: rows of a later response
-   * joined to this one where the two agree on a record, when the list shifted between the calls.
+   * Takes the rows `other` saw at positions [from, to), moved by `shift` positions: rows of a later
+   * response joined to this one where the two agree on a record, when the list shifted between the calls.
    */
-  adopt(other: ListKnowledge<T>, from: number, delta: number, to = Infinity): void {
+  adopt(other: ListKnowledge<T>, { from, to = Infinity, shift }: { from: number; to?: number; shift: number }): void {
     for (const [position, item] of other.#items) {
       if (position < from || position >= to) continue;
-      this.#items.set(position + delta, item);
-      this.#lastPresent = Math.max(this.#lastPresent, position + delta);
+      this.#items.set(position + shift, item);
+      this.#lastPresent = Math.max(this.#lastPresent, position + shift);
     }
-    if (other.#firstAbsent !== Infinity) this.#firstAbsent = Math.min(this.#firstAbsent, other.#firstAbsent + delta);
+    if (other.#firstAbsent !== Infinity) this.#firstAbsent = Math.min(this.#firstAbsent, other.#firstAbsent + shift);
     if (other.#total !== null) this.#total = other.#total;
-    this.#pageCap = Math.min(this.#pageCap, other.#pageCap);
   }
 
   /** The record seen at `position`, if any. */
@@ -156,27 +150,4 @@ export class ListKnowledge<T> {
     await this.fetch([{ page: position, size: 1 }]);
     return this.existsFrom(position) ?? false;
   }
-}
-
-/**
- * The page size the platform really served, when a response shows it served fewer rows than asked
- * while more exist (as Spring Data does above its maximum page size: page N of the capped size,
- * `hasNext` true, `totalPages` computed from the capped size). `exact` when the size is certain, so
- * the rows can be placed; a lower bound otherwise. Null when the response is an honest page.
- */
-function servedSize(page: PageRequest, served: number, total: number, result: PageResult<unknown>): { size: number; exact: boolean } | null {
-  if (served >= page.size) return null;
-  const { hasNext, totalPages } = result;
-  // Full pages of the capped size come with hasNext.
-  if (hasNext === true && served > 0) return { size: served, exact: true };
-  // The capped list's last page: page * size + served === total.
-  if (hasNext === false && served > 0 && page.page > 0 && (total - served) % page.page === 0) {
-    const size = (total - served) / page.page;
-    if (size >= served && size < page.size && (totalPages == null || totalPages === page.page + 1)) return { size, exact: true };
-  }
-  // More pages than the asked size gives: totalPages = ceil(total / cap), so ceil(total / totalPages) <= cap.
-  if (typeof totalPages === 'number' && totalPages > Math.ceil(total / page.size)) {
-    return { size: Math.max(1, Math.ceil(total / totalPages)), exact: false };
-  }
-  return null;
 }

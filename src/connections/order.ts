@@ -1,11 +1,7 @@
-import type { Anchor, KeyValue } from './cursor.ts';
+import type { Anchor, KeyValue, SortKey } from './types.ts';
 
-/** One sort key of a connection, named by the record field the platform sorts on. */
-export interface SortKey {
-  /** A field of the record, dotted for nested fields (`assignedTo.lastName`). */
-  field: string;
-  descending: boolean;
-}
+export type { SortKey } from './types.ts';
+
 
 /**
  * The platform breaks ties between equal sort keys by id, ascending (the contract does not say;

@@ -1,3 +1,4 @@
+import { PageCaps, type PageCapsOptions } from './page-cap.ts';
 import type { AnchorOutcome } from './types.ts';
 
 export interface AnchorEvent {
@@ -12,24 +13,31 @@ export interface AnchorEvent {
  * fixed set in code, so the map and the metric labels it feeds stay bounded.
  */
 export class PagingFacts {
-  readonly #pageCaps = new Map<string, number>();
+  readonly #pageCaps: PageCaps;
   readonly #listeners = new Set<(event: AnchorEvent) => void>();
 
-  /** The page-size cap learned for `list`; undefined while none was seen. */
+  constructor(options: PageCapsOptions = {}) {
+    this.#pageCaps = new PageCaps(options);
+  }
+
+  /** The page-size cap in force for `list` (see PageCaps); undefined while none is. */
   pageCap(list: string): number | undefined {
     return this.#pageCaps.get(list);
   }
 
-  /** Records a cap; true when it is news (first seen, or lower than the one known). */
-  learnPageCap(list: string, size: number): boolean {
-    const known = this.#pageCaps.get(list);
-    if (known !== undefined && known <= size) return false;
-    this.#pageCaps.set(list, size);
-    return true;
+  /** The page size requests of `list` start with (see PageCaps.sizeFor). */
+  pageSizeFor(list: string, configured: number): number {
+    return this.#pageCaps.sizeFor(list, configured);
   }
 
+  /** Records a cap; true when it is news (none in force, or lower than the one in force). */
+  learnPageCap(list: string, size: number): boolean {
+    return this.#pageCaps.learn(list, size);
+  }
+
+  /** The caps in force, by list. */
   pageCaps(): ReadonlyMap<string, number> {
-    return this.#pageCaps;
+    return this.#pageCaps.all();
   }
 
   recordAnchor(event: AnchorEvent): void {

@@ -1,5 +1,21 @@
 import type { PlatformClient, Query } from '../platform/client.ts';
-import type { SortKey } from './order.ts';
+
+/** One sort key of a connection, named by the record field the platform sorts on. */
+export interface SortKey {
+  /** A field of the record, dotted for nested fields (`assignedTo.lastName`). */
+  field: string;
+  descending: boolean;
+}
+
+/** A sort-key value as it travels in a cursor: the JSON scalars a platform record holds. */
+export type KeyValue = string | number | boolean | null;
+
+/** The record a cursor points at, to find it again when the list has changed since. */
+export interface Anchor {
+  id: string;
+  /** The record's values of the connection's sort keys, in key order; null when too long to carry. */
+  keys: KeyValue[] | null;
+}
 
 /** Relay connection arguments as a client sends them. */
 export interface ConnectionArgs {

@@ -123,6 +123,8 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
     // Every worker learns the same platform cap; a sum would multiply it.
     aggregator: 'max',
     collect() {
+      // Only the caps in force: a learned cap expires (src/connections/page-cap.ts).
+      this.reset();
       for (const [list, size] of paging.pageCaps()) this.set({ list }, size);
     },
   });

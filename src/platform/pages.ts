@@ -1,12 +1,28 @@
-import type { PageRequest, PageResult } from '../connections/index.ts';
 import type { PlatformClient, Query } from './client.ts';
-import { rethrowOnArguments, transportError, type ArgumentPaths } from './errors.ts';
+import { rethrowOnArguments, type ArgumentPaths } from './argument-errors.ts';
+import { transportError } from './error-mapping.ts';
 
 // The gateway checks what it relies on (a list of records with string ids and,
 // for envelopes, a numeric total) and passes the rest through: a 200 that breaks
 // this is an upstream fault, reported as UPSTREAM_ERROR instead of a crash later.
 // Plain shape checks rather than a schema library: they run on every page of
 // every request, and return the platform's own objects without copying them.
+
+/** One page of a list endpoint, as the platform numbers its pages (the endpoint's own base). */
+export interface PageParams {
+  page: number;
+  size: number;
+}
+
+/** A page as the platform answered it: `total` is totalElements, null when it gave a bare array. */
+export interface ListPage<T> {
+  items: T[];
+  total: number | null;
+  /** The envelope's hasNext, when it had one: with fewer rows than asked, it tells a page-size cap from the list's end. */
+  hasNext?: boolean | null;
+  /** The envelope's totalPages, when it had one: computed from the size the platform really served. */
+  totalPages?: number | null;
+}
 
 interface PlatformRecord {
   id: string;
@@ -28,7 +44,7 @@ function isEnvelope(value: unknown): value is { totalElements: number; content: 
 }
 
 /** Reads a page envelope, or (where the endpoint may answer one) a bare array without totals. */
-export function readPage<T>(body: unknown, requestId: string, options: { bareArrayAllowed: boolean }): PageResult<T> {
+export function readPage<T>(body: unknown, requestId: string, options: { bareArrayAllowed: boolean }): ListPage<T> {
   if (Array.isArray(body)) {
     if (options.bareArrayAllowed && areRecords(body)) return { items: body as T[], total: null };
   } else if (isEnvelope(body)) {
@@ -50,7 +66,7 @@ export interface ListEndpoint {
  * The envelope fields that reveal a silent page-size cap (hasNext, totalPages), when `body` is an
  * envelope that has them: with fewer rows than asked they tell a cap from the list's end.
  */
-function capEvidence(body: unknown): Pick<PageResult<unknown>, 'hasNext' | 'totalPages'> {
+function capEvidence(body: unknown): Pick<ListPage<unknown>, 'hasNext' | 'totalPages'> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return {};
   const { hasNext, totalPages } = body as { hasNext?: unknown; totalPages?: unknown };
   return {
@@ -63,7 +79,7 @@ function capEvidence(body: unknown): Pick<PageResult<unknown>, 'hasNext' | 'tota
  * The fetch of one list endpoint: a page for the platform query `query` (without page and size),
  * with the envelope fields that reveal a page-size cap.
  */
-export function pageFetcher<T>(endpoint: ListEndpoint): (client: PlatformClient, query: Query, page: PageRequest) => Promise<PageResult<T>> {
+export function pageFetcher<T>(endpoint: ListEndpoint): (client: PlatformClient, query: Query, page: PageParams) => Promise<ListPage<T>> {
   const argumentErrors = rethrowOnArguments(endpoint.argumentPaths);
   return async (client, query, page) => {
     const body = await client.get(endpoint.route, endpoint.path, { ...query, page: page.page, size: page.size }).catch(argumentErrors);

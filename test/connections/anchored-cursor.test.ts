@@ -66,3 +66,99 @@ describe('anchored cursors', () => {
     }
   });
 });
+
+describe('what an anchored cursor packs', () => {
+  /** The cursor's length for these key values of a UUID record: what tells a packed value from one carried as text. */
+  const lengthOf = (keys: Anchor['keys']) => encodeAnchoredCursor(7, { id: UUID, keys }, BINDING).length;
+  const packed = lengthOf(['2026-08-23T23:52:26.888+0000', UUID]);
+
+  it.each([
+    '2026-12-31T23:59:59.999+0000',
+    '2026-01-01T00:00:00.000+0000',
+    '2024-02-29T12:00:00.000+0000',
+    '2000-02-29T12:00:00.000+0000',
+    '1000-01-01T00:00:00.000+0000',
+    '2026-04-30T10:00:00.000+0000',
+  ])('packs the platform timestamp %s as its instant', (time) => {
+    expect(lengthOf([time, UUID])).toBe(packed);
+    expect(readCursor(encodeAnchoredCursor(7, { id: UUID, keys: [time, UUID] }, BINDING), BINDING)).toEqual({ position: 7, anchor: { id: UUID, keys: [time, UUID] } });
+  });
+
+  it.each([
+    ['a day February has not', '2100-02-29T12:00:00.000+0000'],
+    ['the 31st of a 30-day month', '2026-04-31T10:00:00.000+0000'],
+    ['day 32', '2026-01-32T10:00:00.000+0000'],
+    ['day 0', '2026-01-00T10:00:00.000+0000'],
+    ['month 13', '2026-13-01T10:00:00.000+0000'],
+    ['month 0', '2026-00-10T10:00:00.000+0000'],
+    ['hour 24', '2026-01-10T24:00:00.000+0000'],
+    ['minute 60', '2026-01-10T10:60:00.000+0000'],
+    ['second 60', '2026-01-10T10:00:60.000+0000'],
+    ['a year before 1000', '0999-01-10T10:00:00.000+0000'],
+    ['a letter among the digits', '2026-01-1xT10:00:00.000+0000'],
+    ['an offset other than +0000', '2026-01-10T10:00:00.000+0100'],
+    ['a Z offset', '2026-01-10T10:00:00.000Z'],
+    ['no milliseconds', '2026-01-10T10:00:00+0000'],
+    ['a space for the T', '2026-01-10 10:00:00.000+0000'],
+    ['a slash for a dash', '2026/01-10T10:00:00.000+0000'],
+    ['a slash for the second dash', '2026-01/10T10:00:00.000+0000'],
+    ['a dot for a colon', '2026-01-10T10.00:00.000+0000'],
+    ['a dot for the second colon', '2026-01-10T10:00.00.000+0000'],
+    ['a colon for the dot', '2026-01-10T10:00:00:000+0000'],
+    ['a letter in the milliseconds', '2026-01-10T10:00:00.00x+0000'],
+  ])('carries %s as text, and reads it back as written', (_, text) => {
+    expect(lengthOf([text, UUID])).toBeGreaterThan(packed);
+    expect(readCursor(encodeAnchoredCursor(7, { id: UUID, keys: [text, UUID] }, BINDING), BINDING)).toEqual({ position: 7, anchor: { id: UUID, keys: [text, UUID] } });
+  });
+
+  it.each([
+    ['a UUID with a letter past f', '144dd391-6a98-4e9f-906f-34d220a04a6g'],
+    ['a UUID with a dash moved', '144dd3916-a98-4e9f-906f-34d220a04a6b'],
+    ['a UUID without its last dash', '144dd391-6a98-4e9f-906f034d220a04a6b'],
+    ['36 characters of text', 'x'.repeat(36)],
+  ])('carries %s as text', (_, id) => {
+    const cursor = encodeAnchoredCursor(7, { id, keys: [id] }, BINDING);
+    expect(cursor.length).toBeGreaterThan(encodeAnchoredCursor(7, { id: UUID, keys: [UUID] }, BINDING).length);
+    expect(readCursor(cursor, BINDING)).toEqual({ position: 7, anchor: { id, keys: [id] } });
+  });
+
+  it('carries ids of up to 128 bytes, counted in UTF-8, and no empty id', () => {
+    for (const id of ['i'.repeat(128), 'é'.repeat(64)]) {
+      expect(readCursor(encodeAnchoredCursor(1, { id, keys: [id] }, BINDING), BINDING)).toEqual({ position: 1, anchor: { id, keys: [id] } });
+    }
+    for (const id of ['é'.repeat(65), '']) {
+      expect(readCursor(encodeAnchoredCursor(1, { id, keys: [id] }, BINDING), BINDING)).toEqual({ position: 1, anchor: null });
+    }
+  });
+
+  it('carries sort values of up to 400 bytes and up to 16 keys', () => {
+    // A text value of n bytes takes n + 3 bytes (tag, two length bytes), the id key one more.
+    const fits = 'y'.repeat(396);
+    expect(readCursor(encodeAnchoredCursor(1, { id: UUID, keys: [fits, UUID] }, BINDING), BINDING).anchor).toEqual({ id: UUID, keys: [fits, UUID] });
+    expect(readCursor(encodeAnchoredCursor(1, { id: UUID, keys: [`${fits}y`, UUID] }, BINDING), BINDING).anchor).toEqual({ id: UUID, keys: null });
+    const sixteen = Array.from({ length: 16 }, (_, index) => index);
+    expect(readCursor(encodeAnchoredCursor(1, { id: UUID, keys: sixteen }, BINDING), BINDING).anchor).toEqual({ id: UUID, keys: sixteen });
+    expect(readCursor(encodeAnchoredCursor(1, { id: UUID, keys: [...sixteen, 16] }, BINDING), BINDING).anchor).toEqual({ id: UUID, keys: null });
+  });
+
+  it('leaves out values that are not JSON scalars', () => {
+    for (const value of [Number.NaN, Infinity, {} as never, undefined as never]) {
+      expect(readCursor(encodeAnchoredCursor(1, { id: UUID, keys: [value, UUID] }, BINDING), BINDING).anchor).toEqual({ id: UUID, keys: null });
+    }
+  });
+
+  it('refuses an unknown value tag and a key count past 16', () => {
+    const real = Buffer.from(encodeAnchoredCursor(3, { id: UUID, keys: [true] }, BINDING), 'base64url');
+    // ... kind byte, 16 id bytes, count 1, tag 1 (true): the tag is the last byte, the count the one before.
+    for (const bytes of [Buffer.from([...real.subarray(0, -1), 7]), Buffer.from([...real.subarray(0, -2), 17, 1])]) {
+      expect(rejection(() => readCursor(bytes.toString('base64url'), BINDING, 'after')).message).toBe(MALFORMED);
+    }
+  });
+
+  it('reads each value tag back', () => {
+    const keys = [null, true, false, 0, 2 ** 40 + 0.5, -1e-9, 'text', '2026-08-23T23:52:26.888+0000', UUID];
+    for (const position of [0, 2 ** 7 - 1, 2 ** 14, 2 ** 21 - 1, 2 ** 28]) {
+      expect(readCursor(encodeAnchoredCursor(position, { id: UUID, keys }, BINDING), BINDING)).toEqual({ position, anchor: { id: UUID, keys } });
+    }
+  });
+});

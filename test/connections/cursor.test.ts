@@ -83,7 +83,7 @@ describe('cursors', () => {
 
 describe('binding hashes', () => {
   it('are kept for at most 256 bindings of up to 512 characters, and cursors stay the same either way', async () => {
-    const { cachedBindings } = await import('../../src/connections/cursor.ts');
+    const { cachedBindings } = await import('../../src/connections/binding-hash.ts');
     const long = `exceptions?filter=${'x'.repeat(600)}`;
     const before = cachedBindings();
     const first = encodeCursor(3, long);

@@ -1,5 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { encodeCursor, paginate } from '../../src/connections/index.ts';
+import { testConfig } from '../../src/config.ts';
+import { capShownBy, encodeCursor, listConnection, paginate, PAGE_CAP_FLOOR, PAGE_CAP_TTL_MS, PagingFacts, type ListDescriptor } from '../../src/connections/index.ts';
+import { pageCapFloor, plannedPageSize, RequestPageSize } from '../../src/connections/page-cap.ts';
+import { createLogger } from '../../src/logger.ts';
+import { item, type Item } from './keyed-platform.ts';
 import type { PageRequest, PageResult, PagingOptions } from '../../src/connections/index.ts';
 import { rows, type Row } from './fake-platform.ts';
 
@@ -90,5 +94,152 @@ describe('a platform that silently caps page sizes', () => {
     expect(ids(page.nodes)).toEqual(ids(all.slice(8, 48)));
     expect(platform.requests.every((request) => request.size <= 25)).toBe(true);
     expect(platform.requests).toHaveLength(2);
+  });
+});
+
+describe('what an answer shows of a cap', () => {
+  const asked = { page: 2, size: 40 };
+
+  it.each([
+    ['full capped pages with hasNext', 25, 300, { hasNext: true, totalPages: 12 }, { size: 25, exact: true }],
+    ['hasNext without totalPages', 25, 300, { hasNext: true }, { size: 25, exact: true }],
+    ["the capped list's last page", 10, 60, { hasNext: false, totalPages: 3 }, { size: 25, exact: true }],
+    ['totalPages alone, a lower bound', 25, 300, { totalPages: 12 }, { size: 25, exact: false }],
+    ['totalPages alone, past the end of the capped list', 0, 30, { totalPages: 2 }, { size: 15, exact: false }],
+  ] as const)('reads %s', (_, served, total, evidence, shown) => {
+    expect(capShownBy(asked, served, total, evidence)).toEqual(shown);
+  });
+
+  it.each([
+    ['a full page', 40, 300, { hasNext: true, totalPages: 8 }],
+    ['a short page with nothing that tells a cap', 10, 300, {}],
+    ["an honest last page", 10, 90, { hasNext: false, totalPages: 3 }],
+    ['hasNext on a page that holds the last rows', 25, 75, { hasNext: true, totalPages: 3 }],
+    ['hasNext with a totalPages of another size', 25, 300, { hasNext: true, totalPages: 20 }],
+    ['totalPages no page size gives', 25, 300, { totalPages: 1e9 }],
+    ['totalPages that disagrees with the rows served', 5, 300, { totalPages: 12 }],
+    ['totalPages that disagrees with hasNext', 25, 300, { totalPages: 12, hasNext: false }],
+    ['an empty page where the capped list has rows', 0, 60, { totalPages: 3 }],
+  ] as const)('learns nothing from %s', (_, served, total, evidence) => {
+    expect(capShownBy(asked, served, total, evidence)).toBeNull();
+  });
+});
+
+describe('a learned cap', () => {
+  const EXCEPTIONS = Array.from({ length: 300 }, (_, index) => item(300 - index));
+
+  /** The platform's page envelope of `size` rows from page `page`, as Spring Data computes it. */
+  function envelope(page: number, size: number) {
+    const content = EXCEPTIONS.slice(page * size, page * size + size);
+    const totalPages = Math.ceil(EXCEPTIONS.length / size);
+    return { totalElements: EXCEPTIONS.length, totalPages, hasNext: page + 1 < totalPages, content };
+  }
+
+  /** A list descriptor over a platform serving at most `cap` rows a page, recording each request. */
+  function cappedList(cap: number, requests: PageRequest[]): ListDescriptor<Item> {
+    return {
+      list: 'exceptions',
+      pageBase: 0,
+      totals: 'always',
+      defaultSort: ['createdAt,DESC'],
+      fetch: async (_client, _query, request): Promise<PageResult<Item>> => {
+        requests.push(request);
+        const { content, totalElements, hasNext, totalPages } = envelope(request.page, Math.min(cap, request.size));
+        return { items: content, total: totalElements, hasNext, totalPages };
+      },
+    };
+  }
+
+  function context(paging: PagingFacts) {
+    return { requestId: 'r1', config: testConfig(), logger: createLogger('silent'), platform: undefined as never, paging };
+  }
+
+  it('expires, and the next request asks for the configured size again', async () => {
+    let now = 1_000_000;
+    const paging = new PagingFacts({ now: () => now });
+    const requests: PageRequest[] = [];
+    const capped = cappedList(25, requests);
+    await listConnection(context(paging), capped, {}, { first: 40 });
+    expect(paging.pageCap('exceptions')).toBe(25);
+    requests.splice(0);
+
+    now += PAGE_CAP_TTL_MS - 1;
+    await listConnection(context(paging), capped, {}, { first: 40 });
+    expect(requests).toEqual([
+      { page: 0, size: 20 },
+      { page: 1, size: 20 },
+    ]);
+    requests.splice(0);
+
+    now += 1;
+    expect(paging.pageCap('exceptions')).toBeUndefined();
+    expect(paging.pageCaps()).toEqual(new Map());
+    const honest = cappedList(1000, requests);
+    const connection = await listConnection(context(paging), honest, {}, { first: 40 });
+    expect(connection.nodes.map((row) => row.id)).toEqual(EXCEPTIONS.slice(0, 40).map((row) => row.id));
+    expect(requests).toEqual([{ page: 0, size: 40 }]);
+    expect(paging.pageCaps()).toEqual(new Map());
+  });
+
+  it('is lowered by a lower one and kept by a higher one', () => {
+    let now = 0;
+    const paging = new PagingFacts({ now: () => now, ttlMs: 100 });
+    expect(paging.learnPageCap('linx', 50)).toBe(true);
+    now = 60;
+    expect(paging.learnPageCap('linx', 60)).toBe(false);
+    expect(paging.learnPageCap('linx', 30)).toBe(true);
+    expect(paging.learnPageCap('linx', 3)).toBe(true);
+    expect(paging.pageCaps()).toEqual(new Map([['linx', PAGE_CAP_FLOOR]]));
+    expect(paging.learnPageCap('linx', 2)).toBe(false);
+    // Kept for the whole time from when it was last lowered.
+    now = 159;
+    expect(paging.pageCap('linx')).toBe(PAGE_CAP_FLOOR);
+    now = 160;
+    expect(paging.pageCap('linx')).toBeUndefined();
+  });
+});
+
+describe('the page size a request plans with', () => {
+  it('is the configured size, lowered by a cap no further than the floor', () => {
+    expect(pageCapFloor(100)).toBe(PAGE_CAP_FLOOR);
+    expect(pageCapFloor(7)).toBe(7);
+    expect(plannedPageSize(100, Infinity)).toBe(100);
+    expect(plannedPageSize(100, 25)).toBe(25);
+    expect(plannedPageSize(100, 3)).toBe(PAGE_CAP_FLOOR);
+    expect(plannedPageSize(7, 3)).toBe(7);
+    expect(plannedPageSize(7, 25)).toBe(7);
+  });
+
+  it('goes down with every cap an answer of the request shows, and tells each', () => {
+    const told: number[] = [];
+    const size = new RequestPageSize(100, (cap) => told.push(cap));
+    expect([size.configured, size.planned]).toEqual([100, 100]);
+    size.shown(40);
+    size.shown(60);
+    expect([size.configured, size.planned]).toEqual([100, 40]);
+    size.shown(2);
+    expect(size.planned).toBe(PAGE_CAP_FLOOR);
+    expect(told).toEqual([40, 60, 2]);
+  });
+});
+
+describe('what an answer shows of a cap, at the edges', () => {
+  it.each([
+    ['an empty page with hasNext and nothing else', { page: 2, size: 40 }, 0, 300, { hasNext: true }, null],
+    ["a capped list's last page, full", { page: 2, size: 40 }, 25, 75, { hasNext: false, totalPages: 3 }, { size: 25, exact: true }],
+    ["a last page whose totalPages is of another size", { page: 2, size: 40 }, 10, 60, { hasNext: false, totalPages: 4 }, null],
+    ['a last page of the first page', { page: 0, size: 40 }, 10, 10, { hasNext: false, totalPages: 1 }, null],
+    ['an empty list', { page: 0, size: 40 }, 0, 0, { hasNext: false, totalPages: 0 }, null],
+  ] as const)('reads %s', (_, page, served, total, evidence, shown) => {
+    expect(capShownBy(page, served, total, evidence)).toEqual(shown);
+  });
+
+  it('keeps a cap learned again at the same size as it was', () => {
+    const paging = new PagingFacts({ now: () => 0 });
+    expect(paging.learnPageCap('linx', 40)).toBe(true);
+    expect(paging.learnPageCap('linx', 40)).toBe(false);
+    expect(paging.pageSizeFor('linx', 100)).toBe(40);
+    expect(paging.pageSizeFor('linx', 30)).toBe(30);
+    expect(paging.pageSizeFor('exceptions', 100)).toBe(100);
   });
 });

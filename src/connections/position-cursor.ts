@@ -1,0 +1,22 @@
+/**
+ * Cursor format version 1: JSON of a position and the binding's hash, base64url. Gateways made it
+ * before cursors carried anchors; it is still read, as a plain offset, and still made for
+ * connections without an order and for records whose id is too long to anchor.
+ */
+export const POSITION_VERSION = 1;
+
+export function packPosition(position: number, hash: string): string {
+  return Buffer.from(JSON.stringify({ v: POSITION_VERSION, p: position, b: hash }), 'utf8').toString('base64url');
+}
+
+/** The fields of a version 1 cursor's payload; null when the bytes are not JSON of an object. */
+export function unpackPosition(bytes: Buffer): Partial<Record<'v' | 'p' | 'b', unknown>> | null {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return null;
+  return payload as Partial<Record<'v' | 'p' | 'b', unknown>>;
+}

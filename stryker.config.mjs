@@ -1,0 +1,54 @@
+// Mutation testing of the paging library and the platform seam: `npm run mutate` (docs/testing.md).
+// Jest runs as ESM under --experimental-vm-modules, so the test runner's processes get the same flag.
+//
+// MUTATE_TESTS=unit limits each mutant's run to the in-process unit tests of test/connections (no
+// gateway, no sandbox): every test file is loaded for every mutant, and the files that start a
+// gateway cost seconds each, which a whole-library run on a shared 2-core machine cannot afford.
+
+const everyRelevantTest = [
+  '<rootDir>/test/connections/**/*.test.ts',
+  '<rootDir>/test/platform/**/*.test.ts',
+  // The end-to-end tests that page through connections.
+  '<rootDir>/test/e2e/exceptions.test.ts',
+  '<rootDir>/test/e2e/linx.test.ts',
+  '<rootDir>/test/e2e/acceptances.test.ts',
+  '<rootDir>/test/e2e/live-lists.test.ts',
+];
+
+const unitOnly = process.env.MUTATE_TESTS === 'unit';
+// MUTATE_TESTS=cursor: only the cursor tests, for a run that mutates the cursor files alone.
+const cursorOnly = process.env.MUTATE_TESTS === 'cursor';
+const cursorTests = ['<rootDir>/test/connections/cursor.test.ts', '<rootDir>/test/connections/anchored-cursor.test.ts'];
+
+export default {
+  $schema: './node_modules/@stryker-mutator/core/schema/stryker-schema.json',
+  packageManager: 'npm',
+  testRunner: 'jest',
+  testRunnerNodeArgs: ['--experimental-vm-modules', '--disable-warning=ExperimentalWarning'],
+  coverageAnalysis: 'perTest',
+  // The machine is shared: one test runner process.
+  concurrency: 1,
+  mutate: ['src/connections/**/*.ts', 'src/platform/**/*.ts'],
+  // Module-level constants would run every test for each of their mutants.
+  ignoreStatic: true,
+  jest: {
+    projectType: 'custom',
+    configFile: 'jest.config.js',
+    config: {
+      testMatch: cursorOnly ? cursorTests : unitOnly ? ['<rootDir>/test/connections/**/*.test.ts'] : everyRelevantTest,
+      testPathIgnorePatterns: [
+        '/node_modules/',
+        // Spawns the production process and asserts deadlines: not about paging, and flaky under the load of a mutation run.
+        '<rootDir>/test/platform/production-process.test.ts',
+        ...(unitOnly ? ['<rootDir>/test/connections/page-cap-learning.test.ts'] : []),
+      ],
+    },
+  },
+  ignorePatterns: ['bench/results', 'schema-snapshots', 'client', 'reports', '.stryker-tmp'],
+  reporters: ['clear-text', 'progress-append-only', 'html', 'json'],
+  htmlReporter: { fileName: 'reports/mutation/mutation.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  incrementalFile: 'reports/mutation/stryker-incremental.json',
+  timeoutMS: 20000,
+  tempDirName: '.stryker-tmp',
+};
