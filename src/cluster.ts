@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
+import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import type { Config } from './config.ts';
 import { GroupMetricsCollector } from './observability/cluster-metrics.ts';
 import { createWorkerSupervisionMetrics } from './observability/metrics.ts';
@@ -123,6 +124,9 @@ export function superviseWorkers(config: Config, logger: Logger, options: Worker
       stop(0);
     });
   }
+
+  // Without Redis, the workers' rate budgets are counted here, one per caller for the whole group (src/hardening/rate-limit.ts).
+  if (config.rateLimit && !config.redisUrl) new RateLimiterClusterMaster();
 
   logger.info({ workers: options.count }, 'starting workers');
   for (let i = 0; i < options.count; i++) fork();

@@ -1,7 +1,8 @@
+import cluster from 'node:cluster';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts, type IRateLimiterOptions } from 'rate-limiter-flexible';
+import { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts, type IRateLimiterOptions } from 'rate-limiter-flexible';
 import { ErrorCode } from '../errors.ts';
 import type { RateLimitedCaller } from '../observability/metrics.ts';
 import { currentRequestId } from '../observability/request-scope.ts';
@@ -117,6 +118,21 @@ interface Limiter {
   close(): Promise<void>;
 }
 
+/** Counts in this process's memory when the shared store fails; each use is a store failure, warned about at most every 10 s. */
+function storeFallback(options: IRateLimiterOptions, logger: Logger, observer: RateLimitObserver | undefined): FallbackLimiter {
+  let lastFallbackWarning = 0;
+  let fallbacks = 0;
+  return new FallbackLimiter(options, () => {
+    observer?.recordRateLimitStoreFailure();
+    fallbacks += 1;
+    const now = Date.now();
+    if (now - lastFallbackWarning < STORE_WARNING_INTERVAL_MS) return;
+    lastFallbackWarning = now;
+    logger.warn({ requests: fallbacks }, 'rate limit store unavailable: requests are counted by this instance alone');
+    fallbacks = 0;
+  });
+}
+
 async function redisLimiter(settings: RateLimitSettings & { redisUrl: string }, options: IRateLimiterOptions, logger: Logger, observer: RateLimitObserver | undefined): Promise<Limiter> {
   // Loaded only when configured, like the persisted-query store's client.
   const { createClient } = await import('@redis/client');
@@ -136,17 +152,7 @@ async function redisLimiter(settings: RateLimitSettings & { redisUrl: string }, 
     logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'rate limit store error');
   });
 
-  let lastFallbackWarning = 0;
-  let fallbacks = 0;
-  const fallback = new FallbackLimiter(options, () => {
-    observer?.recordRateLimitStoreFailure();
-    fallbacks += 1;
-    const now = Date.now();
-    if (now - lastFallbackWarning < STORE_WARNING_INTERVAL_MS) return;
-    lastFallbackWarning = now;
-    logger.warn({ requests: fallbacks }, 'rate limit store unavailable: requests are counted by this instance alone');
-    fallbacks = 0;
-  });
+  const fallback = storeFallback(options, logger, observer);
   const store = new RateLimiterRedis({
     ...options,
     storeClient: client,
@@ -179,10 +185,29 @@ function memoryLimiter(options: IRateLimiterOptions): Limiter {
   return { consume: (key) => memory.consume(key), close: async () => {} };
 }
 
+/**
+ * A worker of a process group (WORKERS > 1) without Redis: the group's primary counts for every
+ * worker (rate-limiter-flexible's cluster limiter, over node:cluster's IPC; the primary starts its
+ * side in src/cluster.ts), so a caller has one budget per instance, not one per worker. A primary
+ * that does not answer within the store timeout leaves the request to this worker's own count.
+ */
+function workerGroupLimiter(settings: RateLimitSettings, options: IRateLimiterOptions, logger: Logger, observer: RateLimitObserver | undefined): Limiter {
+  const group = new RateLimiterCluster({ ...options, timeoutMs: settings.storeTimeoutMs });
+  const alone = storeFallback(options, logger, observer);
+  return {
+    consume: (key) => group.consume(key).catch((outcome: unknown) => (outcome instanceof RateLimiterRes ? Promise.reject(outcome) : alone.consume(key))),
+    close: async () => {},
+  };
+}
+
 /** The per-caller limit, counted in memory or, with a Redis URL, shared by every instance. */
 export async function rateLimit(settings: RateLimitSettings, logger: Logger, observer?: RateLimitObserver): Promise<RateLimit> {
   const options: IRateLimiterOptions = { keyPrefix: KEY_PREFIX, points: settings.burst, duration: settings.windowSeconds };
-  const limiter: Limiter = settings.redisUrl ? await redisLimiter({ ...settings, redisUrl: settings.redisUrl }, options, logger, observer) : memoryLimiter(options);
+  const limiter: Limiter = settings.redisUrl
+    ? await redisLimiter({ ...settings, redisUrl: settings.redisUrl }, options, logger, observer)
+    : cluster.isWorker
+      ? workerGroupLimiter(settings, options, logger, observer)
+      : memoryLimiter(options);
 
   const handler: NodeHandler = (req, res, next) => {
     const { key, caller } = callerKey(req);

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
+import { graphql, logLines, until } from './support/http.ts';
+
+// WORKERS=2 without Redis: the caller's rate budget is one for the process group, counted by the
+// primary, not one per worker.
+
+const BURST = 6;
+
+describe('the per-caller rate limit across the workers of one instance', () => {
+  let group: GatewayProcess;
+  let origin: string;
+
+  beforeAll(async () => {
+    group = startGatewayProcess({
+      WORKERS: '2',
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      SANDBOX_PORT: '0',
+      SANDBOX_CONTENT_PORT: '0',
+      LOG_LEVEL: 'info',
+      // A window of BURST / 0.1 = 60 s: no budget comes back while the test runs.
+      RATE_LIMIT_PER_SECOND: '0.1',
+      RATE_LIMIT_BURST: String(BURST),
+    });
+    [, origin] = (await group.waitFor(/GraphQL endpoint: (http:\/\/127\.0\.0\.1:\d+)\/graphql/, 40_000)) as [string, string];
+    await until('the workers-started line', () => logLines(group.stdout()).find((line) => line.msg === 'workers started'), 5_000);
+  }, 60_000);
+  afterAll(async () => {
+    await group?.stop();
+  });
+
+  it('refuses the request past the burst, whichever worker it reaches, after both workers served', async () => {
+    const statuses: number[] = [];
+    const ids = Array.from({ length: BURST + 2 }, (_, n) => `group-budget-${n}`);
+    // One connection per request, one after another: node:cluster hands them to the workers in turn.
+    for (const id of ids) statuses.push((await graphql(origin, '{ __typename }', { 'x-request-id': id })).status);
+    expect(statuses).toEqual([...Array<number>(BURST).fill(200), 429, 429]);
+
+    const served = await until(
+      'the served requests logged',
+      () => {
+        const lines = logLines(group.stdout()).filter((line) => line.msg === 'graphql request' && ids.slice(0, BURST).includes(line.requestId as string));
+        return lines.length === BURST ? lines : undefined;
+      },
+      5_000,
+    );
+    expect(new Set(served.map((line) => line.pid)).size).toBe(2);
+  });
+});
