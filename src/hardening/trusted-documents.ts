@@ -5,7 +5,7 @@ import { Kind, parse } from 'graphql';
 import type { Logger } from 'pino';
 import { clip } from '../client-text.ts';
 import { ErrorCode } from '../errors.ts';
-import { requestIdOf } from '../observability/request-scope.ts';
+import { currentRequestId } from '../observability/request-scope.ts';
 import type { NodeHandler } from './cors.ts';
 import { sendError } from './http.ts';
 
@@ -163,7 +163,7 @@ export function trustedDocumentsHandler(documents: TrustedDocuments, { only, ech
    * operator watches (a burst of NOT_IN_LIST after a client release means the manifest was not deployed).
    */
   const refuse = (req: IncomingMessage, res: ServerResponse, code: ErrorCode, message: string): void => {
-    const requestId = requestIdOf(req);
+    const requestId = currentRequestId();
     logger.info({ requestId, code, message }, 'trusted document refused');
     onRefusal?.(code);
     sendError(res, 400, message, { code, requestId });

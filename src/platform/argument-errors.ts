@@ -28,7 +28,7 @@ export function rethrowOnArguments(paths: ArgumentPaths): (error: unknown) => ne
       code: fieldError.errorCode,
     }));
     const field = fieldErrors.find((fieldError) => fieldError.field !== null)?.field ?? null;
-    const readdressed = new PlatformError(error.code, error.message, { requestId: String(error.extensions.requestId), fieldErrors: error.fieldErrors });
+    const readdressed = new PlatformError(error.code, error.message, { fieldErrors: error.fieldErrors });
     Object.assign(readdressed.extensions, error.extensions, field ? { field, fieldErrors } : { fieldErrors });
     throw readdressed;
   };
