@@ -32,7 +32,7 @@ function sortOf(query: Query): readonly string[] | undefined {
  * list. Cursors are bound to the list and its canonical filter + order query, so one made for
  * another filter or order is refused, and anchored to the query's order.
  */
-export function pagingOptions(ctx: ConnectionContext, descriptor: ListDescriptor<unknown>, query: Query): PagingOptions {
+function pagingOptions(ctx: ConnectionContext, descriptor: ListDescriptor<unknown>, query: Query): PagingOptions {
   const { list } = descriptor;
   const facts = ctx.paging;
   return {

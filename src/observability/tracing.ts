@@ -7,7 +7,7 @@ import type { UpstreamCallEvent, UpstreamSpan, UpstreamTracer } from '../platfor
 import type { RequestSummary } from './request-summary.ts';
 
 /** The span of one GraphQL request, from Apollo taking it to the response being ready. */
-export interface RequestSpan {
+interface RequestSpan {
   setOperation(name: string | null, type: string): void;
   end(summary: RequestSummary): void;
 }

@@ -5,7 +5,7 @@ import { PlatformError } from './platform-error.ts';
 export type ArgumentPaths = Readonly<Record<string, readonly string[]>>;
 
 /** A platform field error, addressed to the GraphQL argument it concerns (null: a parameter no argument sets). */
-export interface ArgumentError {
+interface ArgumentError {
   field: readonly string[] | null;
   message: string;
   code: string;
