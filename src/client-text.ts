@@ -3,7 +3,7 @@
 // prefix, so what a client sends can never make an answer, a log or /metrics large.
 
 /** Marks a cut: the text went on beyond this point. */
-export const CUT_MARK = '…';
+const CUT_MARK = '…';
 
 /** No error message is longer than this, whatever it quotes (a backstop behind the per-echo cut). */
 export const MAX_MESSAGE_CHARS = 1_024;

@@ -8,11 +8,12 @@ import type { DocumentModel } from './documents/records.ts';
 import { requestSignal } from './platform/cancellation.ts';
 import { PlatformClient } from './platform/client.ts';
 import type { PlatformHttp } from './platform/http.ts';
-import { requestIdFrom } from './request-id.ts';
 
-/** Everything one GraphQL request may use. Built fresh per request; nothing in it outlives the request. */
+/**
+ * Everything one GraphQL request may use. Built fresh per request; nothing in it outlives the request.
+ * The request id is not in it: errors and log lines read it from the request scope (request-scope.ts).
+ */
 export interface GatewayContext {
-  requestId: string;
   config: Config;
   logger: Logger;
   platform: PlatformClient;
@@ -38,13 +39,11 @@ export interface ContextDependencies {
 export function createContext(
   deps: ContextDependencies,
   headers: IncomingHttpHeaders,
-  requestId = requestIdFrom(headers),
   response?: ServerResponse,
 ): GatewayContext {
   const signal = requestSignal(deps.config.requestDeadlineMs, response);
-  const platform = new PlatformClient(deps.http, headers.authorization, requestId, signal, { maxCalls: deps.config.platformProtection.maxCallsPerRequest });
+  const platform = new PlatformClient(deps.http, headers.authorization, signal, { maxCalls: deps.config.platformProtection.maxCallsPerRequest });
   return {
-    requestId,
     config: deps.config,
     logger: deps.logger,
     platform,

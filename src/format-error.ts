@@ -65,8 +65,9 @@ function withRequestId(extensions: Record<string, unknown>, requestId: string | 
  */
 export function formatError({ production, echoChars, logger }: ErrorFormatting) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const { code: givenCode, requestId: givenId, stacktrace, ...extensions } = formatted.extensions ?? {};
-    const requestId = currentRequestId() ?? (typeof givenId === 'string' ? givenId : undefined);
+    // The request id is the scope's, whatever the error carried: formatting runs in the request being answered.
+    const { code: givenCode, requestId: _carried, stacktrace, ...extensions } = formatted.extensions ?? {};
+    const requestId = currentRequestId();
     const refusalCode = persistedQueryRefusalCode(error);
     // Apollo gives an error without a code INTERNAL_SERVER_ERROR; graphql-js' refusal of a client's argument value is a client mistake.
     const code = refusalCode ?? (isArgumentRefusal(error) ? ErrorCode.BAD_USER_INPUT : typeof givenCode === 'string' ? givenCode : ErrorCode.INTERNAL_SERVER_ERROR);

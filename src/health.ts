@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import type { Request, Response } from 'express';
 import type { PlatformHttp } from './platform/http.ts';
 
-export type NotReadyReason = 'shutting down' | 'upstream unreachable';
+type NotReadyReason = 'shutting down' | 'upstream unreachable';
 
 /** Platform routes whose circuit breaker is not closed; absent when every breaker is closed. */
 type RouteBreakerStates = Record<string, 'open' | 'half-open'>;

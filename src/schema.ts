@@ -23,7 +23,7 @@ export function readTypeDefs(): string {
     .join('\n');
 }
 
-export const resolvers: Resolvers = mergeResolvers([
+const resolvers: Resolvers = mergeResolvers([
   baseResolvers,
   documentResolvers,
   acceptanceResolvers,

@@ -15,7 +15,7 @@ import { setupHardening } from './hardening/index.ts';
 import { Readiness } from './health.ts';
 import { createLogger } from './logger.ts';
 import { setupObservability } from './observability/index.ts';
-import { currentRequestId, serveInRequestScope } from './observability/request-scope.ts';
+import { serveInRequestScope } from './observability/request-scope.ts';
 import { PlatformHttp } from './platform/http.ts';
 import type { ExampleValues } from './playground/index.ts';
 import { buildSchema } from './schema.ts';
@@ -184,7 +184,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   }
   const graphql = graphqlEndpoint({
     apollo,
-    context: async (req, res) => createContext({ config, http, logger }, req.headers, currentRequestId(), res),
+    context: async (req, res) => createContext({ config, http, logger }, req.headers, res),
     chain: hardening.graphqlChain,
     fail: (req, res, error) => {
       failures.set(req, error);

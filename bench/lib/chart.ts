@@ -8,7 +8,7 @@ import type { BenchReport } from './results.ts';
 import { TARGET_LABELS, TARGETS } from './workloads.ts';
 import type { TargetName } from './workloads.ts';
 
-export const TARGET_COLOURS: Record<TargetName, string> = {
+const TARGET_COLOURS: Record<TargetName, string> = {
   rest: '#9a9a9a',
   bare: '#4e79a7',
   floor: '#b07aa1',
@@ -25,7 +25,7 @@ export function niceScale(max: number, maxTicks = 5): { top: number; step: numbe
   return { top: Math.ceil(max / step - 1e-9) * step, step };
 }
 
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 

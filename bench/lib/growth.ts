@@ -7,9 +7,9 @@
 import { checkEdges, checkRecords, field, graphqlCall, restCall, restValidator, graphqlValidator } from './workloads.ts';
 import type { Fixtures, HttpCall, TargetName } from './workloads.ts';
 
-export const GROWTH_ROWS = [10, 50, 100] as const;
-export const GROWTH_ROOTS = [1, 3, 5] as const;
-export const GROWTH_CONCURRENCY = [1, 16, 64, 256] as const;
+const GROWTH_ROWS = [10, 50, 100] as const;
+const GROWTH_ROOTS = [1, 3, 5] as const;
+const GROWTH_CONCURRENCY = [1, 16, 64, 256] as const;
 /** Connections of the rows and roots series: enough to saturate a 2-core machine. */
 export const GROWTH_CONNECTIONS = 32;
 /** Rows per root field in the roots series. */

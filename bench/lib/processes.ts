@@ -41,7 +41,7 @@ export function findExecutable(name: string): string | undefined {
 }
 
 /** CPUs this process may run on (affinity-aware). */
-export function availableCpus(): number {
+function availableCpus(): number {
   return os.availableParallelism();
 }
 

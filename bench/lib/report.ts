@@ -15,7 +15,7 @@ export function markdownTable(headers: string[], rows: string[][], align: Array<
   return [headers, rule, ...rows].map((row, index) => `| ${(index === 1 ? row : row.map(escape)).join(' | ')} |`).join('\n');
 }
 
-export function formatNumber(value: number | undefined, digits: number): string {
+function formatNumber(value: number | undefined, digits: number): string {
   return value === undefined || !Number.isFinite(value) ? DASH : value.toFixed(digits);
 }
 
@@ -24,7 +24,7 @@ export function formatSigned(value: number | undefined, digits: number): string 
   return `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(digits)}`;
 }
 
-export function verdict(pass: boolean | undefined): string {
+function verdict(pass: boolean | undefined): string {
   if (pass === undefined) return 'not measured';
   return pass ? '**pass**' : '**FAIL**';
 }
@@ -95,7 +95,7 @@ function runsOf(values: number[], digits: number): string {
 }
 
 /** Workload (f): the two gateways side by side, and what sharing changed. */
-export function sharedReadsSection(figure: SharedReadsFigure | undefined): string[] {
+function sharedReadsSection(figure: SharedReadsFigure | undefined): string[] {
   if (!figure) return [];
   const out = ['## (f) One dashboard query from many connections at once: in-flight read sharing on and off', ''];
   out.push(`${figure.connections} connections send workload (c)'s three-area query with the same token, each the next as soon as its answer arrives, to two gateways of the same build started side by side, one with \`UPSTREAM_SHARE_READS=true\` (the default) and one with \`false\`, measured in alternation. Platform calls per GraphQL request are the sandbox's counters over the runs ÷ GraphQL requests sent.`, '');
@@ -112,7 +112,7 @@ export function sharedReadsSection(figure: SharedReadsFigure | undefined): strin
 }
 
 /** The limiter's cost: CPU per request with it against the same gateway without it. */
-export function rateLimitSection(figure: RateLimitCostFigure | undefined): string[] {
+function rateLimitSection(figure: RateLimitCostFigure | undefined): string[] {
   if (!figure) return [];
   const out = ['## Cost of the per-caller rate limit', ''];
   out.push(`The cheapest request (\`{ __typename }\` with a token: no platform call) at a fixed ${figure.requestsPerSecond} requests/s over ${figure.connections} connections, to gateways of the same build started side by side without the limit, with it counted in memory and with it counted in Redis (a redis-server the harness starts on the load generator's CPU), measured in alternation. The limit is set so high that nothing is refused: every request pays for one check. The rate is below saturation and the same for each, so that each gateway does the same work per second but for the check. Added = CPU per request minus the gateway's without the limit; the redis-server's own CPU is in its own column.`, '');
@@ -144,7 +144,7 @@ function cpuShare(c: CellResult | undefined): string {
 }
 
 /** Whether a target is within reach of the design card's libraries, as the floor shows. */
-export function reach(what: string, reachable: boolean | undefined): string {
+function reach(what: string, reachable: boolean | undefined): string {
   if (reachable === undefined) return `${what}: not measured`;
   return reachable ? `${what} reachable (the floor meets it)` : `${what} **out of reach** of these libraries (even the floor misses it)`;
 }

@@ -4,7 +4,7 @@ import type { MachineInfo } from './machine.ts';
 import type { WorkersFigure } from './workers.ts';
 import type { TargetName, WorkloadId } from './workloads.ts';
 
-export interface LatencyFigure {
+interface LatencyFigure {
   /** Medians over the runs. */
   p50Ms: number;
   p99Ms: number;
@@ -65,7 +65,7 @@ export interface SoakFigure {
 }
 
 /** RSS of a process right after start-up and its peak over the workloads' saturation runs. */
-export interface RssFigure {
+interface RssFigure {
   idleMiB: number;
   saturationPeakMiB: number;
 }
@@ -193,7 +193,7 @@ export function cell(workload: WorkloadResult, target: TargetName): CellResult |
   return workload.cells.find((c) => c.target === target);
 }
 
-export function addedLatency(workload: WorkloadResult, target: TargetName = 'gateway'): { p50Ms: number; p99Ms: number } | undefined {
+function addedLatency(workload: WorkloadResult, target: TargetName = 'gateway'): { p50Ms: number; p99Ms: number } | undefined {
   const measured = cell(workload, target)?.latency;
   const rest = cell(workload, 'rest')?.latency;
   if (!measured || !rest) return undefined;
@@ -201,7 +201,7 @@ export function addedLatency(workload: WorkloadResult, target: TargetName = 'gat
 }
 
 /** CPU per operation of `of` (the gateway unless told) ÷ the bare proxy's. */
-export function cpuRatio(workload: WorkloadResult, of: TargetName = 'gateway'): number | undefined {
+function cpuRatio(workload: WorkloadResult, of: TargetName = 'gateway'): number | undefined {
   const measured = cell(workload, of)?.cpuUsPerOp;
   const bare = cell(workload, 'bare')?.cpuUsPerOp;
   if (measured === undefined || bare === undefined || bare === 0) return undefined;
@@ -223,7 +223,7 @@ export function startupMedianMs(report: BenchReport): number | undefined {
   return sorted.length % 2 === 1 ? sorted[mid] : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
-export function totalFailures(report: BenchReport): number {
+function totalFailures(report: BenchReport): number {
   let sum = report.memory.soak?.failures ?? 0;
   for (const workload of report.workloads) for (const c of workload.cells) sum += c.failures;
   for (const variant of [...(report.sharedReads?.variants ?? []), ...(report.rateLimitCost?.variants ?? [])]) sum += variant.failures;

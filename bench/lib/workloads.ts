@@ -16,8 +16,7 @@ export const TARGET_LABELS: Record<TargetName, string> = {
   peer: 'Peer (Hive Gateway + Mesh)',
 };
 
-export const WORKLOAD_IDS = ['a', 'b', 'c', 'd', 'e'] as const;
-export type WorkloadId = (typeof WORKLOAD_IDS)[number];
+export type WorkloadId = 'a' | 'b' | 'c' | 'd' | 'e';
 
 export const PAGE_SIZE = 20;
 

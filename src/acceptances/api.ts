@@ -18,7 +18,7 @@ export function acceptancesQuery(financialAccountId: string, orderBy: readonly D
 const ACCEPTANCE_ARGUMENTS: ArgumentPaths = { financialAccountId: ['financialAccountId'], sort: ['orderBy'] };
 
 /** One page of the list, with the envelope fields that reveal a page-size cap. */
-export const fetchAcceptances = pageFetcher<AcceptanceRecord>({ route: 'acceptances.list', path: '/v1/acceptances', bareArrayAllowed: false, argumentPaths: ACCEPTANCE_ARGUMENTS });
+const fetchAcceptances = pageFetcher<AcceptanceRecord>({ route: 'acceptances.list', path: '/v1/acceptances', bareArrayAllowed: false, argumentPaths: ACCEPTANCE_ARGUMENTS });
 
 /** `GET /v1/acceptances`: zero-based pages, always a page envelope. */
 export const acceptanceList: ListDescriptor<AcceptanceRecord> = {

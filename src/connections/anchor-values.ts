@@ -54,7 +54,7 @@ function daysIn(year: number, month: number): number {
  * reproduce exactly; null otherwise (other forms, impossible dates, years before 1000 that
  * Date.UTC would move to the 1900s). Read by hand: this runs once per edge of every page.
  */
-export function packableTime(text: string): number | null {
+function packableTime(text: string): number | null {
   // yyyy-MM-ddTHH:mm:ss.SSS+0000: the separators at their places.
   if (text.length !== 28 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84) return null;
   if (text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58 || text.charCodeAt(19) !== 46 || !text.endsWith('+0000')) return null;

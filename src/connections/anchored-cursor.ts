@@ -15,7 +15,7 @@ import type { Anchor, KeyValue } from './types.ts';
 export const ANCHORED_VERSION = 2;
 
 /** Most bytes an anchor's sort-key values take; longer values are left out (no sort-key fallback). */
-export const MAX_ANCHOR_KEYS_LENGTH = 400;
+const MAX_ANCHOR_KEYS_LENGTH = 400;
 /** Most sort keys an anchor carries values of. */
 const MAX_ANCHOR_KEYS = 16;
 

@@ -4,8 +4,7 @@ import { BINDING_DIGEST_BYTES, hashesOf } from './binding-hash.ts';
 import { POSITION_VERSION, packPosition, unpackPosition } from './position-cursor.ts';
 import type { Anchor } from './types.ts';
 
-export type { Anchor, KeyValue } from './types.ts';
-export { MAX_ANCHOR_KEYS_LENGTH } from './anchored-cursor.ts';
+export type { Anchor } from './types.ts';
 
 /**
  * Cursors as the connections hand them out and read them back: opaque base64url text of one of
@@ -21,7 +20,7 @@ export { MAX_ANCHOR_KEYS_LENGTH } from './anchored-cursor.ts';
 export const MAX_CURSOR_POSITION = 2 ** 30;
 
 /** Longest record id (UTF-8 bytes) an anchor carries; a longer one leaves the cursor a plain position. */
-export const MAX_ANCHOR_ID_LENGTH = 128;
+const MAX_ANCHOR_ID_LENGTH = 128;
 
 /** Refuse to decode anything far larger than the largest cursor this gateway makes. */
 const MAX_CURSOR_LENGTH = 1024;

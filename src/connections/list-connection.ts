@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { currentRequestId } from '../observability/request-scope.ts';
 import { queryString, type PlatformClient, type Query } from '../platform/client.ts';
 import { orderOf } from './order.ts';
 import { paginate } from './paginate.ts';
@@ -11,7 +12,6 @@ import type { Connection, ConnectionArgs, ListDescriptor, PagingOptions } from '
  * (src/context.ts) is one; the paging library does not depend on it.
  */
 export interface ConnectionContext {
-  requestId: string;
   logger: Pick<Logger, 'info' | 'warn'>;
   platform: PlatformClient;
   paging: PagingFacts;
@@ -32,7 +32,7 @@ function sortOf(query: Query): readonly string[] | undefined {
  * list. Cursors are bound to the list and its canonical filter + order query, so one made for
  * another filter or order is refused, and anchored to the query's order.
  */
-export function pagingOptions(ctx: ConnectionContext, descriptor: ListDescriptor<unknown>, query: Query): PagingOptions {
+function pagingOptions(ctx: ConnectionContext, descriptor: ListDescriptor<unknown>, query: Query): PagingOptions {
   const { list } = descriptor;
   const facts = ctx.paging;
   return {
@@ -45,11 +45,11 @@ export function pagingOptions(ctx: ConnectionContext, descriptor: ListDescriptor
     order: orderOf(sortOf(query), descriptor.defaultSort),
     onAnchor: (outcome) => {
       facts.recordAnchor({ list, outcome });
-      if (outcome !== 'exact') ctx.logger.info({ requestId: ctx.requestId, list, anchor: outcome }, 'cursor record was not where the cursor left it');
+      if (outcome !== 'exact') ctx.logger.info({ requestId: currentRequestId(), list, anchor: outcome }, 'cursor record was not where the cursor left it');
     },
     onPageCap: (size) => {
       if (facts.learnPageCap(list, size)) {
-        ctx.logger.warn({ requestId: ctx.requestId, list, pageCap: size }, 'the platform serves fewer rows per page than asked; paging with the smaller size from now on');
+        ctx.logger.warn({ requestId: currentRequestId(), list, pageCap: size }, 'the platform serves fewer rows per page than asked; paging with the smaller size from now on');
       }
     },
   };

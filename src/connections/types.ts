@@ -69,8 +69,6 @@ export interface PagingOptions {
  */
 export type AnchorOutcome = 'exact' | 'moved' | 'widened' | 'sort-keys' | 'offset' | 'unverified';
 
-export const ANCHOR_OUTCOMES: readonly AnchorOutcome[] = ['exact', 'moved', 'widened', 'sort-keys', 'offset', 'unverified'];
-
 /** One upstream page request; `page` is in the endpoint's own base. */
 export interface PageRequest {
   page: number;

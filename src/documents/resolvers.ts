@@ -107,12 +107,10 @@ const Document: Resolvers['Document'] = {
     return type && document.holderId ? { __typename: holderTypename[type], id: document.holderId } : null;
   },
   // documentType is non-null in the schema: an unknown platform type is an upstream fault, not a silent OTHER.
-  documentType: (document, _, ctx) => {
+  documentType: (document) => {
     const type = documentTypes.fromPlatform(document.documentType, null);
     if (type === null) {
-      throw new PlatformError(ErrorCode.UPSTREAM_ERROR, `The platform sent an unknown documentType "${document.documentType}"`, {
-        requestId: ctx.requestId,
-      });
+      throw new PlatformError(ErrorCode.UPSTREAM_ERROR, `The platform sent an unknown documentType "${document.documentType}"`);
     }
     return type;
   },

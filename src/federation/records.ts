@@ -4,7 +4,7 @@ export interface EntityReference {
 }
 
 /** A member of a union of entities; the concrete type is decided from the record. */
-export interface TypedEntityReference<TypeName extends string> extends EntityReference {
+interface TypedEntityReference<TypeName extends string> extends EntityReference {
   __typename: TypeName;
 }
 

@@ -6,7 +6,7 @@ import { badUserInput } from '../errors.ts';
 const MAX_QUOTED_TYPENAME = 64;
 
 /** The key field sets of each entity type of the schema (`_Entity`'s members), from their `@key(fields:)`. */
-export function entityKeys(schema: GraphQLSchema): ReadonlyMap<string, readonly string[][]> {
+function entityKeys(schema: GraphQLSchema): ReadonlyMap<string, readonly string[][]> {
   const keys = new Map<string, string[][]>();
   const entity = schema.getType('_Entity');
   if (!isUnionType(entity)) return keys;
@@ -33,7 +33,7 @@ const isKeyValue = (value: unknown): boolean => typeof value === 'string' || (ty
  * `__typename` is an entity type and which holds every field of one of that
  * type's keys as an ID (a string or an integer).
  */
-export function representationProblem(representation: unknown, index: number, keys: ReadonlyMap<string, readonly string[][]>): string | undefined {
+function representationProblem(representation: unknown, index: number, keys: ReadonlyMap<string, readonly string[][]>): string | undefined {
   const at = `representations[${index}]`;
   if (typeof representation !== 'object' || representation === null || Array.isArray(representation)) return `${at} must be an object with __typename and the entity's key fields`;
   const { __typename: typename } = representation as { __typename?: unknown };

@@ -28,7 +28,7 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next: (err
  * 204 without them, so the browser refuses the call. Apollo's CSRF prevention
  * still applies behind this: CORS decides who may read, not who may send.
  */
-export function corsHandler(config: CorsConfig): NodeHandler {
+function corsHandler(config: CorsConfig): NodeHandler {
   const middleware = cors({
     origin: (origin, callback) => callback(null, origin !== undefined && originAllowed(config, origin)),
     methods: ['GET', 'POST', 'OPTIONS'],
@@ -64,7 +64,7 @@ export function corsHandler(config: CorsConfig): NodeHandler {
  * them. The header is set before the GraphQL server writes its answer, so it
  * covers every outcome (data, GraphQL errors, refusals of the body).
  */
-export const noStore: NodeHandler = (_req, res, next) => {
+const noStore: NodeHandler = (_req, res, next) => {
   res.setHeader('Cache-Control', 'no-store');
   next();
 };

@@ -3,7 +3,7 @@ import express, { type ErrorRequestHandler, type RequestHandler } from 'express'
 import type { Logger } from 'pino';
 import { clip } from '../client-text.ts';
 import { ErrorCode } from '../errors.ts';
-import { requestIdOf } from '../observability/request-scope.ts';
+import { currentRequestId } from '../observability/request-scope.ts';
 import type { NodeHandler } from './cors.ts';
 
 /** Longest request path written to a log line: the path is the client's choice. */
@@ -173,7 +173,7 @@ export function batchLimit(limits: HttpLimits): NodeHandler {
         code: ErrorCode.BAD_REQUEST,
         limit: 'MAX_BATCH_SIZE',
         max: limits.maxBatchSize,
-        requestId: requestIdOf(req),
+        requestId: currentRequestId(),
       });
       return;
     }
@@ -250,7 +250,7 @@ export const playgroundOff: NodeHandler = (req, res, next) => {
 /** Mount after every route: any other path answers a JSON 404 (Express's own is an HTML page). */
 export function notFoundHandler(): RequestHandler {
   return (req, res) => {
-    sendError(res, 404, 'Not found: the GraphQL endpoint is POST /graphql', { code: ErrorCode.NOT_FOUND, requestId: requestIdOf(req) });
+    sendError(res, 404, 'Not found: the GraphQL endpoint is POST /graphql', { code: ErrorCode.NOT_FOUND, requestId: currentRequestId() });
   };
 }
 
@@ -265,7 +265,7 @@ export function httpErrorHandler(limits: HttpLimits, logger: Logger): ErrorReque
       next(error);
       return;
     }
-    const requestId = requestIdOf(req);
+    const requestId = currentRequestId();
     if (isBodyError(error) && error.status >= 400 && error.status < 500) {
       const { status, message, extensions } = describe(error, limits, req.headers);
       // Only the parser's classification: its message and `body` may hold what the client sent.

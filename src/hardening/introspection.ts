@@ -1,6 +1,6 @@
 import { GraphQLError, type ValidationRule } from 'graphql';
 
-export const INTROSPECTION_REFUSED_MESSAGE =
+const INTROSPECTION_REFUSED_MESSAGE =
   'GraphQL introspection is not allowed: the query contained __schema or __type. Set INTROSPECTION=true on the gateway to allow it.';
 
 /**

@@ -6,7 +6,6 @@ import { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, RateLimiterRes
 import { ErrorCode } from '../errors.ts';
 import type { RateLimitedCaller } from '../observability/metrics.ts';
 import { currentRequestId } from '../observability/request-scope.ts';
-import { requestIdFrom } from '../request-id.ts';
 import type { NodeHandler } from './cors.ts';
 
 /**
@@ -86,8 +85,8 @@ export function retryAfterSeconds(msBeforeNext: number): number {
   return Math.max(1, Math.ceil(msBeforeNext / 1000));
 }
 
-function refuse(req: IncomingMessage, res: ServerResponse, retryAfter: number): void {
-  const requestId = currentRequestId() ?? requestIdFrom(req.headers);
+function refuse(res: ServerResponse, retryAfter: number): void {
+  const requestId = currentRequestId();
   const body = JSON.stringify({
     errors: [{ message: `Too many requests from this caller: retry after ${retryAfter} s`, extensions: { code: ErrorCode.RATE_LIMITED, requestId } }],
   });
@@ -221,7 +220,7 @@ export async function rateLimit(settings: RateLimitSettings, logger: Logger, obs
         observer?.recordRateLimited(caller);
         const retryAfter = retryAfterSeconds(outcome.msBeforeNext);
         logger.debug({ requestId: currentRequestId(), caller, retryAfter }, 'rate limited');
-        refuse(req, res, retryAfter);
+        refuse(res, retryAfter);
       },
     );
   };

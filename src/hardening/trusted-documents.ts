@@ -5,7 +5,7 @@ import { Kind, parse } from 'graphql';
 import type { Logger } from 'pino';
 import { clip } from '../client-text.ts';
 import { ErrorCode } from '../errors.ts';
-import { requestIdOf } from '../observability/request-scope.ts';
+import { currentRequestId } from '../observability/request-scope.ts';
 import type { NodeHandler } from './cors.ts';
 import { sendError } from './http.ts';
 
@@ -37,7 +37,7 @@ export interface TrustedDocuments {
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** A manifest object as Relay writes it; every document must parse and hold exactly one operation. */
-export function trustedDocumentsFrom(manifest: unknown, source: string): TrustedDocuments {
+function trustedDocumentsFrom(manifest: unknown, source: string): TrustedDocuments {
   if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) {
     throw new TrustedDocumentsError(`${source}: a trusted-documents manifest is a JSON object of id → GraphQL document`);
   }
@@ -76,7 +76,7 @@ export async function loadTrustedDocuments(file: string): Promise<TrustedDocumen
 }
 
 /** What a request body (or the parameters of a GET) becomes. */
-export type Resolution = { kind: 'pass' } | { kind: 'resolved'; request: Record<string, unknown> } | { kind: 'refused'; code: ErrorCode; message: string };
+type Resolution = { kind: 'pass' } | { kind: 'resolved'; request: Record<string, unknown> } | { kind: 'refused'; code: ErrorCode; message: string };
 
 function persistedQueryHash(extensions: unknown): string | undefined {
   const persisted = (extensions as { persistedQuery?: { sha256Hash?: unknown } } | null | undefined)?.persistedQuery;
@@ -96,7 +96,7 @@ function withoutPersistedQuery(extensions: unknown): Record<string, unknown> | u
  * queries unless only trusted documents may run. An id repeated in a message
  * is cut to `echoChars` characters (MAX_ECHOED_CHARS), as every echo is.
  */
-export function resolveTrustedDocument(documents: TrustedDocuments, only: boolean, request: Record<string, unknown>, echoChars: number): Resolution {
+function resolveTrustedDocument(documents: TrustedDocuments, only: boolean, request: Record<string, unknown>, echoChars: number): Resolution {
   const { doc_id: docId, documentId, ...rest } = request;
   const named = docId ?? documentId;
   const hash = persistedQueryHash(request.extensions);
@@ -163,7 +163,7 @@ export function trustedDocumentsHandler(documents: TrustedDocuments, { only, ech
    * operator watches (a burst of NOT_IN_LIST after a client release means the manifest was not deployed).
    */
   const refuse = (req: IncomingMessage, res: ServerResponse, code: ErrorCode, message: string): void => {
-    const requestId = requestIdOf(req);
+    const requestId = currentRequestId();
     logger.info({ requestId, code, message }, 'trusted document refused');
     onRefusal?.(code);
     sendError(res, 400, message, { code, requestId });

@@ -37,7 +37,7 @@ const LINX_ARGUMENTS: ArgumentPaths = {
 };
 
 /** One page of the list, with the envelope fields that reveal a page-size cap. */
-export const fetchLinxBatches = pageFetcher<LinxBatchRecord>({ route: 'linx.batches', path: '/v2/linx/workflow-batches', bareArrayAllowed: true, argumentPaths: LINX_ARGUMENTS });
+const fetchLinxBatches = pageFetcher<LinxBatchRecord>({ route: 'linx.batches', path: '/v2/linx/workflow-batches', bareArrayAllowed: true, argumentPaths: LINX_ARGUMENTS });
 
 /**
  * LinX batch search: one-based pages; the answer may be a bare array without totals, so windows

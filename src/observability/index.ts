@@ -12,10 +12,6 @@ import { requestObserverPlugin } from './request-plugin.ts';
 import { startTracing, type Tracing } from './tracing.ts';
 import { upstreamLogObserver } from './upstream-log.ts';
 
-export type { GatewayMetrics } from './metrics.ts';
-export type { RequestSummary } from './request-summary.ts';
-export type { Tracing } from './tracing.ts';
-
 export interface Observability {
   /** Apollo plugin: one log line, one metric sample and one span per GraphQL request. */
   plugin: ApolloServerPlugin<GatewayContext>;

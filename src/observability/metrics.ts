@@ -5,7 +5,7 @@ import type { PlatformHttp, UpstreamCallEvent } from '../platform/http.ts';
 import type { RequestSummary } from './request-summary.ts';
 
 /** Numeric value of `upstream_breaker_state`: alerting rules compare against these. */
-export const BREAKER_STATE_VALUE = { closed: 0, 'half-open': 1, open: 2, isolated: 2 } as const;
+const BREAKER_STATE_VALUE = { closed: 0, 'half-open': 1, open: 2, isolated: 2 } as const;
 
 /**
  * Operation names come from clients, so the label set is capped
@@ -14,7 +14,7 @@ export const BREAKER_STATE_VALUE = { closed: 0, 'half-open': 1, open: 2, isolate
  * grow neither the registry nor the /metrics page without bound.
  */
 export const MAX_OPERATION_LABELS = 200;
-export const OVERFLOW_OPERATION_LABEL = 'other';
+const OVERFLOW_OPERATION_LABEL = 'other';
 
 export interface MetricsLimits {
   /** Distinct operation names kept as labels; later ones are counted as `other`. */

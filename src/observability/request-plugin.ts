@@ -43,7 +43,8 @@ export function requestObserverPlugin({ logger, metrics, tracing, echoChars }: R
     },
     async requestDidStart({ request, contextValue }) {
       const started = performance.now();
-      const span = tracing?.startRequest(contextValue.requestId, request.http?.headers);
+      const requestId = currentRequestId();
+      const span = tracing?.startRequest(requestId, request.http?.headers);
       return {
         // Only a span needs the operation before the response; without tracing the hook would only cost a promise.
         ...(span && {
@@ -55,7 +56,7 @@ export function requestObserverPlugin({ logger, metrics, tracing, echoChars }: R
           const errorCodes = errorCodesOf(response);
           const resolvedName = operation ? (operationName ?? null) : null;
           const summary: RequestSummary = {
-            requestId: contextValue.requestId,
+            requestId,
             operationName: cut(resolvedName ?? request.operationName),
             operationLabel: operation ? (resolvedName ?? 'anonymous') : 'unresolved',
             operationType: operation?.operation ?? null,

@@ -5,9 +5,12 @@ import { requestIdFrom } from '../request-id.ts';
 /**
  * The id of the HTTP request being served, decided once when the request
  * reaches the server (`serveInRequestScope`, the server's only request
- * listener). The GraphQL context, refusals made before or around Apollo
- * Server, every error it formats and every log line read it from here, so
- * an answer, its log lines and its platform calls all carry the same id.
+ * listener), and read only from here: refusals made before or around Apollo
+ * Server, every error it formats, every log line, platform call (its
+ * `x-request-id`, event and span) and PlatformError, so an answer, its log
+ * lines and its platform calls all carry the same id. Code running outside a
+ * request (start-up, a function a test calls directly) has no id, and nothing
+ * invents one: tests run the code they check inside `runWithRequestId`.
  */
 const scope = new AsyncLocalStorage<string>();
 
@@ -21,16 +24,7 @@ export function serveInRequestScope<T>(req: IncomingMessage, serve: () => T): T 
   return scope.run(requestIdFrom(req.headers), serve);
 }
 
-/** The id of the request whose handling is running, if any. */
+/** The id of the request whose handling is running; undefined outside a request. */
 export function currentRequestId(): string | undefined {
   return scope.getStore();
-}
-
-/**
- * The id of `req`, from the scope it is served in. The header is read only
- * for a request served outside `serveInRequestScope` (a listener of a test's
- * own server), where nothing else has decided one.
- */
-export function requestIdOf(req: IncomingMessage): string {
-  return scope.getStore() ?? requestIdFrom(req.headers);
 }

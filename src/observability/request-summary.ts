@@ -3,7 +3,8 @@
 
 /** What is known about one GraphQL request once its response is ready: one log line, one metric sample, one span. */
 export interface RequestSummary {
-  requestId: string;
+  /** The request scope's id (request-scope.ts). */
+  requestId: string | undefined;
   /** The operation's name as the document declares it (or as the client sent it when the document did not resolve), cut to MAX_ECHOED_CHARS. */
   operationName: string | null;
   /** Metric label: the operation's name, `anonymous` for an unnamed operation, `unresolved` when no operation was found. */

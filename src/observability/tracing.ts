@@ -7,19 +7,19 @@ import type { UpstreamCallEvent, UpstreamSpan, UpstreamTracer } from '../platfor
 import type { RequestSummary } from './request-summary.ts';
 
 /** The span of one GraphQL request, from Apollo taking it to the response being ready. */
-export interface RequestSpan {
+interface RequestSpan {
   setOperation(name: string | null, type: string): void;
   end(summary: RequestSummary): void;
 }
 
 export interface Tracing extends UpstreamTracer {
   /** Starts the request's span, continuing the caller's trace when it sent a W3C `traceparent`. */
-  startRequest(requestId: string, headers: HeaderMap | undefined): RequestSpan;
+  startRequest(requestId: string | undefined, headers: HeaderMap | undefined): RequestSpan;
   /**
    * Starts a platform call's span as a child of its request's span (found by request id); its
    * `traceparent` goes to the platform with the call, so the platform's work joins the same trace.
    */
-  startUpstream(requestId: string, route: string, method: 'GET' | 'PUT'): UpstreamSpan;
+  startUpstream(requestId: string | undefined, route: string, method: 'GET' | 'PUT'): UpstreamSpan;
   /** Records a finished platform call as a child span of its request's span, back-dated to its start. */
   recordUpstream(event: UpstreamCallEvent): void;
   /** Flushes pending spans and stops exporting. */
@@ -52,8 +52,8 @@ const nowMs = (): number => performance.timeOrigin + performance.now();
 export function createTracing(api: Api, tracer: Tracer, propagator: TextMapPropagator, shutdown: () => Promise<void>): Tracing {
   // Request ids may be chosen by callers and so collide: a span is removed only by its own request.
   const open = new Map<string, Span>();
-  const startCall = (requestId: string, route: string, method: string, startTime?: number): Span => {
-    const parent = open.get(requestId);
+  const startCall = (requestId: string | undefined, route: string, method: string, startTime?: number): Span => {
+    const parent = requestId === undefined ? undefined : open.get(requestId);
     const context = parent ? api.trace.setSpan(api.ROOT_CONTEXT, parent) : api.ROOT_CONTEXT;
     return tracer.startSpan(
       `${method} ${route}`,
@@ -75,7 +75,7 @@ export function createTracing(api: Api, tracer: Tracer, propagator: TextMapPropa
     startRequest(requestId, headers) {
       const parent = headers ? propagator.extract(api.ROOT_CONTEXT, headers, headerGetter) : api.ROOT_CONTEXT;
       const span = tracer.startSpan('GraphQL Operation', { kind: api.SpanKind.SERVER, attributes: { 'gateway.request_id': requestId } }, parent);
-      open.set(requestId, span);
+      if (requestId !== undefined) open.set(requestId, span);
       return {
         setOperation(name, type) {
           span.updateName(name ? `${type} ${name}` : type);
@@ -90,7 +90,7 @@ export function createTracing(api: Api, tracer: Tracer, propagator: TextMapPropa
             span.setStatus({ code: api.SpanStatusCode.ERROR, message: summary.errorCodes.join(',') });
           }
           span.end();
-          if (open.get(requestId) === span) open.delete(requestId);
+          if (requestId !== undefined && open.get(requestId) === span) open.delete(requestId);
         },
       };
     },

@@ -5,7 +5,7 @@ import { PlatformError } from './platform-error.ts';
 export type ArgumentPaths = Readonly<Record<string, readonly string[]>>;
 
 /** A platform field error, addressed to the GraphQL argument it concerns (null: a parameter no argument sets). */
-export interface ArgumentError {
+interface ArgumentError {
   field: readonly string[] | null;
   message: string;
   code: string;
@@ -28,7 +28,7 @@ export function rethrowOnArguments(paths: ArgumentPaths): (error: unknown) => ne
       code: fieldError.errorCode,
     }));
     const field = fieldErrors.find((fieldError) => fieldError.field !== null)?.field ?? null;
-    const readdressed = new PlatformError(error.code, error.message, { requestId: String(error.extensions.requestId), fieldErrors: error.fieldErrors });
+    const readdressed = new PlatformError(error.code, error.message, { fieldErrors: error.fieldErrors });
     Object.assign(readdressed.extensions, error.extensions, field ? { field, fieldErrors } : { fieldErrors });
     throw readdressed;
   };

@@ -8,16 +8,16 @@ import type { PlatformHttp } from './http.ts';
 export type Query = Record<string, string | number | boolean | readonly string[] | null | undefined>;
 
 /** Encodes a value as exactly one path segment, so an id can never reach another route. */
-export function pathSegment(value: string, requestId: string): string {
+export function pathSegment(value: string): string {
   // WHATWG URL parsing collapses `.`/`..` even when percent-encoded, so no encoding makes them safe.
   if (value === '' || value === '.' || value === '..') {
-    throw new PlatformError(ErrorCode.BAD_USER_INPUT, `"${value}" is not a valid id`, { requestId });
+    throw new PlatformError(ErrorCode.BAD_USER_INPUT, `"${value}" is not a valid id`);
   }
   try {
     return encodeURIComponent(value);
   } catch {
     // A lone UTF-16 surrogate has no UTF-8 encoding, so it cannot be an id either.
-    throw new PlatformError(ErrorCode.BAD_USER_INPUT, 'The id contains characters that cannot be encoded (a lone UTF-16 surrogate)', { requestId });
+    throw new PlatformError(ErrorCode.BAD_USER_INPUT, 'The id contains characters that cannot be encoded (a lone UTF-16 surrogate)');
   }
 }
 
@@ -37,12 +37,12 @@ export function queryString(query: Query): string {
   return text ? `?${text}` : '';
 }
 
-function parseJson(body: string, requestId: string): unknown {
-  if (body.trim() === '') throw transportError('body', requestId, 'empty body');
+function parseJson(body: string): unknown {
+  if (body.trim() === '') throw transportError('body', 'empty body');
   try {
     return JSON.parse(body);
   } catch {
-    throw transportError('body', requestId, 'malformed JSON');
+    throw transportError('body', 'malformed JSON');
   }
 }
 
@@ -56,14 +56,13 @@ export interface PlatformClientOptions {
 
 /**
  * The platform as seen by one GraphQL request: it carries the caller's
- * Authorization header and request id, makes each distinct GET once per
+ * Authorization header (the request id is the request scope's), makes each distinct GET once per
  * request, and makes at most `maxCalls` calls. Never shared between requests,
  * so nothing one caller fetched can reach another (PlatformHttp may answer
  * identical GETs of concurrent requests with one call, but each request parses
  * its own copy of the answer).
  */
 export class PlatformClient {
-  readonly requestId: string;
   private readonly authorization: string | undefined;
   private readonly http: PlatformHttp;
   private readonly gets: DataLoader<string, unknown, string>;
@@ -76,10 +75,9 @@ export class PlatformClient {
   /** Upstream calls this request made (for logs and the benchmark). */
   calls = 0;
 
-  constructor(http: PlatformHttp, authorization: string | undefined, requestId: string, signal?: AbortSignal, options: PlatformClientOptions = {}) {
+  constructor(http: PlatformHttp, authorization: string | undefined, signal?: AbortSignal, options: PlatformClientOptions = {}) {
     this.http = http;
     this.authorization = authorization;
-    this.requestId = requestId;
     this.signal = signal;
     this.maxCalls = options.maxCalls ?? Number.POSITIVE_INFINITY;
     this.gets = new DataLoader((keys) => Promise.all(keys.map((key) => this.fetchGet(key).catch((error: Error) => error))), {
@@ -91,9 +89,7 @@ export class PlatformClient {
   /** The caller's credentials, or UNAUTHENTICATED before anything is sent. */
   private credentials(): string {
     if (!this.authorization || !/^Bearer\s+\S+/i.test(this.authorization)) {
-      throw new PlatformError(ErrorCode.UNAUTHENTICATED, 'Send the platform access token as "Authorization: Bearer <token>"', {
-        requestId: this.requestId,
-      });
+      throw new PlatformError(ErrorCode.UNAUTHENTICATED, 'Send the platform access token as "Authorization: Bearer <token>"');
     }
     return this.authorization;
   }
@@ -110,12 +106,12 @@ export class PlatformClient {
   async put(route: string, path: string, body: unknown): Promise<unknown> {
     const authorization = this.credentials();
     this.spend();
-    const response = await this.http.send({ route, method: 'PUT', pathAndQuery: path, authorization, requestId: this.requestId, body, signal: this.signal });
-    return parseJson(response.body, this.requestId);
+    const response = await this.http.send({ route, method: 'PUT', pathAndQuery: path, authorization, body, signal: this.signal });
+    return parseJson(response.body);
   }
 
   segment(value: string): string {
-    return pathSegment(value, this.requestId);
+    return pathSegment(value);
   }
 
   /** Counts a call about to be sent, or refuses it once the request has made all it may. */
@@ -124,7 +120,6 @@ export class PlatformClient {
       const error = new PlatformError(
         ErrorCode.BAD_USER_INPUT,
         `Query needs more than ${this.maxCalls} platform calls; at most ${this.maxCalls} are allowed per request`,
-        { requestId: this.requestId },
       );
       Object.assign(error.extensions, { limit: CALL_LIMIT_VARIABLE, max: this.maxCalls });
       throw error;
@@ -140,10 +135,9 @@ export class PlatformClient {
       method: 'GET',
       pathAndQuery,
       authorization,
-      requestId: this.requestId,
       signal: this.signal,
       credential: this.http.sharesReads ? (this.credential ??= this.http.credentialKey(authorization)) : undefined,
     });
-    return parseJson(response.body, this.requestId);
+    return parseJson(response.body);
   }
 }

@@ -42,7 +42,6 @@ export function retryAfterSeconds(header: string | string[] | undefined, now = D
 /** Maps a non-2xx platform answer to the gateway's error; `authorization` is what was sent, to keep it out of the result. */
 export function errorFromResponse(
   response: { status: number; body: string; contentType?: string; retryAfter?: string | string[] },
-  requestId: string,
   authorization?: string,
 ): PlatformError {
   const code = codeForStatus(response.status);
@@ -54,7 +53,6 @@ export function errorFromResponse(
   const detail = response.status < 500 && parsed.message ? `: ${parsed.message}` : '';
   const message = `${reason[code] ?? 'The platform failed'} (HTTP ${response.status})${detail}`;
   return new PlatformError(code, message, {
-    requestId,
     upstream,
     retryAfter: code === ErrorCode.RATE_LIMITED ? (retryAfterSeconds(response.retryAfter) ?? 1) : undefined,
     fieldErrors: parsed.errors,
@@ -62,20 +60,20 @@ export function errorFromResponse(
 }
 
 /** Maps a call that produced no usable answer (network, timeout, open breaker, route busy, unusable body, caller gone). */
-export function transportError(kind: 'timeout' | 'network' | 'breaker' | 'busy' | 'body' | 'cancelled', requestId: string, detail: string, status?: number): PlatformError {
+export function transportError(kind: 'timeout' | 'network' | 'breaker' | 'busy' | 'body' | 'cancelled', detail: string, status?: number): PlatformError {
   const upstream = status === undefined ? undefined : { status };
   switch (kind) {
     case 'timeout':
-      return new PlatformError(ErrorCode.UPSTREAM_TIMEOUT, `The platform did not answer in time (${detail})`, { requestId, upstream });
+      return new PlatformError(ErrorCode.UPSTREAM_TIMEOUT, `The platform did not answer in time (${detail})`, { upstream });
     case 'breaker':
-      return new PlatformError(ErrorCode.UPSTREAM_ERROR, 'The platform is failing; calls are paused for a short cool-down', { requestId, upstream });
+      return new PlatformError(ErrorCode.UPSTREAM_ERROR, 'The platform is failing; calls are paused for a short cool-down', { upstream });
     case 'busy':
-      return new PlatformError(ErrorCode.UPSTREAM_BUSY, `The gateway is limiting calls to this platform route (${detail}); try again shortly`, { requestId, upstream });
+      return new PlatformError(ErrorCode.UPSTREAM_BUSY, `The gateway is limiting calls to this platform route (${detail}); try again shortly`, { upstream });
     case 'cancelled':
-      return new PlatformError(ErrorCode.CANCELLED, `The platform call was stopped (${detail})`, { requestId, upstream });
+      return new PlatformError(ErrorCode.CANCELLED, `The platform call was stopped (${detail})`, { upstream });
     case 'body':
-      return new PlatformError(ErrorCode.UPSTREAM_ERROR, `The platform answered with an unusable body (${detail})`, { requestId, upstream });
+      return new PlatformError(ErrorCode.UPSTREAM_ERROR, `The platform answered with an unusable body (${detail})`, { upstream });
     default:
-      return new PlatformError(ErrorCode.UPSTREAM_ERROR, `The platform could not be reached (${detail})`, { requestId, upstream });
+      return new PlatformError(ErrorCode.UPSTREAM_ERROR, `The platform could not be reached (${detail})`, { upstream });
   }
 }

@@ -6,6 +6,7 @@ import { routeLimits, type Config } from '../config.ts';
 import { RouteBreakers, breakerKey, type BreakerState, type RouteBreaker } from './breaker.ts';
 import { Bulkhead, RouteBusy } from './bulkhead.ts';
 import { RequestDeadlineExceeded } from './cancellation.ts';
+import { currentRequestId } from '../observability/request-scope.ts';
 import { errorFromResponse, transportError } from './error-mapping.ts';
 import { PlatformError } from './platform-error.ts';
 
@@ -17,7 +18,8 @@ export interface UpstreamCallEvent {
   status: number;
   durationMs: number;
   retries: number;
-  requestId: string;
+  /** The request that made the call (request-scope.ts); none for a call made outside a request. */
+  requestId: string | undefined;
   /** Public error code when the call failed. */
   errorCode?: string;
   /** True when the answer came from an identical call another request already had in flight (no call of its own). */
@@ -34,7 +36,7 @@ export interface UpstreamSpan {
 }
 
 export interface UpstreamTracer {
-  startUpstream(requestId: string, route: string, method: 'GET' | 'PUT'): UpstreamSpan;
+  startUpstream(requestId: string | undefined, route: string, method: 'GET' | 'PUT'): UpstreamSpan;
 }
 
 export interface UpstreamRequest {
@@ -43,7 +45,6 @@ export interface UpstreamRequest {
   /** Path plus query, already encoded, starting with `/`. */
   pathAndQuery: string;
   authorization: string;
-  requestId: string;
   body?: unknown;
   /** The GraphQL request's deadline and cancellation (see cancellation.ts); stops the call, its retries and their waits. */
   signal?: AbortSignal;
@@ -228,10 +229,15 @@ export class PlatformHttp {
     return hash('sha256', `${this.credentialSecret}\n${authorization}`, 'base64url');
   }
 
-  /** Sends one request; resolves with a 2xx answer or rejects with a PlatformError. */
+  /**
+   * Sends one request for the request being handled (request-scope.ts), whose id its event, span and
+   * `x-request-id` carry; resolves with a 2xx answer or rejects with a PlatformError. Failures are
+   * mapped here, in the caller's own scope, so each caller of a shared read gets its own id.
+   */
   async send(request: UpstreamRequest): Promise<UpstreamResponse> {
     const started = performance.now();
-    const span = this.tracer?.startUpstream(request.requestId, request.route, request.method);
+    const requestId = currentRequestId();
+    const span = this.tracer?.startUpstream(requestId, request.route, request.method);
     let retries = 0;
     let status = 0;
     let shared = false;
@@ -252,16 +258,15 @@ export class PlatformHttp {
       if (status < 200 || status >= 300) {
         throw errorFromResponse(
           { status, body: answer.body, contentType: answer.headers['content-type'], retryAfter: answer.headers['retry-after'] },
-          request.requestId,
           request.authorization,
         );
       }
-      this.emit(request, started, status, retries, shared, span);
+      this.emit(request, requestId, started, status, retries, shared, span);
       return { status, body: answer.body };
     } catch (error) {
       if (error instanceof RequestError) retries = error.request?.retryCount ?? retries;
       const mapped = this.mapFailure(error, request, status);
-      this.emit(request, started, status, retries, shared, span, String(mapped.extensions.code));
+      this.emit(request, requestId, started, status, retries, shared, span, String(mapped.extensions.code));
       throw mapped;
     }
   }
@@ -417,7 +422,10 @@ export class PlatformHttp {
         });
         stream.once('retry', (_count: number, _error: Error, next: () => GotRequest) => attempt(next()));
       };
-      const headers: Record<string, string> = { authorization: request.authorization, 'x-request-id': request.requestId, accept: 'application/json' };
+      const headers: Record<string, string> = { authorization: request.authorization, accept: 'application/json' };
+      // The request making the call: a shared read runs in the scope of the request that started it.
+      const requestId = currentRequestId();
+      if (requestId !== undefined) headers['x-request-id'] = requestId;
       if (traceparent !== undefined) headers.traceparent = traceparent;
       attempt(this.got.stream(this.baseUrl + request.pathAndQuery, { method: request.method, headers, json: request.body }));
       signal?.addEventListener('abort', stop, { once: true });
@@ -425,20 +433,19 @@ export class PlatformHttp {
   }
 
   private mapFailure(error: unknown, request: UpstreamRequest, status: number): PlatformError {
-    const { requestId } = request;
     if (error instanceof PlatformError) return error;
     if (request.signal?.aborted) {
       const reason: unknown = request.signal.reason;
-      return reason instanceof RequestDeadlineExceeded ? transportError('timeout', requestId, reason.message) : transportError('cancelled', requestId, 'the caller closed the connection');
+      return reason instanceof RequestDeadlineExceeded ? transportError('timeout', reason.message) : transportError('cancelled', 'the caller closed the connection');
     }
-    if (error instanceof CircuitOpen) return transportError('breaker', requestId, 'circuit open');
-    if (error instanceof RouteBusy) return transportError('busy', requestId, error.message);
-    if (error instanceof TimeoutError) return transportError('timeout', requestId, `${error.event} timeout`);
-    if (error instanceof RequestError) return transportError('network', requestId, error.code ?? 'connection failed');
-    return transportError('network', requestId, 'unexpected failure', status || undefined);
+    if (error instanceof CircuitOpen) return transportError('breaker', 'circuit open');
+    if (error instanceof RouteBusy) return transportError('busy', error.message);
+    if (error instanceof TimeoutError) return transportError('timeout', `${error.event} timeout`);
+    if (error instanceof RequestError) return transportError('network', error.code ?? 'connection failed');
+    return transportError('network', 'unexpected failure', status || undefined);
   }
 
-  private emit(request: UpstreamRequest, started: number, status: number, retries: number, shared: boolean, span: UpstreamSpan | undefined, errorCode?: string) {
+  private emit(request: UpstreamRequest, requestId: string | undefined, started: number, status: number, retries: number, shared: boolean, span: UpstreamSpan | undefined, errorCode?: string) {
     if (this.observers.length === 0 && span === undefined) return;
     const event: UpstreamCallEvent = {
       route: request.route,
@@ -446,7 +453,7 @@ export class PlatformHttp {
       status,
       durationMs: performance.now() - started,
       retries,
-      requestId: request.requestId,
+      requestId,
       errorCode,
     };
     if (shared) event.shared = true;

@@ -44,13 +44,13 @@ function isEnvelope(value: unknown): value is { totalElements: number; content: 
 }
 
 /** Reads a page envelope, or (where the endpoint may answer one) a bare array without totals. */
-export function readPage<T>(body: unknown, requestId: string, options: { bareArrayAllowed: boolean }): ListPage<T> {
+export function readPage<T>(body: unknown, options: { bareArrayAllowed: boolean }): ListPage<T> {
   if (Array.isArray(body)) {
     if (options.bareArrayAllowed && areRecords(body)) return { items: body as T[], total: null };
   } else if (isEnvelope(body)) {
     return { items: body.content as T[], total: body.totalElements };
   }
-  throw transportError('body', requestId, 'not the page the contract describes');
+  throw transportError('body', 'not the page the contract describes');
 }
 
 /** A platform list endpoint: its route name (breaker, metrics), path, answer shapes and the argument behind each query parameter. */
@@ -83,12 +83,12 @@ export function pageFetcher<T>(endpoint: ListEndpoint): (client: PlatformClient,
   const argumentErrors = rethrowOnArguments(endpoint.argumentPaths);
   return async (client, query, page) => {
     const body = await client.get(endpoint.route, endpoint.path, { ...query, page: page.page, size: page.size }).catch(argumentErrors);
-    return { ...readPage<T>(body, client.requestId, endpoint), ...capEvidence(body) };
+    return { ...readPage<T>(body, endpoint), ...capEvidence(body) };
   };
 }
 
 /** Reads a single record (e.g. a Document). */
-export function readRecord<T>(body: unknown, requestId: string): T {
-  if (!isRecord(body)) throw transportError('body', requestId, 'not the record the contract describes');
+export function readRecord<T>(body: unknown): T {
+  if (!isRecord(body)) throw transportError('body', 'not the record the contract describes');
   return body as T;
 }

@@ -50,7 +50,7 @@ const CONTENT_SECURITY_POLICY = [
  * URL, its own browsing-context group (no window.opener handle from another
  * site), and no powerful browser features.
  */
-export const PAGE_HEADERS: Readonly<Record<string, string>> = {
+const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,
   'Cache-Control': 'no-cache',
   'X-Content-Type-Options': 'nosniff',

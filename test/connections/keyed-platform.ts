@@ -13,12 +13,12 @@ export const DEFAULT_ORDER: SortKey[] = orderOf(undefined, ['createdAt,DESC']);
 const BASE = Date.UTC(2026, 7, 1);
 
 /** The platform's timestamp form, yyyy-MM-ddTHH:mm:ss.SSS+0000, `seconds` after a fixed instant. */
-export function stamp(seconds: number): string {
+function stamp(seconds: number): string {
   return `${new Date(BASE + Math.round(seconds * 1000)).toISOString().slice(0, 23)}+0000`;
 }
 
 /** A UUID whose last group spells `n` (any integer), so a failing assertion still says which row. */
-export function uuid(n: number): string {
+function uuid(n: number): string {
   return `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 }
 

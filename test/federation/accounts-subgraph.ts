@@ -50,7 +50,7 @@ export const ACCOUNTS_TYPE_DEFS: DocumentNode = parse(/* GraphQL */ `
   }
 `);
 
-export type AccountKind = 'BusinessAccount' | 'FinancialAccount' | 'CustomerAccount' | 'BeneficialOwner' | 'Transaction';
+type AccountKind = 'BusinessAccount' | 'FinancialAccount' | 'CustomerAccount' | 'BeneficialOwner' | 'Transaction';
 
 export interface AccountsData {
   /** Entity names by kind and id. */
@@ -106,7 +106,7 @@ function entity(data: AccountsData, kind: AccountKind) {
   };
 }
 
-export function accountsSchema(data: AccountsData) {
+function accountsSchema(data: AccountsData) {
   const callersAccounts = (ctx: AccountsContext): readonly string[] => {
     if (!ctx.businessAccountId) throw new GraphQLError('Unknown or missing token', { extensions: { code: 'UNAUTHENTICATED' } });
     return data.financialAccountsOf.get(ctx.businessAccountId) ?? [];

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { CallerGone, RequestDeadlineExceeded } from '../../src/platform/cancellation.ts';
-import { PlatformClient } from '../../src/platform/client.ts';
+import { RequestClient } from '../support/request-client.ts';
 import { PlatformHttp } from '../../src/platform/http.ts';
 import { TOKEN, eventually, failure, startServer, upstreamSettings, type Handler, type TestServer } from './support.ts';
 
@@ -31,7 +31,7 @@ const hang: Handler = () => {};
 const unavailable: Handler = (_request, response) => response.writeHead(503, { 'content-type': 'application/json' }).end('{}');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const exceptions = (platform: PlatformHttp, n: number, signal?: AbortSignal) =>
-  new PlatformClient(platform, TOKEN, `req-${n}`, signal).get('exceptions.list', '/exceptions', { page: n });
+  new RequestClient(platform, TOKEN, `req-${n}`, signal).get('exceptions.list', '/exceptions', { page: n });
 
 describe('timed-out attempts', () => {
   it('count at once: concurrent hung calls open the breaker once, and none is retried after it opened', async () => {
@@ -51,7 +51,7 @@ describe('timed-out attempts', () => {
 describe('a shared call', () => {
   it('fails once for every caller waiting on it: ten identical hung requests open the breaker at the first timeout', async () => {
     const wire = await setup(hang, { UPSTREAM_RESPONSE_TIMEOUT_MS: '100', UPSTREAM_RETRY_LIMIT: '2', UPSTREAM_BREAKER_THRESHOLD: '5', UPSTREAM_BREAKER_COOLDOWN_MS: '60000' });
-    const same = (n: number) => new PlatformClient(wire.http, TOKEN, `req-${n}`).get('exceptions.list', '/exceptions');
+    const same = (n: number) => new RequestClient(wire.http, TOKEN, `req-${n}`).get('exceptions.list', '/exceptions');
 
     const errors = await Promise.all(Array.from({ length: 10 }, (_, n) => failure(same(n))));
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { PlatformClient } from '../../src/platform/client.ts';
+import { RequestClient } from '../support/request-client.ts';
 import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
 import { TOKEN, closedPort, eventsOf, eventually, failure, json, startServer, upstreamSettings, type Handler, type TestServer } from './support.ts';
 
@@ -47,7 +47,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-const call = (platform: PlatformHttp) => new PlatformClient(platform, TOKEN, REQUEST_ID).get('documents.get', '/v1/documents/d1');
+const call = (platform: PlatformHttp) => new RequestClient(platform, TOKEN, REQUEST_ID).get('documents.get', '/v1/documents/d1');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function tripWith(platform: PlatformHttp, failingStatus: number) {
@@ -77,7 +77,7 @@ describe('circuit breaker', () => {
       errorCode: 'UPSTREAM_ERROR',
     });
     // PUTs share the breaker: a failing platform is not sent mutations either.
-    const put = await failure(new PlatformClient(wire.http, TOKEN, REQUEST_ID).put('documents.update', '/v1/documents/d1', { name: 'x' }));
+    const put = await failure(new RequestClient(wire.http, TOKEN, REQUEST_ID).put('documents.update', '/v1/documents/d1', { name: 'x' }));
     expect(put.message).toBe('The platform is failing; calls are paused for a short cool-down');
     expect(wire.server.requests).toHaveLength(THRESHOLD);
   });
@@ -175,7 +175,7 @@ describe('circuit breaker', () => {
 });
 
 describe('one breaker per platform route', () => {
-  const exceptions = (platform: PlatformHttp) => new PlatformClient(platform, TOKEN, REQUEST_ID).get('exceptions.list', '/exceptions');
+  const exceptions = (platform: PlatformHttp) => new RequestClient(platform, TOKEN, REQUEST_ID).get('exceptions.list', '/exceptions');
 
   it('a route failing opens only its own breaker: other routes are still called', async () => {
     const wire = await setup();
@@ -207,7 +207,7 @@ describe('one breaker per platform route', () => {
 
 describe('calls stopped by their request', () => {
   const stoppable = (platform: PlatformHttp, signal: AbortSignal) =>
-    new PlatformClient(platform, TOKEN, REQUEST_ID, signal).get('documents.get', '/v1/documents/d1');
+    new RequestClient(platform, TOKEN, REQUEST_ID, signal).get('documents.get', '/v1/documents/d1');
 
   it('never count as failures, however many there are', async () => {
     const wire = await setup(() => {}, { UPSTREAM_RESPONSE_TIMEOUT_MS: '60000', UPSTREAM_REQUEST_TIMEOUT_MS: '60000' });

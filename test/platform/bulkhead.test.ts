@@ -3,7 +3,7 @@ import { testConfig } from '../../src/config.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { Bulkhead, RouteBusy } from '../../src/platform/bulkhead.ts';
 import { RequestDeadlineExceeded } from '../../src/platform/cancellation.ts';
-import { PlatformClient } from '../../src/platform/client.ts';
+import { RequestClient } from '../support/request-client.ts';
 import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
 import { TOKEN, eventsOf, eventually, failure, json, protectionSettings, startServer, upstreamSettings, type TestServer } from './support.ts';
 
@@ -100,7 +100,7 @@ describe('a route at its bound (UPSTREAM_ROUTE_MAX_IN_FLIGHT, UPSTREAM_ROUTE_QUE
   }
 
   const exceptions = (platform: PlatformHttp, n: number, signal?: AbortSignal) =>
-    new PlatformClient(platform, TOKEN, `req-${n}`, signal).get('exceptions.list', '/exceptions', { page: n });
+    new RequestClient(platform, TOKEN, `req-${n}`, signal).get('exceptions.list', '/exceptions', { page: n });
 
   it('refuses further calls with UPSTREAM_BUSY, sends nothing for them, and leaves the other routes and the breaker alone', async () => {
     const wire = await setup();
@@ -113,7 +113,7 @@ describe('a route at its bound (UPSTREAM_ROUTE_MAX_IN_FLIGHT, UPSTREAM_ROUTE_QUE
     expect(busy.message).toBe('The gateway is limiting calls to this platform route (2 calls in flight and 1 waiting); try again shortly');
     expect(busy.extensions).toEqual({ code: 'UPSTREAM_BUSY', requestId: 'req-4' });
     expect(eventsOf(wire.events)).toEqual([{ route: 'exceptions.list', method: 'GET', status: 0, retries: 0, requestId: 'req-4', errorCode: 'UPSTREAM_BUSY' }]);
-    await expect(new PlatformClient(wire.http, TOKEN, 'req-doc').get('documents.get', '/v1/documents/d1')).resolves.toEqual({ id: 'd1' });
+    await expect(new RequestClient(wire.http, TOKEN, 'req-doc').get('documents.get', '/v1/documents/d1')).resolves.toEqual({ id: 'd1' });
     expect(wire.server.requests.map((r) => r.url)).toEqual(['/exceptions?page=1', '/exceptions?page=2', '/v1/documents/d1']);
     expect(wire.http.breakerState).toBe('closed');
 

@@ -2,7 +2,9 @@ import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import nock from 'nock';
 import { createLogger } from '../../src/logger.ts';
-import { PlatformClient, pathSegment, queryString } from '../../src/platform/client.ts';
+import { runWithRequestId } from '../../src/observability/request-scope.ts';
+import { pathSegment, queryString } from '../../src/platform/client.ts';
+import { RequestClient } from '../support/request-client.ts';
 import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
 import { useNock } from './nock-guard.ts';
 import { PLATFORM_URL, TOKEN, TOKEN_SECRET, failure, json, syncFailure, upstreamSettings } from './support.ts';
@@ -28,7 +30,7 @@ describe('credentials', () => {
 
   for (const authorization of [undefined, '', 'Bearer', 'Bearer ', 'Basic dXNlcjpwYXNzd29yZA==', `Token ${TOKEN_SECRET}`, TOKEN_SECRET]) {
     it(`${JSON.stringify(authorization)} → UNAUTHENTICATED before any call`, async () => {
-      const client = new PlatformClient(http, authorization, REQUEST_ID);
+      const client = new RequestClient(http, authorization, REQUEST_ID);
 
       for (const call of [() => client.get('exceptions.list', '/exceptions'), () => client.put('documents.update', '/v1/documents/tax', { name: 'Tax' })]) {
         const error = await failure(call());
@@ -48,7 +50,7 @@ describe('credentials', () => {
       .reply(200, json(page(['e1'])))
       .put('/v1/documents/tax', { name: 'Tax' })
       .reply(200, json({ id: 'tax' }));
-    const client = new PlatformClient(http, authorization, 'req-exact-9');
+    const client = new RequestClient(http, authorization, 'req-exact-9');
 
     await expect(client.get('exceptions.list', '/exceptions')).resolves.toEqual(page(['e1']));
     await expect(client.put('documents.update', '/v1/documents/tax', { name: 'Tax' })).resolves.toEqual({ id: 'tax' });
@@ -77,7 +79,7 @@ describe('credentials', () => {
     for (const [name, status, body, headers] of echoes) {
       it(`even when the platform echoes it in ${name}`, async () => {
         const scope = nock(PLATFORM_URL).get('/v1/documents/d1').reply(status, body, headers);
-        const error = await failure(new PlatformClient(http, TOKEN, REQUEST_ID).get('documents.get', '/v1/documents/d1'));
+        const error = await failure(new RequestClient(http, TOKEN, REQUEST_ID).get('documents.get', '/v1/documents/d1'));
         scope.done();
 
         const exposed = JSON.stringify({ message: error.message, extensions: error.extensions, fieldErrors: error.fieldErrors, events });
@@ -88,7 +90,7 @@ describe('credentials', () => {
 
     it('keeps the rest of an echoing message', async () => {
       const scope = nock(PLATFORM_URL).get('/v1/documents/d1').reply(401, `Invalid token ${TOKEN_SECRET}`, { 'content-type': 'text/plain' });
-      const error = await failure(new PlatformClient(http, TOKEN, REQUEST_ID).get('documents.get', '/v1/documents/d1'));
+      const error = await failure(new RequestClient(http, TOKEN, REQUEST_ID).get('documents.get', '/v1/documents/d1'));
       scope.done();
       expect(error.message).toBe('The platform rejected the access token (HTTP 401): Invalid token [REDACTED]');
       expect(error.extensions).toEqual({ code: 'UNAUTHENTICATED', requestId: REQUEST_ID, upstream: { status: 401 } });
@@ -97,7 +99,7 @@ describe('credentials', () => {
     it('even when JSON escaping hides it in the raw body', async () => {
       const opaque = 'Bearer tok/with+slash==';
       const scope = nock(PLATFORM_URL).get('/v1/documents/d1').reply(401, '{"traceId":"t","message":"Invalid token tok\\/with+slash=="}', { 'content-type': 'application/json' });
-      const error = await failure(new PlatformClient(http, opaque, REQUEST_ID).get('documents.get', '/v1/documents/d1'));
+      const error = await failure(new RequestClient(http, opaque, REQUEST_ID).get('documents.get', '/v1/documents/d1'));
       scope.done();
       expect(error.message).toBe('The platform rejected the access token (HTTP 401): Invalid token [REDACTED]');
     });
@@ -105,7 +107,7 @@ describe('credentials', () => {
     it('even when a long message would cut it in half', async () => {
       const body = `${'x'.repeat(180)} token ${TOKEN_SECRET} rejected`;
       const scope = nock(PLATFORM_URL).get('/v1/documents/d1').reply(401, body, { 'content-type': 'text/plain' });
-      const error = await failure(new PlatformClient(http, TOKEN, REQUEST_ID).get('documents.get', '/v1/documents/d1'));
+      const error = await failure(new RequestClient(http, TOKEN, REQUEST_ID).get('documents.get', '/v1/documents/d1'));
       scope.done();
       expect(error.message).toBe(`The platform rejected the access token (HTTP 401): ${'x'.repeat(180)} token [REDACTED] re`);
       expect(error.message).not.toContain(TOKEN_SECRET.slice(0, 8));
@@ -115,7 +117,7 @@ describe('credentials', () => {
       const ENCODED = 'Bearer abc/def+ghi/jkl==';
       const rejected = async (body: string, authorization = TOKEN, contentType = 'text/plain') => {
         const scope = nock(PLATFORM_URL).get('/v1/documents/d1').reply(401, body, { 'content-type': contentType });
-        const error = await failure(new PlatformClient(http, authorization, REQUEST_ID).get('documents.get', '/v1/documents/d1'));
+        const error = await failure(new RequestClient(http, authorization, REQUEST_ID).get('documents.get', '/v1/documents/d1'));
         scope.done();
         return error;
       };
@@ -153,7 +155,7 @@ describe('credentials', () => {
           errors: [{ path: `headers.${piece}`, message: `${piece} is malformed`, errorCode: 'FORMAT' }],
         });
         const scope = nock(PLATFORM_URL).get('/v1/documents/d1').reply(422, body, { 'content-type': 'application/json' });
-        const error = await failure(new PlatformClient(http, TOKEN, REQUEST_ID).get('documents.get', '/v1/documents/d1'));
+        const error = await failure(new RequestClient(http, TOKEN, REQUEST_ID).get('documents.get', '/v1/documents/d1'));
         scope.done();
         expect(error.message).toBe('The platform rejected the request (HTTP 422): Rejected [REDACTED]');
         expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', requestId: REQUEST_ID, upstream: { status: 422, traceId: 'trace-[REDACTED]', errorCode: 'BAD_[REDACTED]' } });
@@ -172,7 +174,7 @@ describe('credentials', () => {
 describe('per-request GET dedup', () => {
   it('two identical GETs, query keys in any order, make one upstream request', async () => {
     const scope = nock(PLATFORM_URL).get('/exceptions').query({ page: '0', size: '20', status: ['NEW', 'REOPENED'] }).once().reply(200, json(page(['e1', 'e2'])));
-    const client = new PlatformClient(http, TOKEN, REQUEST_ID);
+    const client = new RequestClient(http, TOKEN, REQUEST_ID);
 
     const [first, second] = await Promise.all([
       client.get('exceptions.list', '/exceptions', { page: 0, size: 20, status: ['NEW', 'REOPENED'] }),
@@ -206,7 +208,7 @@ describe('per-request GET dedup', () => {
       .get('/v1/acceptances')
       .query({ page: '0' })
       .reply(200, json(page(['a0'])));
-    const client = new PlatformClient(http, TOKEN, REQUEST_ID);
+    const client = new RequestClient(http, TOKEN, REQUEST_ID);
 
     const bodies = await Promise.all([
       client.get('exceptions.list', '/exceptions', { page: 0 }),
@@ -233,8 +235,8 @@ describe('per-request GET dedup', () => {
       .matchHeader('authorization', otherToken)
       .matchHeader('x-request-id', 'req-b')
       .reply(200, json(page(['theirs'])));
-    const a = new PlatformClient(http, TOKEN, 'req-a');
-    const b = new PlatformClient(http, otherToken, 'req-b');
+    const a = new RequestClient(http, TOKEN, 'req-a');
+    const b = new RequestClient(http, otherToken, 'req-b');
 
     const [mine, theirs] = await Promise.all([a.get('exceptions.list', '/exceptions'), b.get('exceptions.list', '/exceptions')]);
 
@@ -246,7 +248,7 @@ describe('per-request GET dedup', () => {
 
   it('a failed GET is not repeated within the request either', async () => {
     const scope = nock(PLATFORM_URL).get('/v1/documents/d1').once().reply(404, '');
-    const client = new PlatformClient(http, TOKEN, REQUEST_ID);
+    const client = new RequestClient(http, TOKEN, REQUEST_ID);
 
     const errors = await Promise.all([failure(client.get('documents.get', '/v1/documents/d1')), failure(client.get('documents.get', '/v1/documents/d1'))]);
 
@@ -262,7 +264,7 @@ describe('per-request GET dedup', () => {
       .reply(200, json({ id: 'tax', version: '2' }))
       .put('/v1/documents/tax', body)
       .reply(200, json({ id: 'tax', version: '3' }));
-    const client = new PlatformClient(http, TOKEN, REQUEST_ID);
+    const client = new RequestClient(http, TOKEN, REQUEST_ID);
 
     const results = await Promise.all([client.put('documents.update', '/v1/documents/tax', body), client.put('documents.update', '/v1/documents/tax', body)]);
 
@@ -275,37 +277,37 @@ describe('per-request GET dedup', () => {
 
 describe('pathSegment', () => {
   it('encodes a value as exactly one segment', () => {
-    expect(pathSegment('../exceptions', REQUEST_ID)).toBe('..%2Fexceptions');
-    expect(pathSegment('a b/c?d#e%f', REQUEST_ID)).toBe('a%20b%2Fc%3Fd%23e%25f');
-    expect(pathSegment('%2e%2e', REQUEST_ID)).toBe('%252e%252e');
-    expect(pathSegment('...', REQUEST_ID)).toBe('...');
-    expect(pathSegment('driving-license', REQUEST_ID)).toBe('driving-license');
+    expect(pathSegment('../exceptions')).toBe('..%2Fexceptions');
+    expect(pathSegment('a b/c?d#e%f')).toBe('a%20b%2Fc%3Fd%23e%25f');
+    expect(pathSegment('%2e%2e')).toBe('%252e%252e');
+    expect(pathSegment('...')).toBe('...');
+    expect(pathSegment('driving-license')).toBe('driving-license');
   });
 
   for (const value of ['.', '..', '']) {
     it(`rejects ${JSON.stringify(value)} with BAD_USER_INPUT before any call`, async () => {
-      const client = new PlatformClient(http, TOKEN, REQUEST_ID);
+      const client = new RequestClient(http, TOKEN, REQUEST_ID);
       const getDocument = async (id: string) => client.get('documents.get', `/v1/documents/${client.segment(id)}`);
 
       const error = await failure(getDocument(value));
 
       expect(error.message).toBe(`"${value}" is not a valid id`);
       expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', requestId: REQUEST_ID });
-      expect(syncFailure(() => pathSegment(value, 'other-req')).extensions).toEqual({ code: 'BAD_USER_INPUT', requestId: 'other-req' });
+      expect(syncFailure(() => runWithRequestId('other-req', () => pathSegment(value))).extensions).toEqual({ code: 'BAD_USER_INPUT', requestId: 'other-req' });
       expect(client.calls).toBe(0);
       expect(events).toEqual([]);
     });
   }
 
   it('rejects an id with a lone surrogate with BAD_USER_INPUT instead of failing the request', () => {
-    const error = syncFailure(() => pathSegment('doc-\ud800', REQUEST_ID));
+    const error = syncFailure(() => runWithRequestId(REQUEST_ID, () => pathSegment('doc-\ud800')));
     expect(error.message).toBe('The id contains characters that cannot be encoded (a lone UTF-16 surrogate)');
     expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', requestId: REQUEST_ID });
   });
 
   it('the encoded id reaches the platform as one segment', async () => {
     const scope = nock(PLATFORM_URL).get('/v1/documents/..%2Fexceptions').reply(200, json({ id: '../exceptions' }));
-    const client = new PlatformClient(http, TOKEN, REQUEST_ID);
+    const client = new RequestClient(http, TOKEN, REQUEST_ID);
     await expect(client.get('documents.get', `/v1/documents/${client.segment('../exceptions')}`)).resolves.toEqual({ id: '../exceptions' });
     scope.done();
   });
@@ -359,7 +361,7 @@ describe('logging', () => {
 
   it('an upstream failure logged with its error carries no token', async () => {
     const scope = nock(PLATFORM_URL).get('/v1/documents/d1').reply(401, `Invalid token ${TOKEN_SECRET}`, { 'content-type': 'text/plain' });
-    const error = await failure(new PlatformClient(http, TOKEN, REQUEST_ID).get('documents.get', '/v1/documents/d1'));
+    const error = await failure(new RequestClient(http, TOKEN, REQUEST_ID).get('documents.get', '/v1/documents/d1'));
     scope.done();
 
     const { logger, output } = capture();

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import nock from 'nock';
 import { exceptionsQuery, fetchExceptions } from '../../src/exceptions/api.ts';
-import { PlatformClient } from '../../src/platform/client.ts';
+import { RequestClient } from '../support/request-client.ts';
 import { parseErrorBody } from '../../src/platform/error-body.ts';
+import { runWithRequestId } from '../../src/observability/request-scope.ts';
 import { errorFromResponse, retryAfterSeconds } from '../../src/platform/error-mapping.ts';
 import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
 import { useNock } from './nock-guard.ts';
@@ -15,14 +16,14 @@ const TIMESTAMP = '2026-11-20T10:15:30.123Z';
 
 let http: PlatformHttp;
 let events: UpstreamCallEvent[];
-let client: PlatformClient;
+let client: RequestClient;
 
 beforeEach(() => {
   // Retries have their own suite; here every status must surface from a single request.
   http = new PlatformHttp(PLATFORM_URL, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0' }));
   events = [];
   http.observe((event) => events.push(event));
-  client = new PlatformClient(http, TOKEN, REQUEST_ID);
+  client = new RequestClient(http, TOKEN, REQUEST_ID);
 });
 
 afterEach(() => http.close());
@@ -164,7 +165,7 @@ describe('error body shapes', () => {
   async function failWith(status: number, body: string, headers: Record<string, string> = {}) {
     const scope = nock(PLATFORM_URL).get('/v1/documents/doc-9').reply(status, body, headers);
     // A new client per call: one client deduplicates identical GETs, failures included.
-    const caller = new PlatformClient(http, TOKEN, REQUEST_ID);
+    const caller = new RequestClient(http, TOKEN, REQUEST_ID);
     const error = await failure(caller.get('documents.get', '/v1/documents/doc-9'));
     scope.done();
     return error;
@@ -286,9 +287,9 @@ describe('mapping functions', () => {
   });
 
   it('errorFromResponse only sets retryAfter for 429', () => {
-    const unavailable = errorFromResponse({ status: 503, body: '', retryAfter: '30' }, 'r1');
+    const unavailable = runWithRequestId('r1', () => errorFromResponse({ status: 503, body: '', retryAfter: '30' }));
     expect(unavailable.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: 'r1', upstream: { status: 503 } });
-    const limited = errorFromResponse({ status: 429, body: '', retryAfter: '30' }, 'r2');
+    const limited = runWithRequestId('r2', () => errorFromResponse({ status: 429, body: '', retryAfter: '30' }));
     expect(limited.extensions).toEqual({ code: 'RATE_LIMITED', requestId: 'r2', upstream: { status: 429 }, retryAfter: 30 });
   });
 });

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import nock from 'nock';
-import { PlatformClient } from '../../src/platform/client.ts';
+import { RequestClient } from '../support/request-client.ts';
 import { PlatformHttp } from '../../src/platform/http.ts';
+import { runWithRequestId } from '../../src/observability/request-scope.ts';
 import { readPage, readRecord } from '../../src/platform/pages.ts';
 import { useNock } from './nock-guard.ts';
 import { PLATFORM_URL, TOKEN, failure, json, syncFailure, upstreamSettings } from './support.ts';
@@ -20,16 +21,16 @@ const envelope = (content: unknown[], totalElements: number) => ({
 describe('readPage', () => {
   it('reads an envelope into items and total, keeping every field of each record', () => {
     const body = envelope([exception('e1'), exception('e2')], 5);
-    expect(readPage(body, REQUEST_ID, { bareArrayAllowed: false })).toEqual({ items: [exception('e1'), exception('e2')], total: 5 });
+    expect(readPage(body, { bareArrayAllowed: false })).toEqual({ items: [exception('e1'), exception('e2')], total: 5 });
     // An endpoint that may answer a bare array still accepts an envelope.
-    expect(readPage(body, REQUEST_ID, { bareArrayAllowed: true })).toEqual({ items: [exception('e1'), exception('e2')], total: 5 });
-    expect(readPage(envelope([], 0), REQUEST_ID, { bareArrayAllowed: false })).toEqual({ items: [], total: 0 });
+    expect(readPage(body, { bareArrayAllowed: true })).toEqual({ items: [exception('e1'), exception('e2')], total: 5 });
+    expect(readPage(envelope([], 0), { bareArrayAllowed: false })).toEqual({ items: [], total: 0 });
   });
 
   it('reads a bare array, without a total, only where the endpoint may answer one', () => {
     const body = [exception('b1'), exception('b2')];
-    expect(readPage(body, REQUEST_ID, { bareArrayAllowed: true })).toEqual({ items: body, total: null });
-    const error = syncFailure(() => readPage(body, REQUEST_ID, { bareArrayAllowed: false }));
+    expect(readPage(body, { bareArrayAllowed: true })).toEqual({ items: body, total: null });
+    const error = syncFailure(() => runWithRequestId(REQUEST_ID, () => readPage(body, { bareArrayAllowed: false })));
     expect(error.message).toBe('The platform answered with an unusable body (not the page the contract describes)');
     expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID });
   });
@@ -51,7 +52,7 @@ describe('readPage', () => {
   for (const [name, body] of wrongPages) {
     it(`rejects ${name} as UPSTREAM_ERROR`, () => {
       for (const bareArrayAllowed of [false, true]) {
-        const error = syncFailure(() => readPage(body, REQUEST_ID, { bareArrayAllowed }));
+        const error = syncFailure(() => runWithRequestId(REQUEST_ID, () => readPage(body, { bareArrayAllowed })));
         expect(error.message).toBe('The platform answered with an unusable body (not the page the contract describes)');
         expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID });
       }
@@ -62,7 +63,7 @@ describe('readPage', () => {
 describe('readRecord', () => {
   it('returns the record itself when it has a string id', () => {
     const document = { id: 'd1', name: 'Passport', metadata: { a: '1' } };
-    expect(readRecord(document, REQUEST_ID)).toBe(document);
+    expect(readRecord(document)).toBe(document);
   });
 
   for (const [name, body] of [
@@ -73,7 +74,7 @@ describe('readRecord', () => {
     ['text', 'd1'],
   ] as [string, unknown][]) {
     it(`rejects ${name} as UPSTREAM_ERROR`, () => {
-      const error = syncFailure(() => readRecord(body, REQUEST_ID));
+      const error = syncFailure(() => runWithRequestId(REQUEST_ID, () => readRecord(body)));
       expect(error.message).toBe('The platform answered with an unusable body (not the record the contract describes)');
       expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID });
     });
@@ -84,10 +85,10 @@ describe('a 200 the contract does not describe, through the client', () => {
   useNock();
 
   let http: PlatformHttp;
-  let client: PlatformClient;
+  let client: RequestClient;
   beforeEach(() => {
     http = new PlatformHttp(PLATFORM_URL, upstreamSettings());
-    client = new PlatformClient(http, TOKEN, REQUEST_ID);
+    client = new RequestClient(http, TOKEN, REQUEST_ID);
   });
   afterEach(() => http.close());
 
@@ -123,7 +124,7 @@ describe('a 200 the contract does not describe, through the client', () => {
     const body = await client.get('acceptances.list', '/v1/acceptances', { financialAccountId: 'fa-1' });
     scope.done();
     expect(body).toEqual({ items: [{ id: 'a1' }], total: 1 });
-    const error = syncFailure(() => readPage(body, client.requestId, { bareArrayAllowed: false }));
+    const error = syncFailure(() => runWithRequestId(REQUEST_ID, () => readPage(body, { bareArrayAllowed: false })));
     expect(error.message).toBe('The platform answered with an unusable body (not the page the contract describes)');
     expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID });
   });
@@ -133,14 +134,14 @@ describe('a 200 the contract does not describe, through the client', () => {
     const scope = nock(PLATFORM_URL).get('/exceptions').query({ page: '0', size: '2' }).reply(200, json(page), { 'content-type': 'application/json' });
     const body = await client.get('exceptions.list', '/exceptions', { size: 2, page: 0 });
     scope.done();
-    expect(readPage(body, client.requestId, { bareArrayAllowed: false })).toEqual({ items: [exception('e1'), exception('e2')], total: 4 });
+    expect(readPage(body, { bareArrayAllowed: false })).toEqual({ items: [exception('e1'), exception('e2')], total: 4 });
   });
 
   it('JSON of the wrong shape → UPSTREAM_ERROR from readRecord', async () => {
     const scope = nock(PLATFORM_URL).put('/v1/documents/passport').reply(200, json({ document: { id: 'd1' } }), { 'content-type': 'application/json' });
     const body = await client.put('documents.update', '/v1/documents/passport', { name: 'Passport' });
     scope.done();
-    const error = syncFailure(() => readRecord(body, client.requestId));
+    const error = syncFailure(() => runWithRequestId(REQUEST_ID, () => readRecord(body)));
     expect(error.message).toBe('The platform answered with an unusable body (not the record the contract describes)');
     expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID });
   });

@@ -2,7 +2,7 @@
 // nock's simulated errors do not reach got the way a real socket's do.
 import { afterEach, describe, expect, it } from '@jest/globals';
 import nock from 'nock';
-import { PlatformClient } from '../../src/platform/client.ts';
+import { RequestClient } from '../support/request-client.ts';
 import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
 import { useNock } from './nock-guard.ts';
 import { PLATFORM_URL, TOKEN, eventsOf, failure, json, upstreamSettings } from './support.ts';
@@ -16,11 +16,11 @@ let http: PlatformHttp | undefined;
 let events: UpstreamCallEvent[] = [];
 
 /** A client over a fresh PlatformHttp (retry limit 2, 5 ms backoff unless overridden). */
-function setup(overrides: Record<string, string> = {}): PlatformClient {
+function setup(overrides: Record<string, string> = {}): RequestClient {
   http = new PlatformHttp(PLATFORM_URL, upstreamSettings(overrides));
   events = [];
   http.observe((event) => events.push(event));
-  return new PlatformClient(http, TOKEN, REQUEST_ID);
+  return new RequestClient(http, TOKEN, REQUEST_ID);
 }
 
 afterEach(() => {

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { testConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
+import type { UpstreamCallEvent } from '../../src/platform/http.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
 import { eventually } from './support.ts';
 
@@ -15,6 +16,8 @@ interface HeldRequest {
   method: string;
   url: string;
   authorization: string | undefined;
+  /** The `x-request-id` the gateway sent with the call. */
+  requestId: string | undefined;
   /** The gateway closed this call's connection before it was answered. */
   closedEarly: boolean;
 }
@@ -24,6 +27,8 @@ interface HoldingProxy {
   requests: HeldRequest[];
   /** Forwards every held request to the sandbox (and every later one at once). */
   release(): void;
+  /** Answers every held request (and every later one) with `status` and an empty body, instead of the sandbox. */
+  fail(status: number): void;
   close(): Promise<void>;
 }
 
@@ -31,9 +36,11 @@ async function holdingProxy(target: string): Promise<HoldingProxy> {
   const requests: HeldRequest[] = [];
   let held: (() => void)[] = [];
   let releasing = false;
+  let failing: number | undefined;
   const sockets = new Set<Socket>();
   const server = http.createServer((req, res) => {
-    const seen: HeldRequest = { method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, closedEarly: false };
+    const requestId = req.headers['x-request-id'];
+    const seen: HeldRequest = { method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, requestId: typeof requestId === 'string' ? requestId : undefined, closedEarly: false };
     requests.push(seen);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -42,6 +49,10 @@ async function holdingProxy(target: string): Promise<HoldingProxy> {
     });
     const forward = () => {
       if (seen.closedEarly) return;
+      if (failing !== undefined) {
+        res.writeHead(failing).end();
+        return;
+      }
       const upstream = http.request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -55,14 +66,19 @@ async function holdingProxy(target: string): Promise<HoldingProxy> {
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const release = () => {
+    releasing = true;
+    const waiting = held;
+    held = [];
+    for (const forward of waiting) forward();
+  };
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
-    release() {
-      releasing = true;
-      const waiting = held;
-      held = [];
-      for (const forward of waiting) forward();
+    release,
+    fail(status) {
+      failing = status;
+      release();
     },
     async close() {
       for (const socket of sockets) socket.destroy();
@@ -135,6 +151,31 @@ describe('identical reads of concurrent requests', () => {
     expect(metrics.split('\n').filter((line) => /^upstream_(shared_calls|requests)_total\{/.test(line))).toEqual([
       'upstream_requests_total{route="exceptions.list",method="GET",status="200"} 2',
       'upstream_shared_calls_total{route="exceptions.list"} 19',
+    ]);
+  });
+
+  it('a failed shared call: each caller’s error and call event carry its own request id, the call its starter’s', async () => {
+    const wire = await setup();
+    const events: UpstreamCallEvent[] = [];
+    wire.gateway.http.observe((event) => events.push(event));
+    const ids = ['starter', 'joiner-1', 'joiner-2', 'joiner-3'];
+    const first = post(wire.gateway.url, wire.acme, EXCEPTIONS, { requestId: ids[0] });
+    await eventually(() => wire.proxy.requests.length === 1, 10_000);
+    const joiners = ids.slice(1).map((requestId) => post(wire.gateway.url, wire.acme, EXCEPTIONS, { requestId }));
+    await eventually(() => wire.gateway.http.sharedReads().callers === ids.length, 10_000);
+    // 500 is not retried: one call, whose one failure every caller shares.
+    wire.proxy.fail(500);
+    const results = await Promise.all([first, ...joiners]);
+
+    expect(wire.proxy.requests.map((r) => [r.url, r.requestId])).toEqual([['/exceptions?page=0&size=3', 'starter']]);
+    expect(results.map((result) => (result.errors as { extensions: unknown }[]).map((error) => error.extensions))).toEqual(
+      ids.map((requestId) => [{ code: 'UPSTREAM_ERROR', requestId, upstream: { status: 500 } }]),
+    );
+    expect(events.map((e) => [e.requestId, e.shared ?? false, e.status, e.errorCode]).sort()).toEqual([
+      ['joiner-1', true, 500, 'UPSTREAM_ERROR'],
+      ['joiner-2', true, 500, 'UPSTREAM_ERROR'],
+      ['joiner-3', true, 500, 'UPSTREAM_ERROR'],
+      ['starter', false, 500, 'UPSTREAM_ERROR'],
     ]);
   });
 

@@ -62,7 +62,7 @@ export function eventsOf(events: UpstreamCallEvent[]): Omit<UpstreamCallEvent, '
   });
 }
 
-export interface SeenRequest {
+interface SeenRequest {
   method: string;
   url: string;
   headers: http.IncomingHttpHeaders;

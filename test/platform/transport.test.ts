@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { PlatformClient } from '../../src/platform/client.ts';
+import { RequestClient } from '../support/request-client.ts';
 import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
 import { TOKEN, closedPort, eventsOf, eventually, failure, json, protectionSettings, startServer, upstreamSettings, type Handler, type TestServer } from './support.ts';
 
@@ -14,12 +14,12 @@ let server: TestServer | undefined;
 let http: PlatformHttp | undefined;
 let events: UpstreamCallEvent[] = [];
 
-async function setup(handler: Handler, overrides: Record<string, string> = {}): Promise<{ client: PlatformClient; http: PlatformHttp; server: TestServer }> {
+async function setup(handler: Handler, overrides: Record<string, string> = {}): Promise<{ client: RequestClient; http: PlatformHttp; server: TestServer }> {
   server = await startServer(handler);
   http = new PlatformHttp(server.url, upstreamSettings(overrides), protectionSettings(overrides));
   events = [];
   http.observe((event) => events.push(event));
-  return { client: new PlatformClient(http, TOKEN, REQUEST_ID), http, server };
+  return { client: new RequestClient(http, TOKEN, REQUEST_ID), http, server };
 }
 
 afterEach(async () => {
@@ -114,7 +114,7 @@ describe('network errors', () => {
     events = [];
     http.observe((event) => events.push(event));
 
-    const error = await failure(new PlatformClient(http, TOKEN, REQUEST_ID).get('exceptions.list', '/exceptions'));
+    const error = await failure(new RequestClient(http, TOKEN, REQUEST_ID).get('exceptions.list', '/exceptions'));
 
     expect(error.message).toBe('The platform could not be reached (ECONNREFUSED)');
     expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID });
@@ -169,7 +169,7 @@ describe('connection pool', () => {
     const wire = await setup(ok);
 
     await wire.client.get('exceptions.list', '/exceptions');
-    await new PlatformClient(wire.http, TOKEN, 'req-wire-2').get('exceptions.list', '/exceptions');
+    await new RequestClient(wire.http, TOKEN, 'req-wire-2').get('exceptions.list', '/exceptions');
 
     expect(wire.server.requests).toHaveLength(2);
     expect(wire.server.connections()).toBe(1);
@@ -189,7 +189,7 @@ describe('connection pool', () => {
       if (held.length % width === 0) for (const answer of held.splice(0)) answer();
       // Forty requests with the same GET, none shared and none held back by the route's bound: forty calls.
     }, { UPSTREAM_MAX_SOCKETS: '64', UPSTREAM_SHARE_READS: 'false', UPSTREAM_ROUTE_MAX_IN_FLIGHT: '64' });
-    const burst = () => Promise.all(Array.from({ length: width }, (_, index) => new PlatformClient(wire.http, TOKEN, `req-burst-${index}`).get('exceptions.list', '/exceptions')));
+    const burst = () => Promise.all(Array.from({ length: width }, (_, index) => new RequestClient(wire.http, TOKEN, `req-burst-${index}`).get('exceptions.list', '/exceptions')));
 
     await burst();
     await eventually(() => wire.http.socketCounts().active === 0);
@@ -221,7 +221,7 @@ describe('what the platform sees', () => {
     const wire = await setup(ok);
     const authorization = 'bearer   abc.DEF-123_x';
 
-    await new PlatformClient(wire.http, authorization, 'req-headers-7').get('exceptions.list', '/exceptions');
+    await new RequestClient(wire.http, authorization, 'req-headers-7').get('exceptions.list', '/exceptions');
 
     expect(wire.server.requests).toHaveLength(1);
     const [seen] = wire.server.requests;

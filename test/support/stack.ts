@@ -8,7 +8,7 @@ import { AnswerRecorder, PlatformContract } from './platform-contract.ts';
 /** Read once per test file: every stack's sandbox answers are checked against it. */
 const contract = PlatformContract.fromFile();
 
-export interface GraphQLResponse<T = Record<string, unknown>> {
+interface GraphQLResponse<T = Record<string, unknown>> {
   status: number;
   body: { data?: T | null; errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[] };
 }

@@ -1,6 +1,6 @@
 import { expect } from '@jest/globals';
 
-export interface PageInfo {
+interface PageInfo {
   hasNextPage: boolean;
   hasPreviousPage: boolean;
   startCursor: string | null;

@@ -23,20 +23,20 @@ function recordingHttp() {
 describe('request context', () => {
   it('builds the document loader on first use and keeps it for the request', () => {
     const { http } = recordingHttp();
-    const context = createContext({ config, http, logger }, { authorization: 'Bearer t' }, 'r-1');
+    const context = createContext({ config, http, logger }, { authorization: 'Bearer t' });
     const first = context.loaders.document;
     expect(context.loaders.document).toBe(first);
-    const other = createContext({ config, http, logger }, { authorization: 'Bearer t' }, 'r-2');
+    const other = createContext({ config, http, logger }, { authorization: 'Bearer t' });
     expect(other.loaders.document).not.toBe(first);
   });
 
   it('fetches each distinct document once per request through the loader, and again in another request', async () => {
     const { http, calls } = recordingHttp();
-    const context = createContext({ config, http, logger }, { authorization: 'Bearer t' }, 'r-1');
+    const context = createContext({ config, http, logger }, { authorization: 'Bearer t' });
     await Promise.all([context.loaders.document.load('d-1'), context.loaders.document.load('d-1'), context.loaders.document.load('d-2')]);
     expect(calls.filter((path) => path.includes('d-1'))).toHaveLength(1);
     expect(calls.filter((path) => path.includes('d-2'))).toHaveLength(1);
-    const next = createContext({ config, http, logger }, { authorization: 'Bearer t' }, 'r-2');
+    const next = createContext({ config, http, logger }, { authorization: 'Bearer t' });
     await next.loaders.document.load('d-1');
     expect(calls.filter((path) => path.includes('d-1'))).toHaveLength(2);
   });

@@ -1,0 +1,62 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import type { GraphQLFormattedError } from 'graphql';
+import nock from 'nock';
+import { ErrorCode } from '../../src/errors.ts';
+import { formatError } from '../../src/format-error.ts';
+import { createLogger } from '../../src/logger.ts';
+import { runWithRequestId } from '../../src/observability/request-scope.ts';
+import { PlatformClient } from '../../src/platform/client.ts';
+import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
+import { PlatformError } from '../../src/platform/platform-error.ts';
+import { useNock } from '../platform/nock-guard.ts';
+import { PLATFORM_URL, TOKEN, failure, upstreamSettings } from '../platform/support.ts';
+
+// The request id lives in the request scope only (src/observability/request-scope.ts): a platform
+// call, its event and its error take the id of the request they run in, and code running outside a
+// request has none, rather than one invented on the spot.
+
+describe('platform calls and the request scope', () => {
+  useNock();
+
+  let http: PlatformHttp;
+  let events: UpstreamCallEvent[];
+  beforeEach(() => {
+    http = new PlatformHttp(PLATFORM_URL, upstreamSettings());
+    events = [];
+    http.observe((event) => events.push(event));
+  });
+  afterEach(() => http.close());
+
+  it('a call made in a request carries that request’s id: header, event and error', async () => {
+    const scope = nock(PLATFORM_URL).get('/v1/documents/d1').matchHeader('x-request-id', 'req-scope-1').reply(404, '');
+    const client = new PlatformClient(http, TOKEN);
+    const error = await failure(runWithRequestId('req-scope-1', () => client.get('documents.get', '/v1/documents/d1')));
+    scope.done();
+    expect(error.extensions).toEqual({ code: 'NOT_FOUND', requestId: 'req-scope-1', upstream: { status: 404 } });
+    expect(events.map((event) => [event.requestId, event.status, event.errorCode])).toEqual([['req-scope-1', 404, 'NOT_FOUND']]);
+  });
+
+  it('outside any request: no x-request-id is sent, and neither the event nor the error has an id', async () => {
+    const scope = nock(PLATFORM_URL, { badheaders: ['x-request-id'] }).get('/v1/documents/d1').reply(404, '');
+    const error = await failure(new PlatformClient(http, TOKEN).get('documents.get', '/v1/documents/d1'));
+    scope.done();
+    expect(error.extensions).toEqual({ code: 'NOT_FOUND', upstream: { status: 404 } });
+    expect(events.map((event) => [event.requestId, event.status, event.errorCode])).toEqual([[undefined, 404, 'NOT_FOUND']]);
+  });
+});
+
+describe('formatError and the request scope', () => {
+  const format = formatError({ production: false, echoChars: 80, logger: createLogger('silent') });
+  const formatted = (error: PlatformError): GraphQLFormattedError => ({ message: error.message, extensions: { ...error.extensions } });
+
+  it('answers with the id of the request being answered, not one the error carried', () => {
+    const error = runWithRequestId('req-made', () => new PlatformError(ErrorCode.UPSTREAM_ERROR, 'The platform failed'));
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: 'req-made' });
+    expect(runWithRequestId('req-answered', () => format(formatted(error), error)).extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: 'req-answered' });
+  });
+
+  it('outside any request, answers without an id', () => {
+    const error = runWithRequestId('req-made', () => new PlatformError(ErrorCode.UPSTREAM_ERROR, 'The platform failed'));
+    expect(format(formatted(error), error).extensions).toEqual({ code: 'UPSTREAM_ERROR' });
+  });
+});
