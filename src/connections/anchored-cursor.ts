@@ -1,18 +1,23 @@
 import { writeValue, readValue, isKeyValue } from './anchor-values.ts';
 import { BINDING_DIGEST_BYTES } from './binding-hash.ts';
 import { CursorReader, CursorWriter } from './cursor-bytes.ts';
+import { KEY_ID_BYTES, SEAL_TAG_BYTES, seal, unseal } from './cursor-seal.ts';
 import type { Anchor, KeyValue } from './types.ts';
 
 /**
- * Cursor format version 2: a position and its anchor (the record's id and its sort-key values),
- * packed binary rather than JSON so that a cursor carrying a UUID and a timestamp stays about as
- * short as a position cursor (clients show and send them back on every page).
+ * Anchored cursors: a position and its anchor (the record's id and its sort-key values), packed
+ * binary rather than JSON so that a cursor stays short (clients show and send them back on every
+ * page).
  *
- * Layout: version byte, position (unsigned LEB128), the first bytes of the binding's SHA-256, the
- * id (a kind byte, then 16 bytes of a UUID or the text), then the keys: a count byte (255: none
- * carried) and one tagged value per key (anchor-values.ts).
+ * Layout: version byte, position (unsigned LEB128), the first bytes of the binding's SHA-256, then
+ * (version 3) the seal's tag and key id (cursor-seal.ts), then the record part: the id (a kind
+ * byte, then 16 bytes of a UUID or the text), a count byte (255: no keys carried) and one tagged
+ * value per key (anchor-values.ts). Version 3 seals the record part; version 2 carried it in clear
+ * and is still read.
  */
-export const ANCHORED_VERSION = 2;
+export const ANCHORED_VERSION = 3;
+/** Made by earlier gateways: the record part in clear. */
+export const CLEAR_ANCHORED_VERSION = 2;
 
 /** Most bytes an anchor's sort-key values take; longer values are left out (no sort-key fallback). */
 const MAX_ANCHOR_KEYS_LENGTH = 400;
@@ -23,17 +28,15 @@ const ID_UUID = 0;
 const ID_TEXT = 1;
 const NO_KEYS = 255;
 
-/** Larger than any cursor this format makes (an id of 128 bytes, keys of 400). */
+const SEAL_BYTES = SEAL_TAG_BYTES + KEY_ID_BYTES;
+/** Larger than any cursor this format makes (an id of 128 bytes, keys of 400, the seal). */
 const SCRATCH_BYTES = 1024;
 /** Shared by every encoding: packAnchored() fills it and copies the cursor out before it returns. */
-const writer = new CursorWriter(Buffer.allocUnsafe(SCRATCH_BYTES));
+const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
+const writer = new CursorWriter(scratch);
 
-/** The version 2 cursor's text; keys are left out when they would make it too long. */
-export function packAnchored(position: number, digest: Buffer, anchor: Anchor): string {
-  writer.reset();
-  writer.byte(ANCHORED_VERSION);
-  writer.varint(position);
-  writer.bytes(digest.subarray(0, BINDING_DIGEST_BYTES));
+/** The record part: id, then keys, left out when they would make the cursor too long. */
+function writeRecord(anchor: Anchor): void {
   const idAt = writer.length;
   writer.byte(ID_UUID);
   if (!writer.uuid(anchor.id)) {
@@ -46,19 +49,30 @@ export function packAnchored(position: number, digest: Buffer, anchor: Anchor): 
   if (keys !== null && keys.length <= MAX_ANCHOR_KEYS && keys.every(isKeyValue)) {
     writer.byte(keys.length);
     for (const value of keys) writeValue(writer, value, anchor.id);
-    if (writer.length - keysAt - 1 <= MAX_ANCHOR_KEYS_LENGTH && !writer.full) return writer.base64url();
+    if (writer.length - keysAt - 1 <= MAX_ANCHOR_KEYS_LENGTH && !writer.full) return;
     writer.truncate(keysAt);
   }
   writer.byte(NO_KEYS);
+}
+
+/** The cursor's text, sealed (version 3) unless `clear` asks for the version 2 spelling. */
+export function packAnchored(position: number, digest: Buffer, anchor: Anchor, clear = false): string {
+  writer.reset();
+  writer.byte(clear ? CLEAR_ANCHORED_VERSION : ANCHORED_VERSION);
+  writer.varint(position);
+  writer.bytes(digest.subarray(0, BINDING_DIGEST_BYTES));
+  if (clear) {
+    writeRecord(anchor);
+    return writer.base64url();
+  }
+  const sealAt = writer.length;
+  writer.truncate(sealAt + SEAL_BYTES);
+  writeRecord(anchor);
+  seal(scratch.subarray(0, sealAt), scratch.subarray(sealAt, sealAt + SEAL_BYTES), scratch.subarray(sealAt + SEAL_BYTES, writer.length));
   return writer.base64url();
 }
 
-/** What a version 2 cursor's bytes hold; throws a RangeError for bytes that are not one. */
-export function unpackAnchored(bytes: Buffer): { position: number; digest: Buffer; anchor: Anchor } {
-  const reader = new CursorReader(bytes);
-  if (reader.byte() !== ANCHORED_VERSION) throw new RangeError('not an anchored cursor');
-  const position = reader.varint();
-  const digest = reader.bytes(BINDING_DIGEST_BYTES);
+function readRecord(reader: CursorReader): Anchor {
   const idKind = reader.byte();
   let id: string;
   if (idKind === ID_UUID) id = reader.uuid();
@@ -72,5 +86,40 @@ export function unpackAnchored(bytes: Buffer): { position: number; digest: Buffe
     for (let index = 0; index < count; index++) keys.push(readValue(reader, id));
   }
   if (!reader.done) throw new RangeError('trailing bytes');
-  return { position, digest, anchor: { id, keys } };
+  return { id, keys };
+}
+
+/** Bytes of `value` as an unsigned LEB128 integer. */
+function varintLength(value: number): number {
+  let length = 1;
+  for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 0x80)) length++;
+  return length;
+}
+
+export interface UnpackedAnchored {
+  version: typeof ANCHORED_VERSION | typeof CLEAR_ANCHORED_VERSION;
+  position: number;
+  digest: Buffer;
+  /** Null for a sealed cursor another key sealed: only its clear position can be used. */
+  anchor: Anchor | null;
+}
+
+/** What an anchored cursor's bytes hold; throws a RangeError for bytes that are not one. */
+export function unpackAnchored(bytes: Buffer): UnpackedAnchored {
+  const reader = new CursorReader(bytes);
+  const version = reader.byte();
+  if (version !== ANCHORED_VERSION && version !== CLEAR_ANCHORED_VERSION) throw new RangeError('not an anchored cursor');
+  const position = reader.varint();
+  const digest = reader.bytes(BINDING_DIGEST_BYTES);
+  if (version === CLEAR_ANCHORED_VERSION) return { version, position, digest, anchor: readRecord(reader) };
+  const sealAt = 1 + varintLength(position) + BINDING_DIGEST_BYTES;
+  // Only the position's shortest spelling: its last byte is where the shortest one ends.
+  if ((bytes[sealAt - BINDING_DIGEST_BYTES - 1] as number) >= 0x80) throw new RangeError('position not in its shortest form');
+  const tag = reader.bytes(SEAL_TAG_BYTES);
+  const keyId = reader.bytes(KEY_ID_BYTES);
+  // The shortest record part: a kind byte, an id of one byte at least, a count byte.
+  if (bytes.length - sealAt - SEAL_BYTES < 3) throw new RangeError('cursor ends early');
+  const record = unseal(bytes.subarray(0, sealAt), tag, keyId, bytes.subarray(sealAt + SEAL_BYTES));
+  if (record === null) return { version, position, digest, anchor: null };
+  return { version, position, digest, anchor: readRecord(new CursorReader(record)) };
 }

@@ -1,5 +1,5 @@
 import { badUserInput } from '../errors.ts';
-import { ANCHORED_VERSION, packAnchored, unpackAnchored } from './anchored-cursor.ts';
+import { ANCHORED_VERSION, CLEAR_ANCHORED_VERSION, packAnchored, unpackAnchored } from './anchored-cursor.ts';
 import { BINDING_DIGEST_BYTES, hashesOf } from './binding-hash.ts';
 import { POSITION_VERSION, packPosition, unpackPosition } from './position-cursor.ts';
 import type { Anchor } from './types.ts';
@@ -8,13 +8,15 @@ export type { Anchor } from './types.ts';
 
 /**
  * Cursors as the connections hand them out and read them back: opaque base64url text of one of
- * two formats (position-cursor.ts, anchored-cursor.ts), bound to the connection's binding. Both
- * formats are read, so cursors handed out before anchors existed keep working (as plain offsets).
+ * two formats (position-cursor.ts, anchored-cursor.ts), bound to the connection's binding. Every
+ * format gateways made is read, so cursors handed out before anchors existed keep working (as
+ * plain offsets), and so do clear anchored ones. An anchored cursor sealed with another key (another
+ * replica without a shared CURSOR_SECRET, a run before a restart) reads as its position alone.
  */
 
 /**
- * Upper bound for a position inside a cursor. Anyone can forge a cursor (its content is only
- * encoded, not signed), and the platform's `page` and `size` are int32: this bound keeps every page
+ * Upper bound for a position inside a cursor. Anyone can forge a position (it travels in clear and
+ * position cursors are not signed), and the platform's `page` and `size` are int32: this bound keeps every page
  * index derived from a position, plus a window and the one-based shift, inside that range.
  */
 export const MAX_CURSOR_POSITION = 2 ** 30;
@@ -57,9 +59,13 @@ export function anchoredCursorEncoder(binding: string): (position: number, ancho
   const { hash, digest } = hashesOf(binding);
   return (position, anchor) => {
     checkPosition(position);
-    if (anchor.id === '' || anchor.id.length > MAX_ANCHOR_ID_LENGTH || Buffer.byteLength(anchor.id, 'utf8') > MAX_ANCHOR_ID_LENGTH) return packPosition(position, hash);
+    if (!anchorable(anchor)) return packPosition(position, hash);
     return packAnchored(position, digest, anchor);
   };
+}
+
+function anchorable(anchor: Anchor): boolean {
+  return anchor.id !== '' && anchor.id.length <= MAX_ANCHOR_ID_LENGTH && Buffer.byteLength(anchor.id, 'utf8') <= MAX_ANCHOR_ID_LENGTH;
 }
 
 /** Opaque position-only cursor for the record at `position` (0-based, in the full ordered list) under `binding`. */
@@ -90,7 +96,7 @@ export function readCursor(cursor: string, binding: string, argumentName = 'curs
   if (typeof cursor !== 'string' || cursor.length > MAX_CURSOR_LENGTH || !BASE64URL.test(cursor)) throw malformed();
   const bytes = Buffer.from(cursor, 'base64url');
   const { hash, digest } = hashesOf(binding);
-  if (bytes[0] === ANCHORED_VERSION) {
+  if (bytes[0] === ANCHORED_VERSION || bytes[0] === CLEAR_ANCHORED_VERSION) {
     let unpacked: ReturnType<typeof unpackAnchored>;
     try {
       unpacked = unpackAnchored(bytes);
@@ -100,8 +106,9 @@ export function readCursor(cursor: string, binding: string, argumentName = 'curs
     const { position, anchor } = unpacked;
     if (!isPosition(position)) throw malformed();
     if (!unpacked.digest.equals(digest.subarray(0, BINDING_DIGEST_BYTES))) throw foreign();
-    // Only the exact bytes this gateway produces are accepted: no alternative spellings or padding.
-    if (anchoredCursorEncoder(binding)(position, anchor) !== cursor) throw malformed();
+    // A sealed cursor verified its bytes; a clear one is accepted only in the exact bytes a gateway
+    // produced: no alternative spellings or padding.
+    if (unpacked.version === CLEAR_ANCHORED_VERSION && (anchor === null || !anchorable(anchor) || packAnchored(position, digest, anchor, true) !== cursor)) throw malformed();
     return { position, anchor };
   }
   const payload = unpackPosition(bytes);

@@ -1,4 +1,8 @@
-import { describe, expect, it } from '@jest/globals';
+import { createDecipheriv, createHmac, hkdfSync } from 'node:crypto';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { packAnchored } from '../../src/connections/anchored-cursor.ts';
+import { hashesOf } from '../../src/connections/binding-hash.ts';
+import { useCursorSecret } from '../../src/connections/cursor-seal.ts';
 import { decodeCursor, encodeAnchoredCursor, encodeCursor, readCursor } from '../../src/connections/index.ts';
 import type { Anchor } from '../../src/connections/index.ts';
 import { rejection } from '../support/rejection.ts';
@@ -26,9 +30,9 @@ describe('anchored cursors', () => {
     }
   });
 
-  it('stays about as short as a position cursor for the default order', () => {
+  it('takes 78 characters for the default order, a position cursor 44', () => {
     const cursor = encodeAnchoredCursor(123, { id: UUID, keys: ['2026-08-23T23:52:26.888+0000', UUID] }, BINDING);
-    expect(cursor).toHaveLength(51);
+    expect(cursor).toHaveLength(78);
     expect(encodeCursor(123, BINDING)).toHaveLength(44);
   });
 
@@ -159,6 +163,112 @@ describe('what an anchored cursor packs', () => {
     const keys = [null, true, false, 0, 2 ** 40 + 0.5, -1e-9, 'text', '2026-08-23T23:52:26.888+0000', UUID];
     for (const position of [0, 2 ** 7 - 1, 2 ** 14, 2 ** 21 - 1, 2 ** 28]) {
       expect(readCursor(encodeAnchoredCursor(position, { id: UUID, keys }, BINDING), BINDING)).toEqual({ position, anchor: { id: UUID, keys } });
+    }
+  });
+});
+
+describe('sealed anchored cursors', () => {
+  const DESCRIPTION = 'Wire transfer to Müller GmbH held for review';
+  const CREATED = '2026-08-23T23:52:26.888+0000';
+  const ANCHOR: Anchor = { id: UUID, keys: [DESCRIPTION, CREATED, UUID] };
+  const FOREIGN = 'after cursor does not belong to this filter/order; restart paging without it';
+  /** Version, position 42 (one byte), 8 bytes of the binding's hash: the clear part. */
+  const SEAL_AT = 10;
+  /** After the 16-byte tag: the key id. */
+  const KEY_ID_AT = SEAL_AT + 16;
+  const RECORD_AT = KEY_ID_AT + 4;
+
+  afterEach(() => useCursorSecret(undefined));
+
+  /** The record's bytes as a clear cursor packs them: the text, the UUID's 16 bytes, the instant's 8. */
+  function packedRecord(): Buffer[] {
+    const instant = Buffer.alloc(8);
+    instant.writeDoubleBE(Date.parse('2026-08-23T23:52:26.888Z'));
+    const uuid = Buffer.from(UUID.replaceAll('-', ''), 'hex');
+    return [...[DESCRIPTION, 'Müller', 'review'].map((text) => Buffer.from(text, 'utf8')), uuid, uuid.subarray(0, 8), uuid.subarray(8), instant];
+  }
+
+  it('carry neither the sort values nor the id of their record, as text or packed', () => {
+    const bytes = Buffer.from(encodeAnchoredCursor(42, ANCHOR, BINDING), 'base64url');
+    const clear = Buffer.from(packAnchored(42, hashesOf(BINDING).digest, ANCHOR, true), 'base64url');
+    for (const needle of packedRecord()) {
+      // The clear spelling of earlier gateways held each of them.
+      expect([needle.toString('hex'), clear.includes(needle)]).toEqual([needle.toString('hex'), true]);
+      expect([needle.toString('hex'), bytes.includes(needle)]).toEqual([needle.toString('hex'), false]);
+    }
+    for (const text of [UUID, CREATED, '2026-08-23']) expect([text, bytes.includes(Buffer.from(text, 'utf8'))]).toEqual([text, false]);
+    expect(readCursor(encodeAnchoredCursor(42, ANCHOR, BINDING), BINDING)).toEqual({ position: 42, anchor: ANCHOR });
+  });
+
+  it('are the same text for the same record at the same place of the same list', () => {
+    const cursor = encodeAnchoredCursor(42, ANCHOR, BINDING);
+    expect(encodeAnchoredCursor(42, ANCHOR, BINDING)).toBe(cursor);
+    expect(encodeAnchoredCursor(43, ANCHOR, BINDING)).not.toBe(cursor);
+    expect(encodeAnchoredCursor(42, { id: UUID, keys: [`${DESCRIPTION}.`, CREATED, UUID] }, BINDING)).not.toBe(cursor);
+  });
+
+  it('refuse any changed byte of the position, the seal or the record like a forged cursor', () => {
+    const real = Buffer.from(encodeAnchoredCursor(42, ANCHOR, BINDING), 'base64url');
+    const changed = [1, ...Array.from({ length: real.length - SEAL_AT }, (_, index) => SEAL_AT + index)].filter((index) => index < KEY_ID_AT || index >= RECORD_AT);
+    for (const index of changed) {
+      const bytes = Buffer.from(real);
+      bytes[index] = (bytes[index] as number) ^ 0x01;
+      const error = rejection(() => readCursor(bytes.toString('base64url'), BINDING, 'after'));
+      expect([index, error.message, error.extensions]).toEqual([index, MALFORMED, { code: 'BAD_USER_INPUT', argumentName: 'after' }]);
+    }
+    // Sealed bytes spelled as a clear cursor of earlier gateways are no cursor either.
+    const asClear = Buffer.from([2, ...real.subarray(1)]);
+    expect(rejection(() => readCursor(asClear.toString('base64url'), BINDING, 'after')).message).toBe(MALFORMED);
+  });
+
+  it('are sealed as docs/security.md says: keys by HKDF-SHA256 of CURSOR_SECRET, an HMAC-SHA256 tag, AES-256-CTR under it', () => {
+    const secret = 'replicas share this secret, 32+ chars';
+    useCursorSecret(secret);
+    const bytes = Buffer.from(encodeAnchoredCursor(42, ANCHOR, BINDING), 'base64url');
+    const keys = Buffer.from(hkdfSync('sha256', secret, 'gateway cursors', 'anchored cursor keys', 68));
+    const [tag, keyId, sealed] = [bytes.subarray(SEAL_AT, KEY_ID_AT), bytes.subarray(KEY_ID_AT, RECORD_AT), bytes.subarray(RECORD_AT)];
+    expect(keyId).toEqual(keys.subarray(64));
+    const record = createDecipheriv('aes-256-ctr', keys.subarray(32, 64), tag).update(sealed);
+    const clear = Buffer.from(packAnchored(42, hashesOf(BINDING).digest, ANCHOR, true), 'base64url');
+    expect(record).toEqual(clear.subarray(SEAL_AT));
+    const mac = createHmac('sha256', keys.subarray(0, 32)).update(bytes.subarray(0, SEAL_AT)).update(keyId).update(record).digest();
+    expect(tag).toEqual(mac.subarray(0, 16));
+  });
+
+  it('read back under the same CURSOR_SECRET in another process (a restart, another replica)', () => {
+    useCursorSecret('replicas share this secret, 32+ chars');
+    const cursor = encodeAnchoredCursor(42, ANCHOR, BINDING);
+    useCursorSecret(undefined);
+    useCursorSecret('replicas share this secret, 32+ chars');
+    expect(readCursor(cursor, BINDING, 'after')).toEqual({ position: 42, anchor: ANCHOR });
+    expect(encodeAnchoredCursor(42, ANCHOR, BINDING)).toBe(cursor);
+  });
+
+  it('read as their position alone when another key sealed them, still bound to their list', () => {
+    useCursorSecret('the secret of one deployment, 32+ chars');
+    const cursor = encodeAnchoredCursor(42, ANCHOR, BINDING);
+    const other = encodeAnchoredCursor(42, ANCHOR, 'exceptions?sort=description');
+    useCursorSecret('the secret of another deployment, 32+ ch');
+    expect(readCursor(cursor, BINDING, 'after')).toEqual({ position: 42, anchor: null });
+    expect(rejection(() => readCursor(other, BINDING, 'after')).message).toBe(FOREIGN);
+    useCursorSecret(undefined);
+    expect(readCursor(cursor, BINDING, 'after')).toEqual({ position: 42, anchor: null });
+    const bytes = Buffer.from(cursor, 'base64url');
+    const damaged = [
+      // The seal without a record part.
+      bytes.subarray(0, RECORD_AT),
+      // Position 42 spelled in two bytes.
+      Buffer.from([3, 42 | 0x80, 0, ...bytes.subarray(2)]),
+    ];
+    for (const variant of damaged) expect(rejection(() => readCursor(variant.toString('base64url'), BINDING, 'after')).message).toBe(MALFORMED);
+  });
+
+  it('leave clear anchored cursors of earlier gateways readable, in their exact bytes only', () => {
+    const clear = packAnchored(42, hashesOf(BINDING).digest, ANCHOR, true);
+    expect(readCursor(clear, BINDING, 'after')).toEqual({ position: 42, anchor: ANCHOR });
+    const bytes = Buffer.from(clear, 'base64url');
+    for (const variant of [bytes.subarray(0, -1), Buffer.concat([bytes, Buffer.from([0])])]) {
+      expect(rejection(() => readCursor(variant.toString('base64url'), BINDING, 'after')).message).toBe(MALFORMED);
     }
   });
 });

@@ -1,5 +1,6 @@
-import { describe, expect, it } from '@jest/globals';
-import { encodeAnchoredCursor, paginate, planPages } from '../../src/connections/index.ts';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { useCursorSecret } from '../../src/connections/cursor-seal.ts';
+import { encodeAnchoredCursor, paginate, planPages, readCursor } from '../../src/connections/index.ts';
 import type { AnchorOutcome, Connection, ConnectionArgs, PageRequest, PagingOptions } from '../../src/connections/index.ts';
 import { DEFAULT_ORDER, KeyedPlatform, item, type Item } from './keyed-platform.ts';
 
@@ -317,7 +318,7 @@ describe('a cursor whose sort values were too long to carry', () => {
   it('finds its record by id', async () => {
     const { items, outcomes, page, remove } = described(40);
     const cursor = (await page({ first: 10 })).pageInfo.endCursor;
-    expect(Buffer.from(cursor!, 'base64url').at(-1)).toBe(255);
+    expect(readCursor(cursor!, 'exceptions?sort=description').anchor).toEqual({ id: items[9]!.id, keys: null });
     remove(items[2]!.id);
     const connection = await page({ first: 5, after: cursor });
     expect(connection.nodes.map((row) => row.id)).toEqual(items.slice(10, 15).map((row) => row.id));
@@ -540,5 +541,26 @@ describe('the first call of a request', () => {
     // Without an order the cursor carries no anchor worth finding: the window alone is read.
     expect(requests).toEqual([{ page: 1, size: 10 }]);
     expect(idsOf(connection)).toEqual(platform.ids(10, 20));
+  });
+});
+
+describe('a cursor sealed with another key (another replica, a run before a restart)', () => {
+  afterEach(() => useCursorSecret(undefined));
+
+  it('pages on from its position, where its own key would have found its record', async () => {
+    useCursorSecret('the secret of one deployment, 32+ chars');
+    const platform = KeyedPlatform.seeded(30, ENVELOPE);
+    const after = cursorAt(platform, 9);
+    const ids = platform.ids(0, 30);
+    platform.remove(ids[2]!);
+    const sameKey = keyset(platform);
+    expect(idsOf(await sameKey.page({ first: 5, after }))).toEqual(ids.slice(10, 15));
+    expect(sameKey.outcomes).toEqual(['moved']);
+
+    useCursorSecret('the secret of another deployment, 32+ ch');
+    const otherKey = keyset(platform);
+    const connection = await otherKey.page({ first: 5, after });
+    expect(idsOf(connection)).toEqual(ids.slice(11, 16));
+    expect(otherKey.outcomes).toEqual([]);
   });
 });
