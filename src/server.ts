@@ -7,6 +7,7 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import express from 'express';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import { useCursorSecret } from './connections/cursor-seal.ts';
 import { createContext, type GatewayContext } from './context.ts';
 import { CompiledExecution, compiledExecutionGateway } from './execution/compiled-executor.ts';
 import { formatError } from './format-error.ts';
@@ -120,6 +121,8 @@ export interface GatewayOptions {
 export async function startGateway(config: Config, upstreamUrl: string, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const production = config.env === 'production';
+  // Without a secret, cursors keep the key this process drew at start-up.
+  if (config.paging.cursorSecret !== undefined) useCursorSecret(config.paging.cursorSecret);
   const http = new PlatformHttp(upstreamUrl, config.upstream, config.platformProtection);
   const app = express();
   app.disable('x-powered-by');

@@ -207,6 +207,10 @@ export const SETTINGS = {
     group: 'paging', config: 'upstream.maxPageSize', schema: int(1, 1_000), default: 100,
     doc: 'largest `size` sent upstream; lowered per list when an envelope shows a silent cap, and the only way to tell the gateway a cap on bare-array LinX answers ([paging.md](paging.md))',
   },
+  CURSOR_SECRET: {
+    group: 'paging', config: 'paging.cursorSecret', schema: z.string().min(32, 'must be at least 32 characters'), shown: '(none: a random key per instance)',
+    doc: 'secret the keys that seal anchored cursors are derived from; give every replica the same one so that a cursor works on all of them and after a restart. Without it a cursor from another instance or an earlier run pages on from its position alone ([security.md](security.md#cursors))',
+  },
 
   // Request limits
   MAX_BODY_BYTES: {

@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { startBanner } from './banner.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
@@ -48,7 +49,11 @@ async function main() {
     const { superviseWorkers } = await import('./cluster.ts');
     superviseWorkers(config, logger, {
       count: config.scaling.workers,
-      env: sandbox ? { UPSTREAM_URL: upstreamUrl, [WORKER_PLAYGROUND_ENV]: JSON.stringify(playground) } : {},
+      env: {
+        // Without CURSOR_SECRET the workers of one instance still share one cursor key: the primary draws it.
+        ...(config.paging.cursorSecret === undefined ? { CURSOR_SECRET: randomBytes(32).toString('base64url') } : {}),
+        ...(sandbox ? { UPSTREAM_URL: upstreamUrl, [WORKER_PLAYGROUND_ENV]: JSON.stringify(playground) } : {}),
+      },
       onListening: (gatewayUrl) => process.stdout.write(banner(gatewayUrl)),
       close: async () => sandbox?.close(),
     });
