@@ -96,7 +96,7 @@ function varintLength(value: number): number {
   return length;
 }
 
-export interface UnpackedAnchored {
+interface UnpackedAnchored {
   version: typeof ANCHORED_VERSION | typeof CLEAR_ANCHORED_VERSION;
   position: number;
   digest: Buffer;
