@@ -245,6 +245,34 @@ describe('finding a cursor whose record left the list by its sort values', () =>
     expect(outcomes).toEqual(['sort-keys']);
   });
 
+  it('places the window by the values the cursor carries when its record moved among the rows read', async () => {
+    const platform = KeyedPlatform.seeded(60, ENVELOPE);
+    const { page, outcomes } = keyset(platform);
+    const anchor = platform.items[9]!;
+    // Edited to sort three rows further down: it is at 12 now, in the first call's rows 8..15.
+    platform.remove(anchor.id);
+    const edited = { ...anchor, createdAt: item(0, 47.5).createdAt };
+    platform.insert(edited);
+    expect(platform.position(anchor.id)).toBe(12);
+    const connection = await page({ first: 5, after: cursorOf(anchor, 9) });
+    // Keyset: every row after the values the cursor carries, the edited record among them.
+    expect(idsOf(connection)).toEqual(platform.ids(9, 14));
+    expect(outcomes).toEqual(['sort-keys']);
+    expect(platform.take()).toEqual([{ page: 1, size: 8 }]);
+  });
+
+  it('places the window by the values the cursor carries when its record changed them in place', async () => {
+    const platform = KeyedPlatform.seeded(60, ENVELOPE);
+    const { page, outcomes } = keyset(platform);
+    const anchor = platform.items[9]!;
+    platform.remove(anchor.id);
+    platform.insert({ ...anchor, createdAt: item(0, 50.5).createdAt });
+    expect(platform.position(anchor.id)).toBe(9);
+    const connection = await page({ first: 5, after: cursorOf(anchor, 9) });
+    expect(idsOf(connection)).toEqual(platform.ids(9, 14));
+    expect(outcomes).toEqual(['sort-keys']);
+  });
+
   it('places the window by the values when the record is still there with other values', async () => {
     const platform = KeyedPlatform.seeded(60, ENVELOPE);
     const { page, outcomes } = keyset(platform);
