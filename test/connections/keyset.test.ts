@@ -246,6 +246,34 @@ describe('finding a cursor whose record left the list by its sort values', () =>
     expect(outcomes).toEqual(['sort-keys']);
   });
 
+  it('places the window by the values the cursor carries when its record moved among the rows read', async () => {
+    const platform = KeyedPlatform.seeded(60, ENVELOPE);
+    const { page, outcomes } = keyset(platform);
+    const anchor = platform.items[9]!;
+    // Edited to sort three rows further down: it is at 12 now, in the first call's rows 8..15.
+    platform.remove(anchor.id);
+    const edited = { ...anchor, createdAt: item(0, 47.5).createdAt };
+    platform.insert(edited);
+    expect(platform.position(anchor.id)).toBe(12);
+    const connection = await page({ first: 5, after: cursorOf(anchor, 9) });
+    // Keyset: every row after the values the cursor carries, the edited record among them.
+    expect(idsOf(connection)).toEqual(platform.ids(9, 14));
+    expect(outcomes).toEqual(['sort-keys']);
+    expect(platform.take()).toEqual([{ page: 1, size: 8 }]);
+  });
+
+  it('places the window by the values the cursor carries when its record changed them in place', async () => {
+    const platform = KeyedPlatform.seeded(60, ENVELOPE);
+    const { page, outcomes } = keyset(platform);
+    const anchor = platform.items[9]!;
+    platform.remove(anchor.id);
+    platform.insert({ ...anchor, createdAt: item(0, 50.5).createdAt });
+    expect(platform.position(anchor.id)).toBe(9);
+    const connection = await page({ first: 5, after: cursorOf(anchor, 9) });
+    expect(idsOf(connection)).toEqual(platform.ids(9, 14));
+    expect(outcomes).toEqual(['sort-keys']);
+  });
+
   it('places the window by the values when the record is still there with other values', async () => {
     const platform = KeyedPlatform.seeded(60, ENVELOPE);
     const { page, outcomes } = keyset(platform);
@@ -283,6 +311,8 @@ describe("a cursor whose record was at the list's edge", () => {
       expect(idsOf(connection)).toEqual([]);
       expect(outcomes).toEqual(['sort-keys']);
       expect(pageInfoOf(connection)).toEqual({ hasNextPage: false, hasPreviousPage: true, totalCount: setup.totals ? 29 : null });
+      // The short page that ends the list tells: no wider call.
+      expect(platform.take()).toHaveLength(1);
     }
   });
 
@@ -325,6 +355,14 @@ describe('a cursor whose sort values were too long to carry', () => {
     expect(outcomes).toEqual(['moved']);
   });
 
+  it('trusts the position of a cursor whose row could not share the call', async () => {
+    const { items, outcomes, page } = described(300);
+    const cursor = (await page({ first: 100 })).pageInfo.endCursor;
+    const connection = await page({ first: 100, after: cursor });
+    expect(connection.nodes.map((row) => row.id)).toEqual(items.slice(100, 200).map((row) => row.id));
+    expect(outcomes).toEqual(['unverified']);
+  });
+
   it('falls back to its position when the record is gone', async () => {
     const { items, outcomes, page, remove } = described(40);
     const cursor = (await page({ first: 10 })).pageInfo.endCursor;
@@ -336,6 +374,30 @@ describe('a cursor whose sort values were too long to carry', () => {
 });
 
 describe('the bounded wider search', () => {
+  it('searches wider in an ascending order when every row read comes before the cursor', async () => {
+    const order = [
+      { field: 'name', descending: false },
+      { field: 'id', descending: false },
+    ];
+    let list = Array.from({ length: 60 }, (_, index) => ({ id: `r${String(index).padStart(3, '0')}`, name: `m${String(index).padStart(3, '0')}` }));
+    const seeded = list.map((row) => row.id);
+    const outcomes: AnchorOutcome[] = [];
+    const requests: PageRequest[] = [];
+    const options: PagingOptions = { pageBase: 0, defaultSize: 20, maxSize: 100, upstreamMaxPageSize: 100, binding: 'names', totals: 'always', order, onAnchor: (outcome) => outcomes.push(outcome) };
+    const fetchPage = async (request: PageRequest) => {
+      requests.push(request);
+      return { items: list.slice(request.page * request.size, (request.page + 1) * request.size), total: list.length };
+    };
+    const cursor = (await paginate({ first: 10 }, options, fetchPage)).pageInfo.endCursor;
+    // The cursor's record leaves and 30 records sorting before every one arrive.
+    list = [...Array.from({ length: 30 }, (_, index) => ({ id: `a${String(index).padStart(3, '0')}`, name: `a${String(index).padStart(3, '0')}` })), ...list.filter((row) => row.id !== seeded[9])];
+    requests.splice(0);
+    const connection = await paginate({ first: 5, after: cursor }, options, fetchPage);
+    expect(connection.nodes.map((row) => row.id)).toEqual(seeded.slice(10, 15));
+    expect(outcomes.at(-1)).toBe('sort-keys');
+    expect(requests).toHaveLength(2);
+  });
+
   it('finds a record moved past the first call by its id in one call centred on its old place', async () => {
     const platform = KeyedPlatform.seeded(200, ENVELOPE);
     const { page, outcomes } = keyset(platform);
@@ -435,6 +497,15 @@ describe('a window as large as the upstream page', () => {
       // A page of at most 100 rows reaching furthest on both sides of row 99 (32 rows): rows 67..133.
       { page: 1, size: 67 },
     ]);
+  });
+
+  it('trusts a before cursor whose row could not share the call when the window agrees', async () => {
+    const platform = KeyedPlatform.seeded(300, ENVELOPE);
+    const { page, outcomes } = keyset(platform);
+    const connection = await page({ last: 100, before: cursorAt(platform, 200) });
+    expect(idsOf(connection)).toEqual(platform.ids(100, 200));
+    expect(outcomes).toEqual(['unverified']);
+    expect(platform.take()).toEqual([{ page: 1, size: 100 }]);
   });
 
   it('searches wider when the window before a cursor holds a row that belongs after it', async () => {

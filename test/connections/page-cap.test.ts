@@ -230,6 +230,9 @@ describe('what an answer shows of a cap, at the edges', () => {
     ["a last page whose totalPages is of another size", { page: 2, size: 40 }, 10, 60, { hasNext: false, totalPages: 4 }, null],
     ['a last page of the first page', { page: 0, size: 40 }, 10, 10, { hasNext: false, totalPages: 1 }, null],
     ['an empty list', { page: 0, size: 40 }, 0, 0, { hasNext: false, totalPages: 0 }, null],
+    ["a capped list's last page, an odd page number", { page: 3, size: 40 }, 10, 85, { hasNext: false, totalPages: 4 }, { size: 25, exact: true }],
+    ["a capped list's last page, hasNext without totalPages", { page: 2, size: 40 }, 10, 60, { hasNext: false }, { size: 25, exact: true }],
+    ['an empty page past the end, hasNext without totalPages', { page: 2, size: 40 }, 0, 60, { hasNext: false }, null],
   ] as const)('reads %s', (_, page, served, total, evidence, shown) => {
     expect(capShownBy(page, served, total, evidence)).toEqual(shown);
   });
