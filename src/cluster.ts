@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import type { Config } from './config.ts';
+import { flushLogs } from './logger.ts';
 import { GroupMetricsCollector } from './observability/cluster-metrics.ts';
 import { createWorkerSupervisionMetrics } from './observability/metrics.ts';
 
@@ -70,6 +71,7 @@ export function superviseWorkers(config: Config, logger: Logger, options: Worker
       process.exit(1);
     }
     logger.info({ exitCode }, 'stopped');
+    await flushLogs();
     process.exit(exitCode);
   };
 

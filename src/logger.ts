@@ -102,6 +102,26 @@ const ignoreFlushError = (): void => undefined;
  * 100 ms; pino writes what is pending when the process exits, so only a SIGKILL can lose the
  * last 100 ms.
  */
+/** Longest a stopping process waits for its pending log lines to be written before it exits anyway. */
+const FINAL_FLUSH_MS = 1_000;
+
+/**
+ * Resolves once every pending line has been written (a write in flight included), or after
+ * FINAL_FLUSH_MS. Called before a deliberate exit: the exit-time write of what is still buffered
+ * would otherwise be able to overtake a write in flight, and print the last lines out of order.
+ */
+export function flushLogs(): Promise<void> {
+  const stream = stdout as (pino.DestinationStream & { flush?(cb: (error?: Error) => void): void }) | undefined;
+  if (stream?.flush === undefined) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, FINAL_FLUSH_MS);
+    stream.flush!(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 function stdoutDestination(): pino.DestinationStream {
   if (!stdout) {
     const stream = pino.destination({ dest: process.stdout.fd, sync: false, minLength: LOG_BUFFER_BYTES });

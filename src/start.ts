@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { startBanner } from './banner.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { markProcessStopping } from './health.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, flushLogs } from './logger.ts';
 import type { ExampleValues } from './playground/index.ts';
 import { startGateway } from './server.ts';
 import type { Sandbox } from '../sandbox/index.ts';
@@ -106,6 +106,7 @@ function stopOnSignals(config: Config, logger: Logger, close: () => Promise<void
       process.exit(1);
     }
     logger.info('stopped');
+    await flushLogs();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
