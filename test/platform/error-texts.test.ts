@@ -122,6 +122,14 @@ describe('parseErrorBody', () => {
     expect(parseErrorBody('   ', 'text/plain')).toStrictEqual({ errors: [] });
   });
 
+  it('reads no further into a long first line than the message and the reach of an echo', () => {
+    // Eight percent-encoded echoes of an 8-character token fill 192 characters; 224 are read (200 +
+    // the reach of 24), which the redaction shrinks to one cut and 32 more characters.
+    const echo = '%61%62%63%64%65%66%67%68';
+    const text = `${echo.repeat(8)}${'x'.repeat(500)}`;
+    expect(parseErrorBody(text, 'text/plain', tokenRedactor('Bearer abcdefgh')).message).toBe(`[REDACTED]${'x'.repeat(32)}`);
+  });
+
   it('a plain-text echo of the token is cut before the message is cut to length', () => {
     const redactor = tokenRedactor('Bearer 0123456789abcdef');
     const text = `${'z'.repeat(195)} 0123456789abcdef end`;
