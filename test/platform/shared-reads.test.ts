@@ -57,6 +57,9 @@ async function holdingProxy(target: string): Promise<HoldingProxy> {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       });
+      // The sandbox may be gone by the time a held request is forwarded (a test that failed early
+      // closed it): the held caller then sees its connection drop, and nothing throws in the worker.
+      upstream.on('error', () => res.destroy());
       upstream.end(Buffer.concat(chunks));
     };
     req.on('end', () => (releasing ? forward() : held.push(forward)));
