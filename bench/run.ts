@@ -49,6 +49,13 @@ const HOST = '127.0.0.1';
 const PORTS = { gateway: 24600, sandbox: 24610, content: 24611, bare: 24620, peer: 24630, floor: 24640, variants: 24650, redis: 24660, workers1: 24670, workers2: 24680 } as const;
 /** Gateways started side by side for (f) and the rate limiter's cost, on PORTS.variants and the ports after it. */
 const MAX_VARIANTS = 3;
+/**
+ * The gateway of workloads (a)–(e), the growth cases, the soak and the Workers line makes every call its
+ * requests need, as the bare proxy, the floor and the peer do: their connections all send the same
+ * query with the same token, which in-flight read sharing (on by default) would turn into fewer
+ * platform calls than the others make. Workload (f) measures the sharing itself.
+ */
+const WITHOUT_SHARED_READS = { UPSTREAM_SHARE_READS: 'false' } as const;
 /** Workload (f): connections asking for the same dashboard with the same token at once. */
 const SHARED_READS_CONNECTIONS = 50;
 /** High enough that no request of the benchmark is refused: the limiter checks every request and refuses none. */
@@ -489,7 +496,7 @@ async function main(): Promise<void> {
       await waitForReady(`${sandboxUrl}/__sandbox/requests`, sandbox, booted);
       const { fixtures } = await discoverFixtures(sandboxUrl, DEMO_TOKEN);
       const workload = buildWorkloads(fixtures).find((w) => w.id === WORKERS_WORKLOAD) as Workload;
-      log(`workers: ${describeWorkers(await measureWorkers(workersSpec(node, logDir, baseEnv, sandboxUrl, workload, settings, children)))}`);
+      log(`workers: ${describeWorkers(await measureWorkers(workersSpec(node, logDir, { ...baseEnv, ...WITHOUT_SHARED_READS }, sandboxUrl, workload, settings, children)))}`);
       return;
     }
     const bare = spawnLogged({
@@ -515,7 +522,7 @@ async function main(): Promise<void> {
     // them), so that the two differ only in code.
     const { child: gateway, startupMs } = await startTimed(() => spawnLogged({
       name: 'gateway', command: node, args: [...startFlags(), 'src/main.ts'], cwd: ROOT, logDir, cpu: cpu(1),
-      env: { ...baseEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.gateway) },
+      env: { ...baseEnv, ...WITHOUT_SHARED_READS, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.gateway) },
     }), `${origins.gateway}/healthz`, settings.startupAttempts, children);
     const idleMiB = readRssBytes(gateway.pid) / MiB;
     log(`gateway ready in ${startupMs.map((ms) => ms.toFixed(0)).join(', ')} ms`);
@@ -629,7 +636,7 @@ async function main(): Promise<void> {
     log(`soak: RSS ${soakFigure.startMiB.toFixed(1)} → ${soakFigure.endMiB.toFixed(1)} MiB (${soakFigure.growthPct.toFixed(1)} %)`);
 
     log(`workers: WORKERS=2 against WORKERS=1 on (${WORKERS_WORKLOAD}), unpinned`);
-    const workersFigure = await measureWorkers(workersSpec(node, logDir, baseEnv, sandboxUrl, workloads.find((w) => w.id === WORKERS_WORKLOAD) as Workload, settings, children));
+    const workersFigure = await measureWorkers(workersSpec(node, logDir, { ...baseEnv, ...WITHOUT_SHARED_READS }, sandboxUrl, workloads.find((w) => w.id === WORKERS_WORKLOAD) as Workload, settings, children));
     log(`workers: ${describeWorkers(workersFigure)}`);
 
     await stopAll();
