@@ -62,11 +62,16 @@ export interface PlatformClientOptions {
  * identical GETs of concurrent requests with one call, but each request parses
  * its own copy of the answer).
  */
+/** A GET as the request's loader keeps it: identical paths are one GET, whichever route asks. */
+interface PlatformGet {
+  route: string;
+  pathAndQuery: string;
+}
+
 export class PlatformClient {
   private readonly authorization: string | undefined;
   private readonly http: PlatformHttp;
-  private readonly gets: DataLoader<string, unknown, string>;
-  private readonly routes = new Map<string, string>();
+  private readonly gets: DataLoader<PlatformGet, unknown, string>;
   /** Stops every call of this request: its deadline, or the caller hanging up (see cancellation.ts). */
   private readonly signal: AbortSignal | undefined;
   private readonly maxCalls: number;
@@ -80,9 +85,10 @@ export class PlatformClient {
     this.authorization = authorization;
     this.signal = signal;
     this.maxCalls = options.maxCalls ?? Number.POSITIVE_INFINITY;
-    this.gets = new DataLoader((keys) => Promise.all(keys.map((key) => this.fetchGet(key).catch((error: Error) => error))), {
+    this.gets = new DataLoader((gets) => Promise.all(gets.map((get) => this.fetchGet(get).catch((error: Error) => error))), {
       // Nothing to batch upstream: the loader is here for per-request dedup of identical GETs.
       batch: false,
+      cacheKeyFn: (get) => get.pathAndQuery,
     });
   }
 
@@ -97,9 +103,7 @@ export class PlatformClient {
   /** GET a JSON resource; identical GETs within this request are made once. */
   async get(route: string, path: string, query: Query = {}): Promise<unknown> {
     this.credentials();
-    const key = path + queryString(query);
-    this.routes.set(key, route);
-    return this.gets.load(key);
+    return this.gets.load({ route, pathAndQuery: path + queryString(query) });
   }
 
   /** PUT a JSON body. Never retried and never deduplicated: one call, one upstream PUT. */
@@ -127,11 +131,11 @@ export class PlatformClient {
     this.calls++;
   }
 
-  private async fetchGet(pathAndQuery: string): Promise<unknown> {
+  private async fetchGet({ route, pathAndQuery }: PlatformGet): Promise<unknown> {
     const authorization = this.credentials();
     this.spend();
     const response = await this.http.send({
-      route: this.routes.get(pathAndQuery) ?? 'unknown',
+      route,
       method: 'GET',
       pathAndQuery,
       authorization,

@@ -37,8 +37,9 @@ function areRecords(list: readonly unknown[]): boolean {
   return true;
 }
 
+/** Whether an object (never an array: readPage takes those first) is a page envelope. */
 function isEnvelope(value: unknown): value is { totalElements: number; content: unknown[] } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  if (typeof value !== 'object' || value === null) return false;
   const { totalElements, content } = value as { totalElements?: unknown; content?: unknown };
   return Number.isSafeInteger(totalElements) && (totalElements as number) >= 0 && Array.isArray(content) && areRecords(content);
 }
