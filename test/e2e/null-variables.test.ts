@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
+import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
 
 // A nullable variable with a default may stand where a non-null value is expected (an argument,
 // an input field, a list item, `@skip`/`@include`): validation accepts the document, and only the
@@ -46,8 +46,9 @@ describe.each([
   let endpoint: string;
   beforeAll(async () => {
     // Compiled on first use, so every request below runs compiled once the compiler has loaded.
-    gateway = startGatewayProcess({ NODE_ENV: 'production', UPSTREAM_URL: sandbox.url, HOST: '127.0.0.1', PORT: '0', COMPILED_EXECUTION: compiled, COMPILED_QUERY_MIN_USES: '1' });
-    endpoint = (await gateway.waitFor(/^GraphQL endpoint: (\S+)$/m, 30_000))[1]!;
+    const started = await startProductionGateway({ UPSTREAM_URL: sandbox.url, COMPILED_EXECUTION: compiled, COMPILED_QUERY_MIN_USES: '1' });
+    gateway = started.process;
+    endpoint = `${started.origin}/graphql`;
     // graphql-jit is loaded once the server listens (graphql-js answers until then): give it time to.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
   }, 40_000);

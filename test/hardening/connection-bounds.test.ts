@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type Socket } from 'node:net';
 import { testConfig } from '../../src/config.ts';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
+import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
 
 // The bounds on client connections, on the real process (`node src/main.ts`, production mode)
 // with small settings: a request whose headers or body trickle in is cut, and connections beyond
@@ -17,19 +17,14 @@ let gateway: GatewayProcess;
 let port: number;
 
 beforeAll(async () => {
-  gateway = startGatewayProcess({
-    NODE_ENV: 'production',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    SANDBOX_PORT: '0',
-    SANDBOX_CONTENT_PORT: '0',
+  const started = await startProductionGateway({
     LOG_LEVEL: 'info',
     HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
     REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
     MAX_CONNECTIONS: String(MAX_CONNECTIONS),
   });
-  const [, found] = await gateway.waitFor(/GraphQL endpoint: http:\/\/127\.0\.0\.1:(\d+)\/graphql/, 30_000);
-  port = Number(found);
+  gateway = started.process;
+  port = Number(new URL(started.origin).port);
 }, 40_000);
 afterAll(async () => {
   await gateway?.stop();

@@ -4,7 +4,7 @@ import { createClient } from '@redis/client';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { loadConfig } from '../../src/config.ts';
 import { callerKey, retryAfterSeconds } from '../../src/hardening/rate-limit.ts';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
+import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
 import { hasRedisServer, startRedisServer, type RedisServer } from '../support/redis-server.ts';
 
 // The limit is tested on the real process (`node src/main.ts` in production mode, as `npm start`
@@ -29,10 +29,9 @@ afterAll(async () => {
 
 /** A gateway process over the sandbox; resolves with its origin once it listens. */
 async function startGateway(env: Record<string, string>): Promise<string> {
-  const gateway = startGatewayProcess({ NODE_ENV: 'production', UPSTREAM_URL: sandbox.url, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env });
-  gateways.push(gateway);
-  const [, endpoint] = await gateway.waitFor(/^GraphQL endpoint: (\S+)\/graphql$/m, 30_000);
-  return endpoint!;
+  const { process, origin } = await startProductionGateway({ UPSTREAM_URL: sandbox.url, LOG_LEVEL: 'warn', ...env });
+  gateways.push(process);
+  return origin;
 }
 
 interface Answer {

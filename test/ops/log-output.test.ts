@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
+import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
 
 // The production process buffers its log lines (src/logger.ts): they go out in 4 kB writes or
 // within 100 ms. Buffering must not lose a line: neither at a quiet moment nor at a stop.
@@ -20,9 +20,8 @@ afterAll(async () => {
 });
 
 async function started(): Promise<{ process: GatewayProcess; endpoint: string }> {
-  const process = startGatewayProcess({ NODE_ENV: 'production', UPSTREAM_URL: sandbox.url, HOST: '127.0.0.1', PORT: '0' });
-  const [, endpoint] = await process.waitFor(/^GraphQL endpoint: (\S+)$/m, 30_000);
-  return { process, endpoint: endpoint! };
+  const { process, origin } = await startProductionGateway({ UPSTREAM_URL: sandbox.url });
+  return { process, endpoint: `${origin}/graphql` };
 }
 
 function post(endpoint: string, requestId: string): Promise<Response> {

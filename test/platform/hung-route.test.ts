@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
+import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
 
 // The real process (`NODE_ENV=production node src/main.ts`) over its embedded sandbox, with the
 // sandbox's exceptions route hanging: what a hung route may and may not do to the gateway.
@@ -19,19 +19,13 @@ interface Running {
 }
 
 async function start(env: Record<string, string>): Promise<Running> {
-  gateway = startGatewayProcess({
-    NODE_ENV: 'production',
-    PORT: '0',
-    SANDBOX_PORT: '0',
-    SANDBOX_CONTENT_PORT: '0',
-    LOG_LEVEL: 'warn',
-    ...env,
-  });
-  const [, url] = await gateway.waitFor(/GraphQL endpoint: (http:\/\/127\.0\.0\.1:\d+)\/graphql/, 30_000);
-  const [, sandbox] = await gateway.waitFor(/Platform: (http:\/\/127\.0\.0\.1:\d+) \(embedded sandbox/, 30_000);
+  const started = await startProductionGateway({ LOG_LEVEL: 'warn', ...env });
+  gateway = started.process;
+  const url = started.origin;
+  const sandbox = started.platform!;
   const fault = await fetch(`${sandbox}/__sandbox/faults`, { method: 'POST', body: JSON.stringify({ route: 'exceptions', fault: { hang: true } }) });
   expect(fault.status).toBe(200);
-  return { url: url!, sandbox: sandbox! };
+  return { url, sandbox };
 }
 
 interface Answer {

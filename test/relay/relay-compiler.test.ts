@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sha256 } from '../hardening/support/http.ts';
 import { compileRelay, RELAY_CONFIG, type RelayCompilation } from '../../scripts/compile-relay.ts';
 import { accountOf, sortRecords } from '../support/expected.ts';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
+import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
 const ARTIFACTS = [
@@ -146,9 +146,7 @@ describe('trusted documents in production (node src/main.ts, NODE_ENV=production
   const ids = (body: { data?: Record<string, { edges: { node: { id: string } }[] }> }) => body.data!.exceptions!.edges.map((e) => e.node.id);
 
   beforeAll(async () => {
-    gateway = startGatewayProcess({ NODE_ENV: 'production', UPSTREAM_URL: stack.sandbox.url, PORT: '0', LOG_LEVEL: 'warn', TRUSTED_DOCUMENTS: compilation.manifestFile });
-    const [, address] = await gateway.waitFor(/GraphQL endpoint: (http:\/\/127\.0\.0\.1:\d+)\/graphql/, 20_000);
-    url = address!;
+    ({ process: gateway, origin: url } = await startProductionGateway({ UPSTREAM_URL: stack.sandbox.url, LOG_LEVEL: 'warn', TRUSTED_DOCUMENTS: compilation.manifestFile }, 20_000));
   }, 30_000);
   afterAll(() => gateway?.stop());
 

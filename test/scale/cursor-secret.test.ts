@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
+import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
 import { graphql, logLines, until } from './support/http.ts';
 
 // Sealed cursors across gateway processes (a restart, another replica): the real process, as
@@ -24,12 +24,12 @@ afterAll(async () => {
 });
 
 async function startWith(cursorSecret: string | undefined, workers = 1): Promise<string> {
-  gateway = startGatewayProcess({
-    NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', UPSTREAM_URL: sandbox.url, LOG_LEVEL: 'info', WORKERS: String(workers),
-    ...(cursorSecret === undefined ? {} : { CURSOR_SECRET: cursorSecret }),
-  });
-  const [, origin] = (await gateway.waitFor(/GraphQL endpoint: (http:\/\/127\.0\.0\.1:\d+)\/graphql/, 40_000)) as [string, string];
-  return origin;
+  const started = await startProductionGateway(
+    { UPSTREAM_URL: sandbox.url, LOG_LEVEL: 'info', WORKERS: String(workers), ...(cursorSecret === undefined ? {} : { CURSOR_SECRET: cursorSecret }) },
+    40_000,
+  );
+  gateway = started.process;
+  return started.origin;
 }
 
 interface Page {

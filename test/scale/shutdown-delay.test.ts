@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
+import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
 import { graphql, logLines, send, until } from './support/http.ts';
 
 // SHUTDOWN_DELAY_MS in the single-process gateway (WORKERS=1), as a load balancer sees it.
@@ -18,8 +18,9 @@ afterAll(async () => {
 
 describe('SIGTERM with SHUTDOWN_DELAY_MS', () => {
   it('answers /readyz with 503 at once, keeps serving queries until the delay is over, then closes and exits 0', async () => {
-    gateway = startGatewayProcess({ NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', UPSTREAM_URL: sandbox.url, LOG_LEVEL: 'info', SHUTDOWN_DELAY_MS: '1500' });
-    const [, origin] = (await gateway.waitFor(/GraphQL endpoint: (http:\/\/127\.0\.0\.1:\d+)\/graphql/, 30_000)) as [string, string];
+    const started = await startProductionGateway({ UPSTREAM_URL: sandbox.url, LOG_LEVEL: 'info', SHUTDOWN_DELAY_MS: '1500' });
+    gateway = started.process;
+    const { origin } = started;
     const ids = sandbox.store.exceptions(sandbox.tokens[0]!.businessAccountId).slice(0, 2).map((r) => r.id);
     const expected = { data: { exceptions: { nodes: ids.map((id) => ({ id })) } } };
     const query = '{ exceptions(first: 2) { nodes { id } } }';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
+import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
 import { graphql, logLines, until } from './support/http.ts';
 
 // WORKERS=2 without Redis: the caller's rate budget is one for the process group, counted by the
@@ -12,19 +12,16 @@ describe('the per-caller rate limit across the workers of one instance', () => {
   let origin: string;
 
   beforeAll(async () => {
-    group = startGatewayProcess({
-      WORKERS: '2',
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      SANDBOX_PORT: '0',
-      SANDBOX_CONTENT_PORT: '0',
-      LOG_LEVEL: 'info',
-      // A window of BURST / 0.1 = 60 s: no budget comes back while the test runs.
-      RATE_LIMIT_PER_SECOND: '0.1',
-      RATE_LIMIT_BURST: String(BURST),
-    });
-    [, origin] = (await group.waitFor(/GraphQL endpoint: (http:\/\/127\.0\.0\.1:\d+)\/graphql/, 40_000)) as [string, string];
+    ({ process: group, origin } = await startProductionGateway(
+      {
+        WORKERS: '2',
+        LOG_LEVEL: 'info',
+        // A window of BURST / 0.1 = 60 s: no budget comes back while the test runs.
+        RATE_LIMIT_PER_SECOND: '0.1',
+        RATE_LIMIT_BURST: String(BURST),
+      },
+      40_000,
+    ));
     await until('the workers-started line', () => logLines(group.stdout()).find((line) => line.msg === 'workers started'), 5_000);
   }, 60_000);
   afterAll(async () => {

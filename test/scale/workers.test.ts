@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
+import { startGatewayProcess, startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
 import { graphql, logLines, send, sleep, until } from './support/http.ts';
 
 // The process group as `npm start` runs it with WORKERS=2: a primary and two gateway workers.
@@ -44,9 +44,9 @@ describe('WORKERS=2 over the embedded sandbox', () => {
   let expected: unknown;
 
   beforeAll(async () => {
-    group = startGatewayProcess({ WORKERS: '2', NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', SANDBOX_PORT: '0', SANDBOX_CONTENT_PORT: '0', LOG_LEVEL: 'info', SHUTDOWN_DELAY_MS: '1500' });
-    [, origin] = (await group.waitFor(/GraphQL endpoint: (http:\/\/127\.0\.0\.1:\d+)\/graphql/, 40_000)) as [string, string];
-    [, platform] = (await group.waitFor(/Platform: (http:\/\/127\.0\.0\.1:\d+) \(embedded sandbox/, 1_000)) as [string, string];
+    const gateway = await startProductionGateway({ WORKERS: '2', LOG_LEVEL: 'info', SHUTDOWN_DELAY_MS: '1500' }, 40_000);
+    ({ process: group, origin } = gateway);
+    platform = gateway.platform!;
     const started = await until('the workers-started line', () => lines(group, 'workers started')[0], 5_000);
     pids = (started.pids as number[]).sort();
     const reference = await startSandbox();

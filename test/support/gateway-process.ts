@@ -84,3 +84,35 @@ export function startGatewayProcess(env: Record<string, string>): GatewayProcess
     },
   };
 }
+
+export interface ProductionGateway {
+  process: GatewayProcess;
+  /** `http://127.0.0.1:<port>`: where /graphql, /readyz and /metrics are. */
+  origin: string;
+  /** The embedded sandbox's address, when the gateway started one (no UPSTREAM_URL given). */
+  platform: string | undefined;
+}
+
+/**
+ * The gateway as production runs it (`NODE_ENV=production`) on a free loopback port, over the
+ * given UPSTREAM_URL or else its embedded sandbox on free ports, once it prints its endpoint.
+ * `env` adds settings or overrides these.
+ */
+export async function startProductionGateway(env: Record<string, string> = {}, timeoutMs = 30_000): Promise<ProductionGateway> {
+  const embedded = env.UPSTREAM_URL === undefined;
+  const gateway = startGatewayProcess({
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ...(embedded ? { SANDBOX_PORT: '0', SANDBOX_CONTENT_PORT: '0' } : {}),
+    ...env,
+  });
+  try {
+    const [, origin] = (await gateway.waitFor(/^GraphQL endpoint: (http:\/\/127\.0\.0\.1:\d+)\/graphql$/m, timeoutMs)) as [string, string];
+    const platform = embedded ? (await gateway.waitFor(/^Platform: (http:\/\/127\.0\.0\.1:\d+) \(embedded sandbox/m, 1_000))[1] : undefined;
+    return { process: gateway, origin, platform };
+  } catch (error) {
+    await gateway.stop();
+    throw error;
+  }
+}
