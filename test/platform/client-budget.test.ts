@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import nock from 'nock';
 import { RequestClient } from '../support/request-client.ts';
-import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
+import type { PlatformHttp} from '../../src/platform/http.ts';
+import { type UpstreamCallEvent } from '../../src/platform/http.ts';
 import { useNock } from './nock-guard.ts';
-import { PLATFORM_URL, TOKEN, eventsOf, failure, json, upstreamSettings } from './support.ts';
+import { PLATFORM_URL, TOKEN, eventsOf, failure, json, observedPlatformHttp } from './support.ts';
 
 // PlatformClient on its own: the call budget, the credentials it accepts, the body it reads.
 
@@ -14,9 +15,7 @@ let http: PlatformHttp;
 let events: UpstreamCallEvent[];
 
 beforeEach(() => {
-  http = new PlatformHttp(PLATFORM_URL, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0' }));
-  events = [];
-  http.observe((event) => events.push(event));
+  ({ http, events } = observedPlatformHttp());
 });
 
 afterEach(() => http.close());

@@ -5,9 +5,10 @@ import { createLogger } from '../../src/logger.ts';
 import { runWithRequestId } from '../../src/observability/request-scope.ts';
 import { pathSegment, queryString } from '../../src/platform/client.ts';
 import { RequestClient } from '../support/request-client.ts';
-import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
+import type { PlatformHttp} from '../../src/platform/http.ts';
+import { type UpstreamCallEvent } from '../../src/platform/http.ts';
 import { useNock } from './nock-guard.ts';
-import { PLATFORM_URL, TOKEN, TOKEN_SECRET, failure, json, syncFailure, upstreamSettings } from './support.ts';
+import { PLATFORM_URL, TOKEN, TOKEN_SECRET, failure, json, syncFailure, observedPlatformHttp } from './support.ts';
 
 useNock();
 
@@ -18,9 +19,7 @@ let http: PlatformHttp;
 let events: UpstreamCallEvent[];
 
 beforeEach(() => {
-  http = new PlatformHttp(PLATFORM_URL, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0' }));
-  events = [];
-  http.observe((event) => events.push(event));
+  ({ http, events } = observedPlatformHttp());
 });
 
 afterEach(() => http.close());

@@ -5,9 +5,10 @@ import { RequestClient } from '../support/request-client.ts';
 import { parseErrorBody } from '../../src/platform/error-body.ts';
 import { runWithRequestId } from '../../src/observability/request-scope.ts';
 import { errorFromResponse, retryAfterSeconds } from '../../src/platform/error-mapping.ts';
-import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
+import type { PlatformHttp} from '../../src/platform/http.ts';
+import { type UpstreamCallEvent } from '../../src/platform/http.ts';
 import { useNock } from './nock-guard.ts';
-import { PLATFORM_URL, TOKEN, eventsOf, failure, json, upstreamSettings } from './support.ts';
+import { PLATFORM_URL, TOKEN, eventsOf, failure, json, observedPlatformHttp } from './support.ts';
 
 useNock();
 
@@ -20,9 +21,7 @@ let client: RequestClient;
 
 beforeEach(() => {
   // Retries have their own suite; here every status must surface from a single request.
-  http = new PlatformHttp(PLATFORM_URL, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0' }));
-  events = [];
-  http.observe((event) => events.push(event));
+  ({ http, events } = observedPlatformHttp());
   client = new RequestClient(http, TOKEN, REQUEST_ID);
 });
 

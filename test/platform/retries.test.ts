@@ -3,9 +3,10 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import nock from 'nock';
 import { RequestClient } from '../support/request-client.ts';
-import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
+import type { PlatformHttp} from '../../src/platform/http.ts';
+import { type UpstreamCallEvent } from '../../src/platform/http.ts';
 import { useNock } from './nock-guard.ts';
-import { PLATFORM_URL, TOKEN, eventsOf, failure, json, upstreamSettings } from './support.ts';
+import { PLATFORM_URL, TOKEN, eventsOf, failure, json, observedPlatformHttp } from './support.ts';
 
 useNock();
 
@@ -17,9 +18,7 @@ let events: UpstreamCallEvent[] = [];
 
 /** A client over a fresh PlatformHttp (retry limit 2, 5 ms backoff unless overridden). */
 function setup(overrides: Record<string, string> = {}): RequestClient {
-  http = new PlatformHttp(PLATFORM_URL, upstreamSettings(overrides));
-  events = [];
-  http.observe((event) => events.push(event));
+  ({ http, events } = observedPlatformHttp({ UPSTREAM_RETRY_LIMIT: '2', ...overrides }));
   return new RequestClient(http, TOKEN, REQUEST_ID);
 }
 

@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { expect } from '@jest/globals';
 import { testConfig, type Config } from '../../src/config.ts';
 import { PlatformError } from '../../src/platform/platform-error.ts';
-import type { UpstreamCallEvent } from '../../src/platform/http.ts';
+import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
 
 /** Host the nock-based suites fake; nothing real ever answers there. */
 export const PLATFORM_URL = 'http://platform.test';
@@ -25,6 +25,17 @@ export function upstreamSettings(overrides: Record<string, string> = {}): Config
     UPSTREAM_BREAKER_COOLDOWN_MS: '100',
     ...overrides,
   }).upstream;
+}
+
+/**
+ * A PlatformHttp over the nock host with `upstreamSettings(overrides)` (no retries unless the
+ * overrides give some: most suites test what a single call does), and the list of what it reports.
+ */
+export function observedPlatformHttp(overrides: Record<string, string> = {}): { http: PlatformHttp; events: UpstreamCallEvent[] } {
+  const http = new PlatformHttp(PLATFORM_URL, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0', ...overrides }));
+  const events: UpstreamCallEvent[] = [];
+  http.observe((event) => events.push(event));
+  return { http, events };
 }
 
 /** Platform protection settings for tests (per-route bounds, shared reads) from the same variables as the gateway's. */

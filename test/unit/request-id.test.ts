@@ -6,10 +6,11 @@ import { formatError } from '../../src/format-error.ts';
 import { createLogger } from '../../src/logger.ts';
 import { runWithRequestId } from '../../src/observability/request-scope.ts';
 import { PlatformClient } from '../../src/platform/client.ts';
-import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
+import type { PlatformHttp} from '../../src/platform/http.ts';
+import { type UpstreamCallEvent } from '../../src/platform/http.ts';
 import { PlatformError } from '../../src/platform/platform-error.ts';
 import { useNock } from '../platform/nock-guard.ts';
-import { PLATFORM_URL, TOKEN, failure, upstreamSettings } from '../platform/support.ts';
+import { PLATFORM_URL, TOKEN, failure, observedPlatformHttp } from '../platform/support.ts';
 
 // The request id lives in the request scope only (src/observability/request-scope.ts): a platform
 // call, its event and its error take the id of the request they run in, and code running outside a
@@ -21,9 +22,7 @@ describe('platform calls and the request scope', () => {
   let http: PlatformHttp;
   let events: UpstreamCallEvent[];
   beforeEach(() => {
-    http = new PlatformHttp(PLATFORM_URL, upstreamSettings());
-    events = [];
-    http.observe((event) => events.push(event));
+    ({ http, events } = observedPlatformHttp({ UPSTREAM_RETRY_LIMIT: '2' }));
   });
   afterEach(() => http.close());
 
