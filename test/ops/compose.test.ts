@@ -46,7 +46,7 @@ describe('docker-compose.yml', () => {
     for (const name of ['gateway-1', 'gateway-2', 'gateway-3']) {
       expect(services[name]).toMatchObject({
         profiles: ['replicas'],
-        environment: { UPSTREAM_URL: 'http://sandbox:4010', REDIS_URL: 'redis://redis:6379', PORT: '4000', WORKERS: '1', SHUTDOWN_DELAY_MS: '5000', SHUTDOWN_TIMEOUT_MS: '10000' },
+        environment: { UPSTREAM_URL: 'http://sandbox:4010', REDIS_URL: 'redis://redis:6379', CURSOR_SECRET: 'local-replicas-only-cursor-secret-0123456789', PORT: '4000', WORKERS: '1', SHUTDOWN_DELAY_MS: '5000', SHUTDOWN_TIMEOUT_MS: '10000' },
         depends_on: { sandbox: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } },
         stop_grace_period: '20s',
       });
