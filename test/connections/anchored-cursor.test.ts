@@ -1,6 +1,6 @@
 import { createDecipheriv, createHmac, hkdfSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { packAnchored } from '../../src/connections/anchored-cursor.ts';
+import { packAnchored, unpackAnchored } from '../../src/connections/anchored-cursor.ts';
 import { hashesOf } from '../../src/connections/binding-hash.ts';
 import { useCursorSecret } from '../../src/connections/cursor-seal.ts';
 import { decodeCursor, encodeAnchoredCursor, encodeCursor, readCursor } from '../../src/connections/index.ts';
@@ -120,6 +120,7 @@ describe('what an anchored cursor packs', () => {
     ['a UUID with a dash moved', '144dd3916-a98-4e9f-906f-34d220a04a6b'],
     ['a UUID without its last dash', '144dd391-6a98-4e9f-906f034d220a04a6b'],
     ['36 characters of text', 'x'.repeat(36)],
+    ['a UUID with a character after it', `${UUID}0`],
   ])('carries %s as text', (_, id) => {
     const cursor = encodeAnchoredCursor(7, { id, keys: [id] }, BINDING);
     expect(cursor.length).toBeGreaterThan(encodeAnchoredCursor(7, { id: UUID, keys: [UUID] }, BINDING).length);
@@ -270,5 +271,82 @@ describe('sealed anchored cursors', () => {
     for (const variant of [bytes.subarray(0, -1), Buffer.concat([bytes, Buffer.from([0])])]) {
       expect(rejection(() => readCursor(variant.toString('base64url'), BINDING, 'after')).message).toBe(MALFORMED);
     }
+  });
+});
+
+describe('anchored cursors at the edges of their format', () => {
+  const ANCHOR: Anchor = { id: UUID, keys: ['2026-08-23T23:52:26.888+0000', UUID] };
+  const digest = () => hashesOf(BINDING).digest;
+  /** Version, position 42 (one byte), 8 bytes of the binding's hash, 16 of the tag, 4 of the key id. */
+  const RECORD_AT = 30;
+  const KEY_ID_AT = 26;
+  const malformed = (bytes: Buffer | string) => rejection(() => readCursor(typeof bytes === 'string' ? bytes : bytes.toString('base64url'), BINDING, 'after')).message;
+
+  it('refuses to encode a position no list can have', () => {
+    for (const position of [-1, 1.5, 2 ** 30 + 1]) {
+      expect(() => encodeAnchoredCursor(position, ANCHOR, BINDING)).toThrow(new RangeError(`cursor position must be an integer between 0 and 1073741824, got ${position}`));
+    }
+  });
+
+  it('refuses a cursor spelled with the base64 characters + and / or with a character base64 skips', () => {
+    const cursor = Array.from({ length: 64 }, (_, position) => encodeAnchoredCursor(position, ANCHOR, BINDING)).find((text) => /[-_]/.test(text)) as string;
+    expect(readCursor(cursor, BINDING)).toEqual({ position: expect.any(Number), anchor: ANCHOR });
+    expect(malformed(cursor.replaceAll('-', '+').replaceAll('_', '/'))).toBe(MALFORMED);
+    expect(malformed(`${cursor.slice(0, 20)}.${cursor.slice(20)}`)).toBe(MALFORMED);
+  });
+
+  it('reads a cursor of another key up to 1024 characters as its position, and refuses a longer one', () => {
+    const bytes = Buffer.from(encodeAnchoredCursor(42, ANCHOR, BINDING), 'base64url');
+    bytes[KEY_ID_AT] = (bytes[KEY_ID_AT] as number) ^ 0x01;
+    const longest = Buffer.concat([bytes, Buffer.alloc(768 - bytes.length, 7)]).toString('base64url');
+    expect(longest).toHaveLength(1024);
+    expect(readCursor(longest, BINDING, 'after')).toEqual({ position: 42, anchor: null });
+    expect(malformed(`${longest}A`)).toBe(MALFORMED);
+    // The shortest record part: a kind byte, an id byte, a count byte.
+    expect(readCursor(bytes.subarray(0, RECORD_AT + 3).toString('base64url'), BINDING, 'after')).toEqual({ position: 42, anchor: null });
+    expect(malformed(bytes.subarray(0, RECORD_AT + 2))).toBe(MALFORMED);
+  });
+
+  it('refuses a position past 2^30 in a sealed or a clear cursor', () => {
+    for (const clear of [false, true]) {
+      expect(readCursor(packAnchored(2 ** 30, digest(), ANCHOR, clear), BINDING)).toEqual({ position: 2 ** 30, anchor: ANCHOR });
+      expect(malformed(packAnchored(2 ** 30 + 1, digest(), ANCHOR, clear))).toBe(MALFORMED);
+    }
+  });
+
+  it('refuses a clear cursor in any spelling but the one a gateway made, and with an id a gateway would not carry', () => {
+    const bytes = Buffer.from(packAnchored(42, digest(), ANCHOR, true), 'base64url');
+    // Position 42 in two bytes.
+    expect(unpackAnchored(Buffer.from([2, 42 | 0x80, 0, ...bytes.subarray(2)]))).toEqual({ version: 2, position: 42, digest: bytes.subarray(2, 10), anchor: ANCHOR });
+    expect(malformed(Buffer.from([2, 42 | 0x80, 0, ...bytes.subarray(2)]))).toBe(MALFORMED);
+    for (const id of ['', 'i'.repeat(129)]) expect(malformed(packAnchored(42, digest(), { id, keys: null }, true))).toBe(MALFORMED);
+  });
+
+  describe('unpacking', () => {
+    /** A clear cursor's bytes: version 2, position 42, the binding's hash, then `record`. */
+    const clear = (...record: number[]) => Buffer.from([2, 42, ...digest().subarray(0, 8), ...record]);
+
+    it('reads the record part of a clear cursor', () => {
+      expect(unpackAnchored(clear(1, 1, 97, 2, 0, 6))).toEqual({ version: 2, position: 42, digest: digest().subarray(0, 8), anchor: { id: 'a', keys: [null, 'a'] } });
+    });
+
+    it.each<[string, Buffer, string]>([
+      ['another version', Buffer.from([1, 42, ...digest().subarray(0, 8), 1, 1, 97, 255]), 'not an anchored cursor'],
+      ['an unknown id kind', clear(2, 1, 97, 255), 'unknown id kind 2'],
+      ['an unknown value tag', clear(1, 1, 97, 1, 7), 'unknown value tag 7'],
+      ['more than 16 keys', clear(1, 1, 97, 17, ...Array.from({ length: 17 }, () => 0)), 'too many keys'],
+      ['a byte after the record', clear(1, 1, 97, 255, 0), 'trailing bytes'],
+    ])('refuses %s', (_, bytes, message) => {
+      expect(() => unpackAnchored(bytes)).toThrow(new RangeError(message));
+    });
+
+    it('refuses a sealed cursor with a long position, a short record or a changed byte', () => {
+      const bytes = Buffer.from(encodeAnchoredCursor(42, ANCHOR, BINDING), 'base64url');
+      expect(() => unpackAnchored(Buffer.from([3, 42 | 0x80, 0, ...bytes.subarray(2)]))).toThrow(new RangeError('position not in its shortest form'));
+      expect(() => unpackAnchored(bytes.subarray(0, RECORD_AT + 2))).toThrow(new RangeError('cursor ends early'));
+      const changed = Buffer.from(bytes);
+      changed[RECORD_AT] = (changed[RECORD_AT] as number) ^ 0x01;
+      expect(() => unpackAnchored(changed)).toThrow(new RangeError('cursor seal does not verify'));
+    });
   });
 });

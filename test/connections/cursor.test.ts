@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { MAX_CURSOR_POSITION, decodeCursor, encodeCursor } from '../../src/connections/index.ts';
+import { MAX_CURSOR_POSITION, decodeCursor, encodeCursor, readCursor } from '../../src/connections/index.ts';
+import { hashesOf } from '../../src/connections/binding-hash.ts';
+import { unpackPosition } from '../../src/connections/position-cursor.ts';
 import { rejection } from '../support/rejection.ts';
 
 const BINDING = 'exceptions?status=NEW&sort=createdAt,DESC';
@@ -41,7 +43,7 @@ describe('cursors', () => {
     const forged = encodeRaw(JSON.stringify({ ...payloadOf(encodeCursor(3, BINDING)), v: 2 }));
     const error = rejection(() => decodeCursor(forged, BINDING, 'before'));
     expect(error.message).toBe('before cursor comes from another version of this API; restart paging without it');
-    expect(error.extensions.code).toBe('BAD_USER_INPUT');
+    expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', argumentName: 'before' });
   });
 
   const real = payloadOf(encodeCursor(3, BINDING));
@@ -78,6 +80,28 @@ describe('cursors', () => {
     expect(() => encodeCursor(-1, BINDING)).toThrow(RangeError);
     expect(() => encodeCursor(1.5, BINDING)).toThrow(RangeError);
     expect(() => encodeCursor(MAX_CURSOR_POSITION + 1, BINDING)).toThrow(RangeError);
+    expect(() => encodeCursor(-1, BINDING)).toThrow(new RangeError('cursor position must be an integer between 0 and 1073741824, got -1'));
+  });
+
+  it('names the argument "cursor" when the caller names none', () => {
+    for (const read of [() => readCursor('', BINDING), () => decodeCursor('', BINDING)]) {
+      const error = rejection(read);
+      expect([error.message, error.extensions]).toEqual([
+        'cursor is not a cursor of this connection; pass a startCursor, endCursor or edge cursor from a previous page, or restart paging without it',
+        { code: 'BAD_USER_INPUT', argumentName: 'cursor' },
+      ]);
+    }
+  });
+
+  it('rejects a value that is not text as BAD_USER_INPUT', () => {
+    expect(rejection(() => decodeCursor(12345 as never, BINDING, 'after')).extensions).toEqual({ code: 'BAD_USER_INPUT', argumentName: 'after' });
+  });
+
+  it('reads the payload of a position cursor only from JSON of an object', () => {
+    for (const text of ['3', '"x"', 'true', 'null', '[1,3]', '{"v"', '']) {
+      expect([text, unpackPosition(Buffer.from(text, 'utf8'))]).toEqual([text, null]);
+    }
+    expect(unpackPosition(Buffer.from('{"v":1,"p":3}', 'utf8'))).toEqual({ v: 1, p: 3 });
   });
 });
 
@@ -96,6 +120,15 @@ describe('binding hashes', () => {
     // Evicted or held, a binding hashes the same: every cursor still reads back under its own binding only.
     cursors.forEach((cursor, index) => expect(decodeCursor(cursor, `exceptions?status=S${index}`)).toBe(index));
     expect(cursors.map((_, index) => encodeCursor(index, `exceptions?status=S${index}`))).toEqual(cursors);
+    expect(cachedBindings()).toBe(256);
+  });
+
+  it('hand out the held hashes of a binding hashed again, keeping the other held bindings', async () => {
+    const { cachedBindings } = await import('../../src/connections/binding-hash.ts');
+    const bindings = Array.from({ length: 256 }, (_, index) => `payments?status=P${index}`);
+    const first = bindings.map((binding) => hashesOf(binding));
+    expect(cachedBindings()).toBe(256);
+    for (const [index, binding] of bindings.entries()) expect(hashesOf(binding)).toBe(first[index]);
     expect(cachedBindings()).toBe(256);
   });
 });
