@@ -125,7 +125,7 @@ export class CursorReader {
       const byte = this.byte();
       value += (byte & 0x7f) * shift;
       if (byte < 0x80) return value;
-      if (shift > 2 ** 28) throw new RangeError('number too long');
+      if (shift >= 2 ** 28) throw new RangeError('number too long');
     }
   }
 

@@ -68,4 +68,9 @@ describe('cursor reader', () => {
     expect(new CursorReader(Buffer.from([0x80, 0x80, 0x80, 0x80, 0x04])).varint()).toBe(2 ** 30);
     expect(() => new CursorReader(Buffer.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01])).varint()).toThrow(new RangeError('number too long'));
   });
+
+  it('refuses a sixth byte, even one that ends the number', () => {
+    const reader = new CursorReader(Buffer.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x01]));
+    expect(() => reader.varint()).toThrow(new RangeError('number too long'));
+  });
 });
