@@ -98,4 +98,17 @@ describe('a list connection', () => {
       },
     ]);
   });
+
+  it('tells anchor outcomes to observers until they unsubscribe', async () => {
+    const paging = new PagingFacts();
+    const { ctx } = context(paging);
+    const seen: unknown[] = [];
+    const unsubscribe = paging.observeAnchors((event) => seen.push(event));
+    const query: Query = { sort: 'amount,ASC' };
+    const first = await listConnection(ctx, paymentsList(rows), query, { first: 1 });
+    await listConnection(ctx, paymentsList(rows), query, { first: 1, after: first.pageInfo.endCursor });
+    unsubscribe();
+    await listConnection(ctx, paymentsList(rows), query, { first: 1, after: first.pageInfo.endCursor });
+    expect(seen).toEqual([{ list: 'payments', outcome: 'exact' }]);
+  });
 });

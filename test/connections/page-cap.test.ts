@@ -233,8 +233,24 @@ describe('what an answer shows of a cap, at the edges', () => {
     ["a capped list's last page, an odd page number", { page: 3, size: 40 }, 10, 85, { hasNext: false, totalPages: 4 }, { size: 25, exact: true }],
     ["a capped list's last page, hasNext without totalPages", { page: 2, size: 40 }, 10, 60, { hasNext: false }, { size: 25, exact: true }],
     ['an empty page past the end, hasNext without totalPages', { page: 2, size: 40 }, 0, 60, { hasNext: false }, null],
+    ['a short page with nothing else, where a capped last page would fit', { page: 2, size: 40 }, 10, 60, {}, null],
+    ['a last page whose rows no whole page size explains', { page: 2, size: 40 }, 10, 61, { hasNext: false }, null],
+    ['a last page that would need pages smaller than itself', { page: 2, size: 40 }, 30, 70, { hasNext: false }, null],
   ] as const)('reads %s', (_, page, served, total, evidence, shown) => {
     expect(capShownBy(page, served, total, evidence)).toEqual(shown);
+  });
+
+  it('lists no cap once it expired, whether or not it was asked for since', () => {
+    let now = 0;
+    const paging = new PagingFacts({ now: () => now, ttlMs: 100 });
+    paging.learnPageCap('linx', 40);
+    paging.learnPageCap('exceptions', 25);
+    now = 50;
+    paging.learnPageCap('exceptions', 20);
+    now = 100;
+    expect(paging.pageCaps()).toEqual(new Map([['exceptions', 20]]));
+    now = 150;
+    expect(paging.pageCaps()).toEqual(new Map());
   });
 
   it('keeps a cap learned again at the same size as it was', () => {
