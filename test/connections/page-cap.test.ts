@@ -50,6 +50,20 @@ describe('a platform that silently caps page sizes', () => {
     expect([page.pageInfo.hasNextPage, page.totalCount]).toEqual([true, 300]);
   });
 
+  it('places the rows of a capped page past the first where the capped size puts them', async () => {
+    const all = rows(300);
+    const platform = cappedPlatform(all, 25);
+    const learned: number[] = [];
+    const page = await paginate({ first: 30, after: encodeCursor(39, BINDING) }, options(learned), platform.fetchPage);
+    expect(ids(page.nodes)).toEqual(ids(all.slice(40, 70)));
+    // Page 1 of 25 holds rows 25..49: the window's rows 40..49 are among them; only 50..69 are asked for again, in one page of 24.
+    expect(platform.requests).toEqual([
+      { page: 1, size: 35 },
+      { page: 2, size: 24 },
+    ]);
+    expect(learned).toEqual([25]);
+  });
+
   it('recognises the capped last page instead of taking its rows for the ones after the cursor', async () => {
     const all = rows(60);
     const platform = cappedPlatform(all, 25);
