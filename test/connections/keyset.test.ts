@@ -413,6 +413,19 @@ describe('the bounded wider search', () => {
     ]);
   });
 
+  it.each([
+    [11, 350, { page: 58, size: 6 }],
+    [10, 70, { page: 7, size: 9 }],
+  ])('centres the wider page under a maximum page size of %p on old position %p with the page that reaches furthest', async (maxPageSize, position, expected) => {
+    const platform = KeyedPlatform.seeded(position + 50, ENVELOPE);
+    const { page } = keyset(platform, ENVELOPE, { upstreamMaxPageSize: maxPageSize });
+    const anchor = platform.items[position]!;
+    platform.remove(...platform.ids(position - 20, position));
+    await page({ first: 5, after: cursorOf(anchor, position) });
+    const [, wide] = platform.take();
+    expect(wide).toEqual(expected);
+  });
+
   it('centres the wider page on the old position deep in the list', async () => {
     const platform = KeyedPlatform.seeded(400, ENVELOPE);
     const { page, outcomes } = keyset(platform);
