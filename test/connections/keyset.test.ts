@@ -479,6 +479,32 @@ describe('a window as large as the upstream page', () => {
     expect(platform.take()).toEqual([{ page: 1, size: 100 }]);
   });
 
+  it('trusts a cursor whose row could not share the call in a list that reports no total', async () => {
+    const platform = KeyedPlatform.seeded(300, BARE);
+    const { page, outcomes } = keyset(platform, BARE);
+    // Rows 100..199 answer the window and tell that a next page exists; row 99 would take a second call.
+    const connection = await page({ first: 99, after: cursorAt(platform, 99) });
+    expect(idsOf(connection)).toEqual(platform.ids(100, 199));
+    expect(outcomes).toEqual(['unverified']);
+    expect(platform.take()).toEqual([{ page: 2, size: 100 }]);
+  });
+
+  it.each([90, 99])('does not trust a cursor at or past the end of a list of %p that shrank', async (length) => {
+    const platform = KeyedPlatform.seeded(300, ENVELOPE);
+    const { page, outcomes } = keyset(platform);
+    const cursor = cursorAt(platform, 99);
+    platform.remove(...platform.ids(length));
+    const connection = await page({ first: 100, after: cursor });
+    expect(idsOf(connection)).toEqual([]);
+    expect(pageInfoOf(connection)).toEqual({ hasNextPage: false, hasPreviousPage: true, totalCount: length });
+    // The total tells the cursor's row is gone: one wider call finds where its values now fall.
+    expect(outcomes).toEqual(['sort-keys']);
+    expect(platform.take()).toEqual([
+      { page: 1, size: 100 },
+      { page: 1, size: 67 },
+    ]);
+  });
+
   it('searches wider when the window holds a row that belongs before the cursor', async () => {
     const platform = KeyedPlatform.seeded(300, ENVELOPE);
     const { page, outcomes } = keyset(platform);
