@@ -189,6 +189,24 @@ describe('a request bounded by two anchored cursors', () => {
     ]);
   });
 
+  it('keeps the place of a cursor whose record left before the wider call', async () => {
+    const platform = KeyedPlatform.seeded(60, ENVELOPE);
+    const { page, outcomes } = keyset(platform);
+    const a = platform.items[10]!;
+    const b = platform.items[20]!;
+    platform.insert(item(1001, 45.5), item(1002, 45.6), item(1003, 45.7));
+    // a is read in the first call, then leaves while a newer record arrives: the wider call holds
+    // only b, and a's place (10) still holds the record before the window.
+    platform.beforeCall(1, () => {
+      platform.remove(a.id);
+      platform.insert(...newest(2001, 1));
+    });
+    const connection = await page({ first: 5, after: cursorOf(a, 10), before: cursorOf(b, 20) });
+    expect(idsOf(connection)).toEqual([49, 48, 47, 46, 1003].map((n) => item(n).id));
+    expect(pageInfoOf(connection)).toEqual({ hasNextPage: true, hasPreviousPage: true, totalCount: 63 });
+    expect(outcomes).toEqual(['exact', 'widened']);
+  });
+
   it('serves the rows between both cursors found again where they moved', async () => {
     const platform = KeyedPlatform.seeded(60, ENVELOPE);
     const { page, outcomes } = keyset(platform);
