@@ -189,6 +189,24 @@ describe('a request bounded by two anchored cursors', () => {
     ]);
   });
 
+  it('keeps the place of a cursor whose record left before the wider call', async () => {
+    const platform = KeyedPlatform.seeded(60, ENVELOPE);
+    const { page, outcomes } = keyset(platform);
+    const a = platform.items[10]!;
+    const b = platform.items[20]!;
+    platform.insert(item(1001, 45.5), item(1002, 45.6), item(1003, 45.7));
+    // a is read in the first call, then leaves while a newer record arrives: the wider call holds
+    // only b, and a's place (10) still holds the record before the window.
+    platform.beforeCall(1, () => {
+      platform.remove(a.id);
+      platform.insert(...newest(2001, 1));
+    });
+    const connection = await page({ first: 5, after: cursorOf(a, 10), before: cursorOf(b, 20) });
+    expect(idsOf(connection)).toEqual([49, 48, 47, 46, 1003].map((n) => item(n).id));
+    expect(pageInfoOf(connection)).toEqual({ hasNextPage: true, hasPreviousPage: true, totalCount: 63 });
+    expect(outcomes).toEqual(['exact', 'widened']);
+  });
+
   it('serves the rows between both cursors found again where they moved', async () => {
     const platform = KeyedPlatform.seeded(60, ENVELOPE);
     const { page, outcomes } = keyset(platform);
@@ -413,6 +431,19 @@ describe('the bounded wider search', () => {
     ]);
   });
 
+  it.each([
+    [11, 350, { page: 58, size: 6 }],
+    [10, 70, { page: 7, size: 9 }],
+  ])('centres the wider page under a maximum page size of %p on old position %p with the page that reaches furthest', async (maxPageSize, position, expected) => {
+    const platform = KeyedPlatform.seeded(position + 50, ENVELOPE);
+    const { page } = keyset(platform, ENVELOPE, { upstreamMaxPageSize: maxPageSize });
+    const anchor = platform.items[position]!;
+    platform.remove(...platform.ids(position - 20, position));
+    await page({ first: 5, after: cursorOf(anchor, position) });
+    const [, wide] = platform.take();
+    expect(wide).toEqual(expected);
+  });
+
   it('centres the wider page on the old position deep in the list', async () => {
     const platform = KeyedPlatform.seeded(400, ENVELOPE);
     const { page, outcomes } = keyset(platform);
@@ -464,6 +495,32 @@ describe('a window as large as the upstream page', () => {
     expect(idsOf(connection)).toEqual(platform.ids(100, 200));
     expect(outcomes).toEqual(['unverified']);
     expect(platform.take()).toEqual([{ page: 1, size: 100 }]);
+  });
+
+  it('trusts a cursor whose row could not share the call in a list that reports no total', async () => {
+    const platform = KeyedPlatform.seeded(300, BARE);
+    const { page, outcomes } = keyset(platform, BARE);
+    // Rows 100..199 answer the window and tell that a next page exists; row 99 would take a second call.
+    const connection = await page({ first: 99, after: cursorAt(platform, 99) });
+    expect(idsOf(connection)).toEqual(platform.ids(100, 199));
+    expect(outcomes).toEqual(['unverified']);
+    expect(platform.take()).toEqual([{ page: 2, size: 100 }]);
+  });
+
+  it.each([90, 99])('does not trust a cursor at or past the end of a list of %p that shrank', async (length) => {
+    const platform = KeyedPlatform.seeded(300, ENVELOPE);
+    const { page, outcomes } = keyset(platform);
+    const cursor = cursorAt(platform, 99);
+    platform.remove(...platform.ids(length));
+    const connection = await page({ first: 100, after: cursor });
+    expect(idsOf(connection)).toEqual([]);
+    expect(pageInfoOf(connection)).toEqual({ hasNextPage: false, hasPreviousPage: true, totalCount: length });
+    // The total tells the cursor's row is gone: one wider call finds where its values now fall.
+    expect(outcomes).toEqual(['sort-keys']);
+    expect(platform.take()).toEqual([
+      { page: 1, size: 100 },
+      { page: 1, size: 67 },
+    ]);
   });
 
   it('searches wider when the window holds a row that belongs before the cursor', async () => {

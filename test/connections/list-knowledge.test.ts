@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { paginate, type PageRequest, type PagingOptions } from '../../src/connections/index.ts';
+import { encodeCursor, paginate, type PageRequest, type PagingOptions } from '../../src/connections/index.ts';
 import { rows, type Row } from './fake-platform.ts';
 
 const OPTIONS: PagingOptions = { pageBase: 0, defaultSize: 20, maxSize: 100, upstreamMaxPageSize: 100, binding: 'exceptions', totals: 'always' };
@@ -33,5 +33,52 @@ describe('what a page answer is taken for', () => {
   it('takes totalElements 0 as a total', async () => {
     const connection = await paginate({ first: 5 }, OPTIONS, async () => ({ items: [] as Row[], total: 0 }));
     expect([connection.totalCount, connection.pageInfo.hasNextPage]).toEqual([0, false]);
+  });
+});
+
+describe('what a request keeps of the answers it read', () => {
+  it('keeps the total of an earlier page when a later one reports none', async () => {
+    const all = rows(40);
+    const requests: PageRequest[] = [];
+    const connection = await paginate({ first: 30 }, { ...OPTIONS, upstreamMaxPageSize: 20 }, async (request) => {
+      requests.push(request);
+      const items = all.slice(request.page * request.size, (request.page + 1) * request.size);
+      return { items, total: request.page === 0 ? all.length : null };
+    });
+    expect(connection.nodes).toEqual(all.slice(0, 30));
+    expect([connection.totalCount, connection.pageInfo.hasNextPage]).toEqual([40, true]);
+    expect(requests).toEqual([
+      { page: 0, size: 15 },
+      { page: 1, size: 15 },
+    ]);
+  });
+
+  it('counts the records a walk to the end reads from the page holding the window start', async () => {
+    const all = rows(600);
+    const requests: PageRequest[] = [];
+    const connection = await paginate(
+      { last: 5, after: encodeCursor(499, OPTIONS.binding) },
+      { ...OPTIONS, totals: 'sometimes', maxWalkRecords: 100 },
+      async (request) => {
+        requests.push(request);
+        return { items: all.slice(request.page * request.size, (request.page + 1) * request.size), total: null };
+      },
+    );
+    expect(connection.nodes).toEqual(all.slice(595));
+    expect(requests).toEqual([
+      { page: 5, size: 100 },
+      { page: 6, size: 100 },
+    ]);
+  });
+
+  it('stops at an empty first row when an answer that should carry a total does not', async () => {
+    const requests: PageRequest[] = [];
+    const connection = await paginate({ last: 5 }, OPTIONS, async (request) => {
+      requests.push(request);
+      return { items: [] as Row[], total: null };
+    });
+    expect(connection.nodes).toEqual([]);
+    expect([connection.pageInfo.hasNextPage, connection.pageInfo.hasPreviousPage, connection.totalCount]).toEqual([false, false, null]);
+    expect(requests).toEqual([{ page: 0, size: 1 }]);
   });
 });

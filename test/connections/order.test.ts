@@ -64,6 +64,15 @@ describe('comparing a record to an anchor', () => {
     ['the same instant written twice, then by text', '2026-08-01T10:00:00.000+0200', '2026-08-01T08:00:00.000Z', 1],
     ['platform timestamps', '2026-08-01T10:00:00.001+0000', '2026-08-01T10:00:00.000+0000', 1],
     ['a date-time against text that only starts like one', '2026-08-01T10:00:00.000Z', '2026-08-01T10:00:zz', -1],
+    ['text that sorts after the word null, still before null', 'zebra', null, -1],
+    ['a number against text, as text', 10, '9', -1],
+    ['text against a number, as text', '10', 9, -1],
+    ['a number against a boolean, as text', 5, true, -1],
+    ['a boolean against text, as text', true, 'abc', 1],
+    ['text that is no date-time against a date-time, as text', '3', '2026-08-01T10:00:00.000+0000', 1],
+    ['a date-time against text that is no date-time, as text', '2026-08-01T10:00:00.000+0000', '3', -1],
+    // Whatever the local zone, 10:00 local on 1 August is later than 12:00 at +23:59 (12:01 UTC on 31 July).
+    ['a local date-time with four fraction digits against an instant', '2026-08-01T10:00:00.0000', '2026-08-01T12:00:00.000+2359', 1],
   ])('orders %s', (_, value, anchored, sign) => {
     expect(Math.sign(compareToAnchor({ value }, [anchored], by('value')))).toBe(sign);
     expect(Math.sign(compareToAnchor({ value }, [anchored], by('value', true)))).toBe(sign === 0 ? 0 : -sign);

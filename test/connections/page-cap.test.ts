@@ -50,6 +50,20 @@ describe('a platform that silently caps page sizes', () => {
     expect([page.pageInfo.hasNextPage, page.totalCount]).toEqual([true, 300]);
   });
 
+  it('places the rows of a capped page past the first where the capped size puts them', async () => {
+    const all = rows(300);
+    const platform = cappedPlatform(all, 25);
+    const learned: number[] = [];
+    const page = await paginate({ first: 30, after: encodeCursor(39, BINDING) }, options(learned), platform.fetchPage);
+    expect(ids(page.nodes)).toEqual(ids(all.slice(40, 70)));
+    // Page 1 of 25 holds rows 25..49: the window's rows 40..49 are among them; only 50..69 are asked for again, in one page of 24.
+    expect(platform.requests).toEqual([
+      { page: 1, size: 35 },
+      { page: 2, size: 24 },
+    ]);
+    expect(learned).toEqual([25]);
+  });
+
   it('recognises the capped last page instead of taking its rows for the ones after the cursor', async () => {
     const all = rows(60);
     const platform = cappedPlatform(all, 25);
@@ -233,8 +247,24 @@ describe('what an answer shows of a cap, at the edges', () => {
     ["a capped list's last page, an odd page number", { page: 3, size: 40 }, 10, 85, { hasNext: false, totalPages: 4 }, { size: 25, exact: true }],
     ["a capped list's last page, hasNext without totalPages", { page: 2, size: 40 }, 10, 60, { hasNext: false }, { size: 25, exact: true }],
     ['an empty page past the end, hasNext without totalPages', { page: 2, size: 40 }, 0, 60, { hasNext: false }, null],
+    ['a short page with nothing else, where a capped last page would fit', { page: 2, size: 40 }, 10, 60, {}, null],
+    ['a last page whose rows no whole page size explains', { page: 2, size: 40 }, 10, 61, { hasNext: false }, null],
+    ['a last page that would need pages smaller than itself', { page: 2, size: 40 }, 30, 70, { hasNext: false }, null],
   ] as const)('reads %s', (_, page, served, total, evidence, shown) => {
     expect(capShownBy(page, served, total, evidence)).toEqual(shown);
+  });
+
+  it('lists no cap once it expired, whether or not it was asked for since', () => {
+    let now = 0;
+    const paging = new PagingFacts({ now: () => now, ttlMs: 100 });
+    paging.learnPageCap('linx', 40);
+    paging.learnPageCap('exceptions', 25);
+    now = 50;
+    paging.learnPageCap('exceptions', 20);
+    now = 100;
+    expect(paging.pageCaps()).toEqual(new Map([['exceptions', 20]]));
+    now = 150;
+    expect(paging.pageCaps()).toEqual(new Map());
   });
 
   it('keeps a cap learned again at the same size as it was', () => {

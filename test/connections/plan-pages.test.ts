@@ -93,4 +93,18 @@ describe('planPages', () => {
     expect(() => planPages(0, 1.5, 100)).toThrow(RangeError);
     expect(() => planPages(0, 1, 0)).toThrow(RangeError);
   });
+
+  it('names the argument it refuses and the value it got', () => {
+    expect(() => planPages(-1, 1, 100)).toThrow(new RangeError('offset must be a non-negative integer, got -1'));
+    expect(() => planPages(0, 1.5, 100)).toThrow(new RangeError('count must be a non-negative integer, got 1.5'));
+    expect(() => planPages(0, 1, 0)).toThrow(new RangeError('upstreamMaxPageSize must be a positive integer, got 0'));
+  });
+
+  it('plans pages of one row under a maximum page size of 1', () => {
+    expect(planPages(4, 3, 1)).toEqual([
+      { page: 4, size: 1 },
+      { page: 5, size: 1 },
+      { page: 6, size: 1 },
+    ]);
+  });
 });
