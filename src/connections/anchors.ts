@@ -163,8 +163,10 @@ export async function anchoredWindow<T>(
     settings.onAnchor(located.outcome);
   }
   if (list !== first && anchors.length === 2) {
+    // By id where its record still is, else by its values: a record gone since the first call
+    // has left every later row one place nearer the head in these rows.
     for (const anchor of anchors) {
-      const again = locateById(list, anchor, order);
+      const again = locateById(list, anchor, order) ?? locateByKeys(list, anchor, order);
       if (again !== null) positions[anchor.side] = again.position;
     }
   }

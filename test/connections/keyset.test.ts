@@ -207,6 +207,21 @@ describe('a request bounded by two anchored cursors', () => {
     expect(outcomes).toEqual(['exact', 'widened']);
   });
 
+  it('finds a cursor whose record left before the wider call by its sort values in the wider rows', async () => {
+    const platform = KeyedPlatform.seeded(60, ENVELOPE);
+    const { page, outcomes } = keyset(platform);
+    const a = platform.items[10]!;
+    const b = platform.items[20]!;
+    platform.insert(item(1001, 45.5), item(1002, 45.6), item(1003, 45.7));
+    // a is read in the first call, then leaves: in the wider call every row after it is one place
+    // nearer the head, so a's old place (10) holds the record right after it.
+    platform.beforeCall(1, () => platform.remove(a.id));
+    const connection = await page({ first: 5, after: cursorOf(a, 10), before: cursorOf(b, 20) });
+    expect(idsOf(connection)).toEqual([49, 48, 47, 46, 1003].map((n) => item(n).id));
+    expect(pageInfoOf(connection)).toEqual({ hasNextPage: true, hasPreviousPage: true, totalCount: 62 });
+    expect(outcomes).toEqual(['exact', 'widened']);
+  });
+
   it('serves the rows between both cursors found again where they moved', async () => {
     const platform = KeyedPlatform.seeded(60, ENVELOPE);
     const { page, outcomes } = keyset(platform);
