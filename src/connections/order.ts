@@ -79,7 +79,10 @@ function compareValues(a: KeyValue, b: KeyValue): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
-/** `+0000` → `+00:00`: Date.parse reads only the colon form of an offset. */
+/**
+ * `+0000` → `+00:00`: the date-time format the language requires Date.parse to read has the colon.
+ * V8 reads `+0000` as well, as its own extension, which no specification promises.
+ */
 function normaliseOffset(text: string): string {
   return text.replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
 }
