@@ -1,7 +1,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import type { Config } from './config.ts';
+import { MAX_BUCKETS } from './budgets/bucket.ts';
+import { serveBudgetsToWorkers } from './budgets/worker-group.ts';
 import { flushLogs } from './logger.ts';
 import { GroupMetricsCollector } from './observability/cluster-metrics.ts';
 import { createWorkerSupervisionMetrics } from './observability/metrics.ts';
@@ -127,8 +128,8 @@ export function superviseWorkers(config: Config, logger: Logger, options: Worker
     });
   }
 
-  // Without Redis, the workers' rate budgets are counted here, one per caller for the whole group (src/hardening/rate-limit.ts).
-  if (config.rateLimit && !config.redisUrl) new RateLimiterClusterMaster();
+  // Without Redis, the workers' budgets are kept here, one per caller for the whole group (src/budgets/worker-group.ts).
+  if (!config.budgetStore.redisUrl) serveBudgetsToWorkers(cluster, MAX_BUCKETS);
 
   logger.info({ workers: options.count }, 'starting workers');
   for (let i = 0; i < options.count; i++) fork();

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { checkTrustedProxies } from './budgets/caller.ts';
 import { configFrom, schema, SETTINGS, tracesEndpoint, withComputedDefaults } from './settings.ts';
 
 // Every setting comes from the environment, is validated once at start-up and is
@@ -25,20 +26,14 @@ const ORIGIN = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/;
 
 const listed = (text: string | undefined) => (text ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
 
-/** Longest budget window: the in-memory limiter keeps one timer per caller for that long. */
-const MAX_RATE_LIMIT_WINDOW_SECONDS = 86_400;
+/** Longest refill of a whole bucket: a bucket's key is kept at most this long after its last use. */
+const MAX_RATE_LIMIT_REFILL_SECONDS = 86_400;
 
-/**
- * The budget as rate-limiter-flexible counts it: `burst` requests per window of
- * burst ÷ rate seconds (see src/hardening/rate-limit.ts). The burst defaults to
- * one second's worth; a window under a second cannot be kept by Redis' expiry.
- */
-function rateLimitWindow(perSecond: number, burst: number | undefined): { perSecond: number; burst: number; windowSeconds: number } | string {
+/** The bucket: RATE_LIMIT_BURST platform calls refilled at RATE_LIMIT_PER_SECOND (src/budgets/bucket.ts); the burst defaults to one second's worth. */
+function rateLimitBucket(perSecond: number, burst: number | undefined): { perSecond: number; burst: number } | string {
   const points = burst ?? Math.ceil(perSecond);
-  const windowSeconds = points / perSecond;
-  if (windowSeconds < 1) return `must be at least RATE_LIMIT_PER_SECOND (${perSecond}): the burst is at least one second's worth of requests`;
-  if (windowSeconds > MAX_RATE_LIMIT_WINDOW_SECONDS) return `RATE_LIMIT_BURST ÷ RATE_LIMIT_PER_SECOND must not exceed ${MAX_RATE_LIMIT_WINDOW_SECONDS} s (one day)`;
-  return { perSecond, burst: points, windowSeconds };
+  if (points / perSecond > MAX_RATE_LIMIT_REFILL_SECONDS) return `RATE_LIMIT_BURST ÷ RATE_LIMIT_PER_SECOND must not exceed ${MAX_RATE_LIMIT_REFILL_SECONDS} s (one day)`;
+  return { perSecond, burst: points };
 }
 
 /**
@@ -66,9 +61,24 @@ const configSchema = schema.transform((read, ctx) => {
     ctx.addIssue({ code: 'custom', path: ['RATE_LIMIT_BURST'], message: 'needs RATE_LIMIT_PER_SECOND (the limit is off without it)' });
     return z.NEVER;
   }
-  const rateLimit = e.RATE_LIMIT_PER_SECOND === undefined ? undefined : rateLimitWindow(e.RATE_LIMIT_PER_SECOND, e.RATE_LIMIT_BURST);
+  const rateLimit = e.RATE_LIMIT_PER_SECOND === undefined ? undefined : rateLimitBucket(e.RATE_LIMIT_PER_SECOND, e.RATE_LIMIT_BURST);
   if (typeof rateLimit === 'string') {
     ctx.addIssue({ code: 'custom', path: ['RATE_LIMIT_BURST'], message: rateLimit });
+    return z.NEVER;
+  }
+  // Persisted queries may be evicted under memory pressure; a budget must never be (a spent one would refill).
+  if (e.RATE_LIMIT_REDIS_URL !== undefined && e.RATE_LIMIT_REDIS_URL === e.REDIS_URL) {
+    ctx.addIssue({ code: 'custom', path: ['RATE_LIMIT_REDIS_URL'], message: 'must be a Redis of its own (maxmemory-policy noeviction), not REDIS_URL: persisted queries would evict budgets' });
+    return z.NEVER;
+  }
+  if (e.AUTH_FAILURE_LIMIT_BURST / (e.AUTH_FAILURE_LIMIT_PER_MINUTE / 60) > MAX_RATE_LIMIT_REFILL_SECONDS) {
+    ctx.addIssue({ code: 'custom', path: ['AUTH_FAILURE_LIMIT_BURST'], message: `AUTH_FAILURE_LIMIT_BURST ÷ (AUTH_FAILURE_LIMIT_PER_MINUTE ÷ 60) must not exceed ${MAX_RATE_LIMIT_REFILL_SECONDS} s (one day)` });
+    return z.NEVER;
+  }
+  const trustedProxies = listed(e.TRUSTED_PROXIES);
+  const badProxies = checkTrustedProxies(trustedProxies);
+  if (badProxies !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['TRUSTED_PROXIES'], message: `not an address or CIDR list: ${badProxies}` });
     return z.NEVER;
   }
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
@@ -97,8 +107,12 @@ const configSchema = schema.transform((read, ctx) => {
     trustedDocuments: e.TRUSTED_DOCUMENTS ? { file: e.TRUSTED_DOCUMENTS, only: e.TRUSTED_DOCUMENTS_ONLY } : undefined,
     /** Worker processes sharing the port: `auto` is one per CPU this process may use, cgroup limits included. */
     scaling: { workers: e.WORKERS === 'auto' ? availableParallelism() : Number(e.WORKERS) },
-    /** Per-caller request budget (absent: off); shared through REDIS_URL when set. */
-    rateLimit: rateLimit && { ...rateLimit, storeTimeoutMs: e.RATE_LIMIT_STORE_TIMEOUT_MS },
+    /** Per-caller budget of platform calls (absent: off); shared through RATE_LIMIT_REDIS_URL when set. */
+    rateLimit,
+    /** Where budgets and address failure counts are kept: Redis shared by every instance, else memory. */
+    budgetStore: { redisUrl: e.RATE_LIMIT_REDIS_URL, timeoutMs: e.RATE_LIMIT_STORE_TIMEOUT_MS },
+    /** Proxies whose `X-Forwarded-For` entry names the client (src/budgets/caller.ts). */
+    trustedProxies,
   });
 });
 

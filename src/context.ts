@@ -1,6 +1,8 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type DataLoader from 'dataloader';
 import type { Logger } from 'pino';
+import { admissionOf, type Admission } from './budgets/index.ts';
+import type { TokenVerdicts } from './budgets/token-verdicts.ts';
 import type { Config } from './config.ts';
 import { pagingFactsFor, type PagingFacts } from './connections/paging-facts.ts';
 import { createDocumentLoader } from './documents/loader.ts';
@@ -17,6 +19,8 @@ export interface GatewayContext {
   config: Config;
   logger: Logger;
   platform: PlatformClient;
+  /** Who is asking and whose budget pays (src/budgets/); absent for a request that did not come through the GraphQL route. */
+  admission?: Admission;
   /** What this gateway instance learned about the platform's lists (page-size caps); shared by its requests. */
   paging: PagingFacts;
   loaders: {
@@ -28,6 +32,8 @@ export interface ContextDependencies {
   config: Config;
   http: PlatformHttp;
   logger: Logger;
+  /** What the process knows of tokens: a made-up token costs the platform at most one refused call. */
+  tokens?: TokenVerdicts;
 }
 
 /**
@@ -42,11 +48,17 @@ export function createContext(
   response?: ServerResponse,
 ): GatewayContext {
   const signal = requestSignal(deps.config.requestDeadlineMs, response);
-  const platform = new PlatformClient(deps.http, headers.authorization, signal, { maxCalls: deps.config.platformProtection.maxCallsPerRequest });
+  const admission = admissionOf(response?.req);
+  const platform = new PlatformClient(deps.http, headers.authorization, signal, {
+    maxCalls: deps.config.platformProtection.maxCallsPerRequest,
+    tokens: deps.tokens,
+    onTokenRefused: admission && (() => (admission.refusedByPlatform = true)),
+  });
   return {
     config: deps.config,
     logger: deps.logger,
     platform,
+    admission,
     paging: pagingFactsFor(deps.http),
     loaders: new RequestLoaders(platform, deps.config.documentLoaderConcurrency),
   };

@@ -11,6 +11,8 @@ export const ErrorCode = {
   BAD_USER_INPUT: 'BAD_USER_INPUT',
   CONFLICT: 'CONFLICT',
   RATE_LIMITED: 'RATE_LIMITED',
+  /** The operation needs more platform calls than a caller's whole budget (RATE_LIMIT_BURST) holds: it can never run as it is. Not retryable. */
+  COST_EXCEEDS_BURST: 'COST_EXCEEDS_BURST',
   UPSTREAM_ERROR: 'UPSTREAM_ERROR',
   UPSTREAM_TIMEOUT: 'UPSTREAM_TIMEOUT',
   /** A platform call stopped because the caller closed the connection; only logs and metrics ever see it. */

@@ -137,6 +137,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   });
 
   const schema = buildSchema();
+  const budgetPlugin: ApolloServerPlugin<GatewayContext> | undefined = hardening.budgets.plugin(schema);
   const compiled = config.compiledExecution.enabled ? new CompiledExecution(schema, { maxEntries: config.compiledExecution.cacheSize, maxBytes: config.compiledExecution.cacheBytes, minUses: config.compiledExecution.minUses }) : undefined;
   const apollo = new ApolloServer<GatewayContext>({
     // The compiled executor keeps Apollo's pipeline and replaces only graphql-js' interpretation of each document.
@@ -163,6 +164,8 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
       ApolloServerPluginCacheControlDisabled(),
       observability.plugin,
       ...hardening.apollo.plugins,
+      // After the static limits: a document they refuse is never charged.
+      ...(budgetPlugin ? [budgetPlugin] : []),
     ],
   });
   await apollo.start();
@@ -187,7 +190,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   }
   const graphql = graphqlEndpoint({
     apollo,
-    context: async (req, res) => createContext({ config, http, logger }, req.headers, res),
+    context: async (req, res) => createContext({ config, http, logger, tokens: hardening.budgets.tokens }, req.headers, res),
     chain: hardening.graphqlChain,
     fail: (req, res, error) => {
       failures.set(req, error);

@@ -158,7 +158,7 @@ export const SETTINGS = {
   },
   REDIS_URL: {
     group: 'first', config: 'redisUrl', schema: z.url({ protocol: /^rediss?$/ }), shown: '(none: in-memory per instance)',
-    doc: 'Redis shared by instances: the persisted-query store and the per-caller rate budget (`redis://` or `rediss://`)',
+    doc: 'Redis shared by instances as the persisted-query store (`redis://` or `rediss://`); may evict (`allkeys-lru`). Budgets use `RATE_LIMIT_REDIS_URL`',
   },
   REQUEST_DEADLINE_MS: {
     group: 'first', config: 'requestDeadlineMs', schema: int(100, 300_000), default: 8_000,
@@ -363,18 +363,34 @@ export const SETTINGS = {
     doc: 'on SIGTERM, how long the gateway keeps serving while `/readyz` already answers 503, before its listener closes: set it above the load balancer\'s time to notice (HAProxy: `fall` × check interval), e.g. `5000` ([scaling.md](scaling.md#replicas-behind-a-load-balancer))',
   },
 
-  // Per-caller rate limit (src/hardening/rate-limit.ts)
+  // Per-caller budgets of platform calls, and the limit on refused tokens (src/budgets/)
   RATE_LIMIT_PER_SECOND: {
     group: 'rate-limit', schema: z.coerce.number().min(0.001).max(1_000_000), shown: '(none: no limit)',
-    doc: 'requests per second one caller (one `Authorization` header, or one client address without it) may average; fractions allowed (`0.5`)',
+    doc: 'platform calls per second one caller (one bearer token, however the header spells it; one client address without one) may average: its bucket refills at this rate; fractions allowed (`0.5`); recommended `20`',
   },
   RATE_LIMIT_BURST: {
     group: 'rate-limit', schema: int(1, 1_000_000), shown: '`RATE_LIMIT_PER_SECOND` rounded up',
-    doc: 'requests one caller may send at once; at least `RATE_LIMIT_PER_SECOND`, and at most one day\'s worth',
+    doc: 'platform calls one caller\'s bucket holds when full: what it may spend at once; a request estimated to need more is refused with `COST_EXCEEDS_BURST`; at most one day\'s refill; recommended `200` (`MAX_PLATFORM_CALLS_PER_REQUEST`)',
+  },
+  RATE_LIMIT_REDIS_URL: {
+    group: 'rate-limit', schema: z.url({ protocol: /^rediss?$/ }), shown: '(none: in memory per instance)',
+    doc: 'Redis holding the budgets and the address failure counts, shared by every instance; a server of its own that never evicts (`maxmemory-policy noeviction`), not `REDIS_URL`\'s',
   },
   RATE_LIMIT_STORE_TIMEOUT_MS: {
     group: 'rate-limit', schema: int(1, 10_000), default: 100,
-    doc: 'longest a request waits for Redis (with `REDIS_URL`); then it is counted in this instance\'s memory',
+    doc: 'longest a request waits for the budgets\' Redis (or, with `WORKERS`, the primary); then it is counted in this instance\'s memory, and Redis is not asked again until it answers a probe',
+  },
+  AUTH_FAILURE_LIMIT_PER_MINUTE: {
+    group: 'rate-limit', config: 'authFailures.perMinute', schema: z.coerce.number().min(0.01).max(1_000_000), default: 30,
+    doc: 'requests with tokens the platform has not accepted yet that one client address may send per minute, on average; past it they are refused with `429 RATE_LIMITED` and no platform call, while tokens already accepted keep working',
+  },
+  AUTH_FAILURE_LIMIT_BURST: {
+    group: 'rate-limit', config: 'authFailures.burst', schema: int(1, 1_000_000), default: 10,
+    doc: 'such requests one client address may send at once',
+  },
+  TRUSTED_PROXIES: {
+    group: 'rate-limit', schema: z.string(), shown: '(none)',
+    doc: 'comma-separated addresses or CIDRs (`10.0.0.0/8`, `127.0.0.1`) of proxies in front of the gateway: a request from one of them is from the address it names last in `X-Forwarded-For`; from anyone else that header is ignored',
   },
 
   // Platform protection: per-route bounds on calls in flight, identical reads shared, a call budget per request.

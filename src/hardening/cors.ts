@@ -33,7 +33,8 @@ function corsHandler(config: CorsConfig): NodeHandler {
     origin: (origin, callback) => callback(null, origin !== undefined && originAllowed(config, origin)),
     methods: ['GET', 'POST', 'OPTIONS'],
     allowedHeaders: ALLOWED_HEADERS,
-    exposedHeaders: [],
+    // A browser app may read its budget (src/budgets/) and when to retry.
+    exposedHeaders: ['RateLimit', 'RateLimit-Policy', 'Retry-After'],
     credentials: config.credentials,
     maxAge: config.maxAgeSeconds,
     optionsSuccessStatus: 204,

@@ -2,13 +2,13 @@ import type { ApolloServerPlugin, PersistedQueryOptions } from '@apollo/server';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { ParseOptions, ValidationRule } from 'graphql';
 import type { Logger } from 'pino';
+import { setupBudgets, type BudgetObserver, type Budgets } from '../budgets/index.ts';
 import { ConfigError, type Config } from '../config.ts';
 import { webClientHeaders, type NodeHandler } from './cors.ts';
 import { batchLimit, graphqlBodyReader, httpErrorHandler, notFoundHandler, playgroundOff } from './http.ts';
 import { noIntrospection } from './introspection.ts';
 import { hideSuggestionsPlugin, limitValidationRules, parseOptions, queryLimitsPlugin } from './limits.ts';
 import { persistedQueries } from './persisted-queries.ts';
-import { rateLimit, type RateLimitObserver } from './rate-limit.ts';
 import { loadTrustedDocuments, trustedDocumentsHandler, TrustedDocumentsError, type TrustedDocuments, type TrustedDocumentsPolicy } from './trusted-documents.ts';
 import { wellFormedVariablesPlugin } from './unicode.ts';
 
@@ -33,15 +33,17 @@ export interface Hardening {
   notFound: RequestHandler;
   /** Mount last on the app: JSON errors without internals for anything that fails outside Apollo. */
   errorHandler: ErrorRequestHandler;
-  /** Releases the shared stores (persisted queries, rate limit), if any. */
+  /** Caller admission, the calls budget and what is known of tokens (src/budgets/). */
+  budgets: Budgets;
+  /** Releases the shared stores (persisted queries, budgets), if any. */
   close(): Promise<void>;
 }
 
 export interface HardeningObservers {
   /** Counts a trusted-documents refusal by its code. */
   onTrustedDocumentRefusal?: TrustedDocumentsPolicy['onRefusal'];
-  /** Counts the rate limit's refusals and its shared store's failures. */
-  rateLimit?: RateLimitObserver;
+  /** Counts the budgets' refusals and their shared store's failures. */
+  rateLimit?: BudgetObserver;
 }
 
 /** The gateway's abuse limits and request hygiene, from the configuration. */
@@ -50,7 +52,7 @@ export async function setupHardening(config: Config, logger: Logger, observers: 
   const http = { bodyBytes: limits.bodyBytes, allowBatchedRequests: config.allowBatchedRequests, maxBatchSize: limits.batchSize };
   const trusted = config.trustedDocuments && (await trustedDocuments(config.trustedDocuments.file));
   const apq = await persistedQueries({ ...config.persistedQueries, redisUrl: config.redisUrl }, logger);
-  const limit = config.rateLimit && (await rateLimit({ ...config.rateLimit, redisUrl: config.redisUrl }, logger, observers.rateLimit));
+  const budgets = await setupBudgets(config, logger, observers.rateLimit);
   const plugins: ApolloServerPlugin[] = [wellFormedVariablesPlugin(), queryLimitsPlugin(limits, config.paging, config.maxEntityRepresentations)];
   if (!config.fieldSuggestions) plugins.push(hideSuggestionsPlugin());
   return {
@@ -66,8 +68,8 @@ export async function setupHardening(config: Config, logger: Logger, observers: 
       webClientHeaders(config.cors),
       // A browser opening the endpoint where the playground is not served gets a page saying so.
       !config.playground && playgroundOff,
-      // The per-caller budget (HTTP 429 RATE_LIMITED over it): refused before the body is read.
-      limit && limit.handler,
+      // Who is asking (one token however it is spelled, else the client address); too many refused tokens from one address: 429 before the body is read.
+      budgets.admission,
       // `req.body`: plain JSON, compressed, in another UTF charset, or none (GET); refusals of the body go to the error handler.
       graphqlBodyReader(http),
       config.allowBatchedRequests && batchLimit(http),
@@ -82,8 +84,9 @@ export async function setupHardening(config: Config, logger: Logger, observers: 
     ]),
     notFound: notFoundHandler(),
     errorHandler: httpErrorHandler(http, logger),
+    budgets,
     async close() {
-      await Promise.all([apq.close(), limit?.close()]);
+      await Promise.all([apq.close(), budgets.close()]);
     },
   };
 }

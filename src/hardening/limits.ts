@@ -141,7 +141,7 @@ const QUERY_LISTS = { exceptions: exceptionList, documentAcceptances: acceptance
  * the list to its end. Connections below the root (FinancialAccount.documentAcceptances) read lists
  * that always report totals, so walks are only looked for among Query's fields.
  */
-const WALKING_FIELDS: ReadonlySet<string> = new Set(
+export const WALKING_FIELDS: ReadonlySet<string> = new Set(
   Object.entries(QUERY_LISTS)
     .filter(([, list]) => list.totals !== 'always')
     .map(([field]) => field),
@@ -159,7 +159,7 @@ function variableValue(variables: Variables, name: string): unknown {
  * it leaves out. Without the defaults, `query($n: Int = 100)` would be priced at the default page size
  * and `$before: String = "…"` would look absent.
  */
-function withDefaults(operation: OperationDefinitionNode, variables: Variables): Variables {
+export function withDefaults(operation: OperationDefinitionNode, variables: Variables): Variables {
   let effective = variables;
   for (const definition of operation.variableDefinitions ?? []) {
     const name = definition.variable.name.value;
@@ -172,7 +172,7 @@ function withDefaults(operation: OperationDefinitionNode, variables: Variables):
 }
 
 /** An argument's value: undefined when it is not given (or its variable not sent), null when null, else the value or literal. */
-function argumentValue(field: FieldNode, name: string, variables: Variables): unknown {
+export function argumentValue(field: FieldNode, name: string, variables: Variables): unknown {
   const argument = field.arguments?.find((arg) => arg.name.value === name);
   if (!argument) return undefined;
   if (argument.value.kind === Kind.NULL) return null;
@@ -209,7 +209,7 @@ function backwardWalks(operation: OperationDefinitionNode, document: DocumentNod
   return keys.size;
 }
 
-function fragmentNamed(document: DocumentNode, name: string): FragmentDefinitionNode | undefined {
+export function fragmentNamed(document: DocumentNode, name: string): FragmentDefinitionNode | undefined {
   return document.definitions.find((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION && definition.name.value === name);
 }
 
@@ -296,7 +296,7 @@ const VERDICT_CACHE_SIZE = 1_000;
  * integer counts by its value (page sizes), a list by its length and an object as one
  * (representations of `_entities`), null and any other value by whether it is given (`before`).
  */
-function verdictKey(queryHash: string, operation: OperationDefinitionNode, variables: Variables): string {
+export function verdictKey(queryHash: string, operation: OperationDefinitionNode, variables: Variables): string {
   let key = `${queryHash}@${operation.name?.value ?? ''}`;
   for (const definition of operation.variableDefinitions ?? []) {
     const name = definition.variable.name.value;

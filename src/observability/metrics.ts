@@ -42,7 +42,8 @@ export interface GatewayMetrics {
   recordTrustedDocumentRefusal(code: string): void;
 }
 
-export type RateLimitedCaller = 'token' | 'address';
+/** How a refused request was keyed: its token's budget, its address's budget (no token), or its address's refused-token limit. */
+export type RateLimitedCaller = 'token' | 'address' | 'auth-failures';
 
 /** Metrics of one gateway instance, fed by the request plugin and the platform seam's observer. */
 export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxOperations: MAX_OPERATION_LABELS, labelChars: 64 }): GatewayMetrics {
@@ -132,13 +133,13 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
   // Rate limit: refusals and failures of the shared store. Labels come from code only.
   const rateLimited = new Counter({
     name: 'rate_limited_total',
-    help: 'Requests refused with HTTP 429 by the per-caller rate limit, by how the caller was keyed (token, or address without one)',
+    help: 'Requests refused with HTTP 429: by the budget of their token (token) or of their address without one (address), or by their address\'s limit on tokens the platform has not accepted (auth-failures)',
     labelNames: ['caller'] as const,
     registers: [registry],
   });
   const rateLimitStoreFailures = new Counter({
     name: 'rate_limit_store_failures_total',
-    help: 'Rate-limit checks the shared store (Redis) failed or did not answer within RATE_LIMIT_STORE_TIMEOUT_MS; each was counted by this instance in memory',
+    help: 'Budget operations the shared store (Redis, or the primary of WORKERS) failed or did not answer within RATE_LIMIT_STORE_TIMEOUT_MS; each was counted by this instance in memory',
     registers: [registry],
   });
   // Trusted documents: the label is one of the few refusal codes the check answers, never client text.

@@ -1,5 +1,8 @@
 import DataLoader from 'dataloader';
+import { bearerToken, canonicalAuthorization, tokenKey } from '../budgets/caller.ts';
+import type { TokenVerdict, TokenVerdicts } from '../budgets/token-verdicts.ts';
 import { ErrorCode } from '../errors.ts';
+import { RequestDeadlineExceeded } from './cancellation.ts';
 import { transportError } from './error-mapping.ts';
 import { PlatformError } from './platform-error.ts';
 import type { PlatformHttp } from './http.ts';
@@ -52,6 +55,18 @@ const CALL_LIMIT_VARIABLE = 'MAX_PLATFORM_CALLS_PER_REQUEST';
 export interface PlatformClientOptions {
   /** Platform calls this request may make (MAX_PLATFORM_CALLS_PER_REQUEST); further calls fail without being sent. */
   maxCalls?: number;
+  /** What the process knows of tokens: an unknown token's calls go one at a time, a refused one's not at all. */
+  tokens?: TokenVerdicts;
+  /** Told when the platform refuses this request's token (401): the client's address is charged for it. */
+  onTokenRefused?: () => void;
+}
+
+/** What a failed call shows of the token: a 401 refuses it, any other answer of the platform accepts it. */
+function verdictOf(error: unknown): TokenVerdict {
+  if (!(error instanceof PlatformError)) return 'unknown';
+  const status = (error.extensions.upstream as { status?: number } | undefined)?.status;
+  if (status === undefined || status >= 500) return 'unknown';
+  return status === 401 ? 'refused' : 'accepted';
 }
 
 /**
@@ -75,6 +90,10 @@ export class PlatformClient {
   /** Stops every call of this request: its deadline, or the caller hanging up (see cancellation.ts). */
   private readonly signal: AbortSignal | undefined;
   private readonly maxCalls: number;
+  private readonly tokens: TokenVerdicts | undefined;
+  private readonly onTokenRefused: (() => void) | undefined;
+  /** The token's key in `tokens`, computed on the first call. */
+  private tokenKey: string | undefined;
   /** The credentials' key for shared reads, computed on the first GET. */
   private credential: string | undefined;
   /** Upstream calls this request made (for logs and the benchmark). */
@@ -82,9 +101,13 @@ export class PlatformClient {
 
   constructor(http: PlatformHttp, authorization: string | undefined, signal?: AbortSignal, options: PlatformClientOptions = {}) {
     this.http = http;
-    this.authorization = authorization;
+    // One spelling upstream whatever the client wrote (`bearer  T` is `Bearer T`): one shared-read key per token.
+    const token = bearerToken(authorization);
+    this.authorization = token === undefined ? undefined : canonicalAuthorization(token);
     this.signal = signal;
     this.maxCalls = options.maxCalls ?? Number.POSITIVE_INFINITY;
+    this.tokens = options.tokens;
+    this.onTokenRefused = options.onTokenRefused;
     this.gets = new DataLoader((gets) => Promise.all(gets.map((get) => this.fetchGet(get).catch((error: Error) => error))), {
       // Nothing to batch upstream: the loader is here for per-request dedup of identical GETs.
       batch: false,
@@ -94,7 +117,7 @@ export class PlatformClient {
 
   /** The caller's credentials, or UNAUTHENTICATED before anything is sent. */
   private credentials(): string {
-    if (!this.authorization || !/^Bearer\s+\S+/i.test(this.authorization)) {
+    if (this.authorization === undefined) {
       throw new PlatformError(ErrorCode.UNAUTHENTICATED, 'Send the platform access token as "Authorization: Bearer <token>"');
     }
     return this.authorization;
@@ -109,9 +132,41 @@ export class PlatformClient {
   /** PUT a JSON body. Never retried and never deduplicated: one call, one upstream PUT. */
   async put(route: string, path: string, body: unknown): Promise<unknown> {
     const authorization = this.credentials();
-    this.spend();
-    const response = await this.http.send({ route, method: 'PUT', pathAndQuery: path, authorization, body, signal: this.signal });
+    const response = await this.admitted(() => {
+      this.spend();
+      return this.http.send({ route, method: 'PUT', pathAndQuery: path, authorization, body, signal: this.signal });
+    });
     return parseJson(response.body);
+  }
+
+  /**
+   * Sends a call once the token may be used (TokenVerdicts): an unknown token's calls go one at a
+   * time until the platform has answered one of them, and a refused token's are not sent at all.
+   */
+  private async admitted<T>(send: () => Promise<T>): Promise<T> {
+    if (this.tokens === undefined) return send();
+    const key = (this.tokenKey ??= tokenKey(this.authorization!.slice('Bearer '.length)));
+    let admission: Awaited<ReturnType<TokenVerdicts['admit']>>;
+    try {
+      admission = await this.tokens.admit(key, this.signal);
+    } catch (reason) {
+      // Stopped while waiting for the probe: answered as a call stopped in flight would be.
+      throw reason instanceof RequestDeadlineExceeded ? transportError('timeout', reason.message) : transportError('cancelled', 'the caller closed the connection');
+    }
+    if (admission === 'refused') throw new PlatformError(ErrorCode.UNAUTHENTICATED, 'The platform rejected the access token (not sent: the platform refused this token moments ago)');
+    const probe = admission === 'probe';
+    let outcome: TokenVerdict = 'unknown';
+    try {
+      const result = await send();
+      outcome = 'accepted';
+      return result;
+    } catch (error) {
+      outcome = verdictOf(error);
+      if (outcome === 'refused') this.onTokenRefused?.();
+      throw error;
+    } finally {
+      this.tokens.report(key, outcome, probe);
+    }
   }
 
   segment(value: string): string {
@@ -133,14 +188,16 @@ export class PlatformClient {
 
   private async fetchGet({ route, pathAndQuery }: PlatformGet): Promise<unknown> {
     const authorization = this.credentials();
-    this.spend();
-    const response = await this.http.send({
-      route,
-      method: 'GET',
-      pathAndQuery,
-      authorization,
-      signal: this.signal,
-      credential: this.http.sharesReads ? (this.credential ??= this.http.credentialKey(authorization)) : undefined,
+    const response = await this.admitted(() => {
+      this.spend();
+      return this.http.send({
+        route,
+        method: 'GET',
+        pathAndQuery,
+        authorization,
+        signal: this.signal,
+        credential: this.http.sharesReads ? (this.credential ??= this.http.credentialKey(authorization)) : undefined,
+      });
     });
     return parseJson(response.body);
   }

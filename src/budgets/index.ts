@@ -1,0 +1,239 @@
+import cluster from 'node:cluster';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestListener, type GraphQLResponse } from '@apollo/server';
+import type { GraphQLSchema } from 'graphql';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import { ErrorCode } from '../errors.ts';
+import type { NodeHandler } from '../hardening/cors.ts';
+import { withDefaults } from '../hardening/limits.ts';
+import type { RateLimitedCaller } from '../observability/metrics.ts';
+import { currentRequestId } from '../observability/request-scope.ts';
+import { MAX_BUCKETS, MemoryBuckets, type BucketPolicy, type BucketState, type BucketStore } from './bucket.ts';
+import { bearerToken, canonicalAuthorization, clientAddress, tokenKey } from './caller.ts';
+import { CallEstimator } from './estimate.ts';
+import { RedisBuckets } from './redis-buckets.ts';
+import { TokenVerdicts } from './token-verdicts.ts';
+import { WorkerGroupBuckets } from './worker-group.ts';
+
+/**
+ * Traffic control between many clients and one platform, counted in what the platform feels: calls.
+ *
+ * - **Admission** (first on the GraphQL route, before the body is read): the caller is its bearer
+ *   token however the header spells it (forwarded as `Bearer <token>`), else its client address. A
+ *   token the platform has not accepted yet spends one unit of its address's refused-token limit
+ *   (AUTH_FAILURE_LIMIT_*), given back unless the platform refuses it: past that limit such requests
+ *   get 429 with no platform call, while accepted tokens from the same address go on.
+ * - **Budget** (with RATE_LIMIT_PER_SECOND, an Apollo plugin): before an operation runs, its
+ *   platform calls are estimated from the document (estimate.ts) and taken from the caller's bucket;
+ *   an operation the bucket cannot pay now gets 429 RATE_LIMITED and `Retry-After`, one that needs
+ *   more than the whole bucket gets 400 COST_EXCEEDS_BURST; neither makes a platform call. After it
+ *   ran, the calls it made (at least 1) replace the estimate: the difference is charged or given
+ *   back. Every answer shows the bucket in `extensions.cost` and the RateLimit headers.
+ *
+ * A call joined to another request's identical read (same token: see PlatformHttp) is charged to
+ * each request, as MAX_PLATFORM_CALLS_PER_REQUEST counts it: what a request costs then depends on
+ * its document alone, not on what else the same token had in flight.
+ */
+export interface BudgetObserver {
+  recordRateLimited(caller: RateLimitedCaller): void;
+  recordRateLimitStoreFailure(): void;
+}
+
+/** What the admission learned of one HTTP request, read by its context (every operation of a batch). */
+export interface Admission {
+  /** `token:<hash>` or `address:<address>`: whose bucket pays. */
+  readonly callerKey: string;
+  readonly caller: 'token' | 'address';
+  /** The client address (TRUSTED_PROXIES applied). */
+  readonly address: string;
+  /** Whether the platform refused this request's token (401): the address's unit is then kept. */
+  refusedByPlatform: boolean;
+}
+
+const admissions = new WeakMap<IncomingMessage, Admission>();
+
+/** The admission of a request that went through the GraphQL route's chain. */
+export function admissionOf(req: IncomingMessage | undefined): Admission | undefined {
+  return req === undefined ? undefined : admissions.get(req);
+}
+
+/** The draft whose fields the answers carry: draft-ietf-httpapi-ratelimit-headers-09 (structured fields, a named policy). */
+export const CALLS_POLICY_NAME = 'platform-calls';
+
+export interface Budgets {
+  /** First handler of the GraphQL route. */
+  admission: NodeHandler;
+  /** The calls budget, when RATE_LIMIT_PER_SECOND is set. */
+  plugin(schema: GraphQLSchema): ApolloServerPlugin<BudgetContext> | undefined;
+  /** What the process knows of tokens; the per-request platform client consults it. */
+  tokens: TokenVerdicts;
+  close(): Promise<void>;
+}
+
+function refusal(res: ServerResponse, status: number, headers: Record<string, string>, error: { message: string; extensions: Record<string, unknown> }): void {
+  const body = JSON.stringify({ errors: [error] });
+  res.statusCode = status;
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
+}
+
+/** Whole seconds until the wait is over; never 0, which would invite an immediate retry. */
+export function retryAfterSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
+/** `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09): quota, window to refill it, what is left, seconds until full. */
+export function rateLimitHeaders(policy: BucketPolicy, state: BucketState): Record<string, string> {
+  const window = Math.max(1, Math.ceil(policy.burst / policy.perSecond));
+  return {
+    'RateLimit-Policy': `"${CALLS_POLICY_NAME}";q=${policy.burst};w=${window}`,
+    RateLimit: `"${CALLS_POLICY_NAME}";r=${state.available};t=${Math.ceil(state.fullInMs / 1000)}`,
+  };
+}
+
+/** `extensions.cost` in the shape Shopify's clients read, in platform calls. */
+function costExtension(policy: BucketPolicy, requested: number, actual: number | null, state: BucketState) {
+  return {
+    requestedQueryCost: requested,
+    actualQueryCost: actual,
+    throttleStatus: { maximumAvailable: policy.burst, currentlyAvailable: state.available, restoreRate: policy.perSecond },
+  };
+}
+
+async function bucketStore(config: Config, logger: Logger, observer: BudgetObserver | undefined): Promise<BucketStore> {
+  const memory = new MemoryBuckets(MAX_BUCKETS);
+  const { redisUrl, timeoutMs } = config.budgetStore;
+  if (redisUrl !== undefined) {
+    const redis = await RedisBuckets.connect({ url: redisUrl, timeoutMs }, memory, logger, { recordStoreFailure: () => observer?.recordRateLimitStoreFailure() });
+    const policy = await redis.evictionPolicy();
+    if (policy !== undefined && policy !== 'noeviction') {
+      logger.warn({ policy }, 'the budgets\' Redis (RATE_LIMIT_REDIS_URL) may evict keys: a spent budget could be forgotten; set maxmemory-policy noeviction');
+    }
+    return redis;
+  }
+  if (cluster.isWorker) return new WorkerGroupBuckets(memory, timeoutMs, () => observer?.recordRateLimitStoreFailure());
+  return memory;
+}
+
+export async function setupBudgets(config: Config, logger: Logger, observer?: BudgetObserver): Promise<Budgets> {
+  const store = await bucketStore(config, logger, observer);
+  const tokens = new TokenVerdicts();
+  const addressOf = clientAddress(config.trustedProxies);
+  const failures: BucketPolicy = { name: 'auth-failures', perSecond: config.authFailures.perMinute / 60, burst: config.authFailures.burst };
+
+  const admission: NodeHandler = (req, res, next) => {
+    const token = bearerToken(req.headers.authorization);
+    const address = addressOf(req);
+    const key = token === undefined ? undefined : tokenKey(token);
+    // Every later reader (context, platform client, shared reads) sees the one canonical spelling.
+    if (token !== undefined) req.headers.authorization = canonicalAuthorization(token);
+    const admitted: Admission = { callerKey: key === undefined ? `address:${address}` : `token:${key}`, caller: key === undefined ? 'address' : 'token', address, refusedByPlatform: false };
+    admissions.set(req, admitted);
+    if (key === undefined || tokens.verdict(key) !== 'unknown') {
+      next();
+      return;
+    }
+    store.take(failures, address, 1).then((state) => {
+      if (!state.allowed) {
+        observer?.recordRateLimited('auth-failures');
+        const retryAfter = retryAfterSeconds(state.retryAfterMs);
+        logger.debug({ requestId: currentRequestId(), retryAfter }, 'refused: too many tokens the platform has not accepted from this address');
+        refusal(res, 429, { 'Retry-After': String(retryAfter) }, {
+          message: `Too many requests with tokens the platform has not accepted from this address: retry after ${retryAfter} s`,
+          extensions: { code: ErrorCode.RATE_LIMITED, limit: 'AUTH_FAILURE_LIMIT_PER_MINUTE', requestId: currentRequestId() },
+        });
+        return;
+      }
+      // The unit is given back unless the platform refused the token: an accepted token, or a request that made no call, costs nothing.
+      res.once('close', () => {
+        if (!admitted.refusedByPlatform) void store.adjust(failures, address, -1);
+      });
+      next();
+    }, next);
+  };
+
+  const plugin = (schema: GraphQLSchema): ApolloServerPlugin<BudgetContext> | undefined => {
+    const limit = config.rateLimit;
+    if (limit === undefined) return undefined;
+    const calls: BucketPolicy = { name: CALLS_POLICY_NAME, perSecond: limit.perSecond, burst: limit.burst };
+    const estimator = new CallEstimator(schema, { defaultSize: config.paging.defaultSize, maxSize: config.paging.maxSize, upstreamPageSize: config.upstream.maxPageSize });
+    return budgetPlugin(calls, estimator, store, logger, observer);
+  };
+
+  return { admission, plugin, tokens, close: () => store.close() };
+}
+
+/** What the plugin reads of the request context (GatewayContext has both). */
+export interface BudgetContext {
+  admission?: Admission;
+  platform: { calls: number };
+}
+
+/** A response refusing the operation before it runs: its errors are written here, as no formatter sees them. */
+function refusedResponse(status: number, headers: Record<string, string>, message: string, extensions: Record<string, unknown>, cost: ReturnType<typeof costExtension>): GraphQLResponse {
+  const head = new HeaderMap();
+  for (const [name, value] of Object.entries(headers)) head.set(name.toLowerCase(), value);
+  const requestId = currentRequestId();
+  return {
+    http: { status, headers: head },
+    body: { kind: 'single', singleResult: { errors: [{ message, extensions: requestId === undefined ? extensions : { ...extensions, requestId } }], extensions: { cost } } },
+  };
+}
+
+function budgetPlugin(policy: BucketPolicy, estimator: CallEstimator, store: BucketStore, logger: Logger, observer: BudgetObserver | undefined): ApolloServerPlugin<BudgetContext> {
+  return {
+    async requestDidStart(): Promise<GraphQLRequestListener<BudgetContext>> {
+      let requested = 0;
+      let callsBefore = 0;
+      let state: BucketState | undefined;
+      let charged = false;
+      return {
+        async responseForOperation({ contextValue, document, operation, request }) {
+          const admission = contextValue.admission;
+          if (admission === undefined) return null;
+          requested = Math.max(1, estimator.estimate(document, operation, withDefaults(operation, request.variables ?? {})));
+          if (requested > policy.burst) {
+            // Nothing is taken: the bucket is read back for the answer by taking nothing.
+            const now = await store.take(policy, admission.callerKey, 0);
+            return refusedResponse(
+              400,
+              rateLimitHeaders(policy, now),
+              `Query needs about ${requested} platform calls, more than a caller's whole budget of ${policy.burst}: ask for fewer rows or fields`,
+              { code: ErrorCode.COST_EXCEEDS_BURST, limit: 'RATE_LIMIT_BURST', max: policy.burst },
+              costExtension(policy, requested, null, now),
+            );
+          }
+          state = await store.take(policy, admission.callerKey, requested);
+          if (!state.allowed) {
+            observer?.recordRateLimited(admission.caller);
+            const retryAfter = retryAfterSeconds(state.retryAfterMs);
+            logger.debug({ requestId: currentRequestId(), caller: admission.caller, requested, retryAfter }, 'rate limited');
+            return refusedResponse(
+              429,
+              { 'Retry-After': String(retryAfter), ...rateLimitHeaders(policy, state) },
+              `Too many platform calls from this caller: this query needs about ${requested}, ${state.available} are left; retry after ${retryAfter} s`,
+              { code: ErrorCode.RATE_LIMITED, retryAfter },
+              costExtension(policy, requested, null, state),
+            );
+          }
+          charged = true;
+          callsBefore = contextValue.platform.calls;
+          return null;
+        },
+        async willSendResponse({ contextValue, response }) {
+          if (!charged || state === undefined || contextValue.admission === undefined) return;
+          const actual = Math.max(1, contextValue.platform.calls - callsBefore);
+          if (actual !== requested) state = await store.adjust(policy, contextValue.admission.callerKey, actual - requested);
+          for (const [name, value] of Object.entries(rateLimitHeaders(policy, state))) response.http.headers.set(name.toLowerCase(), value);
+          if (response.body.kind === 'single') {
+            const result = response.body.singleResult;
+            result.extensions = { ...result.extensions, cost: costExtension(policy, requested, actual, state) };
+          }
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,259 @@
+import type { Logger } from 'pino';
+import { intervalMs, stateOf, toleranceMs, type BucketPolicy, type BucketState, type BucketStore, type MemoryBuckets } from './bucket.ts';
+
+/**
+ * Buckets shared by every gateway instance through Redis, with the arithmetic of bucket.ts in one
+ * Lua script (atomic: no other command runs between the read and the write). The script reads
+ * Redis' own clock, so instances whose clocks differ still agree on every bucket.
+ *
+ * A Redis that hangs or is gone never holds a request up nor grows memory:
+ * - each command waits at most `timeoutMs`; then the request is counted in `fallback` (memory);
+ * - at most MAX_IN_FLIGHT commands are ever outstanding, and after a timeout none is sent until a
+ *   probe (TIME) is answered again: meanwhile requests are counted in memory;
+ * - every command carries a deadline in Redis' clock (this process's clock plus the offset learned
+ *   from TIME, plus half the timeout, leaving the other half for the answer's way back), and the
+ *   script does nothing once it has passed. A command that Redis runs late, after
+ *   the request was already counted in memory, is therefore never counted a second time.
+ */
+export interface RedisBucketSettings {
+  url: string;
+  /** Longest wait for one command (RATE_LIMIT_STORE_TIMEOUT_MS). */
+  timeoutMs: number;
+}
+
+/** Commands outstanding at once; past it (a hung Redis under load) requests are counted in memory. */
+const MAX_IN_FLIGHT = 64;
+/** How often the clock offset is measured again, and how soon a suspended store is probed. */
+const CLOCK_PROBE_MS = 10_000;
+const RESUME_PROBE_MS = 500;
+const WARNING_INTERVAL_MS = 10_000;
+
+/**
+ * KEYS[1]: the bucket. ARGV: interval (ms per token), tolerance (burst × interval), cost (negative:
+ * a refund), mode (`take` checks, `adjust` does not), deadline (Redis ms; past it nothing is done).
+ * Returns { applied (1, 0 refused, -1 too late), TAT as text, Redis now (ms) }.
+ */
+const SCRIPT = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if now > tonumber(ARGV[5]) then return {-1, '0', now} end
+local interval = tonumber(ARGV[1])
+local stored = redis.call('GET', KEYS[1])
+local tat = now
+if stored then tat = math.max(tonumber(stored), now) end
+local nxt = tat + tonumber(ARGV[3]) * interval
+if ARGV[4] == 'take' then
+  if nxt - now - tonumber(ARGV[2]) > 0.000001 then return {0, tostring(tat), now} end
+elseif nxt < now then
+  nxt = now
+end
+local ttl = math.ceil(nxt - now)
+if ttl > 0 then redis.call('SET', KEYS[1], tostring(nxt), 'PX', ttl) else redis.call('DEL', KEYS[1]) end
+return {1, tostring(nxt), now}`;
+
+type ScriptReply = [number, string, number];
+
+interface RedisClient {
+  connect(): Promise<unknown>;
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  scriptLoad(script: string): Promise<string>;
+  time(): Promise<unknown>;
+  configGet(parameter: string): Promise<Record<string, string>>;
+  close(): Promise<void>;
+  destroy(): void;
+  isOpen: boolean;
+  isReady: boolean;
+  on(event: 'error', listener: (error: unknown) => void): unknown;
+}
+
+class Timeout extends Error {}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Timeout()), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+/** Milliseconds of a TIME reply ([seconds, microseconds], as text). */
+function timeMs(reply: unknown): number {
+  const [seconds, micros] = reply as [string, string];
+  return Number(seconds) * 1_000 + Math.floor(Number(micros) / 1_000);
+}
+
+export interface RedisBucketObserver {
+  /** One request counted in memory because the shared store did not answer. */
+  recordStoreFailure(): void;
+}
+
+export class RedisBuckets implements BucketStore {
+  readonly #client: RedisClient;
+  readonly #fallback: MemoryBuckets;
+  readonly #timeoutMs: number;
+  readonly #logger: Logger;
+  readonly #observer: RedisBucketObserver | undefined;
+  #sha: string | undefined;
+  /** Redis' clock minus this process's, once measured. */
+  #offsetMs: number | undefined;
+  #inFlight = 0;
+  #suspended = false;
+  #probe: ReturnType<typeof setTimeout> | undefined;
+  #clockTimer: ReturnType<typeof setInterval> | undefined;
+  #warnedAt = 0;
+  #failures = 0;
+  #closed = false;
+
+  private constructor(client: RedisClient, fallback: MemoryBuckets, settings: RedisBucketSettings, logger: Logger, observer?: RedisBucketObserver) {
+    this.#client = client;
+    this.#fallback = fallback;
+    this.#timeoutMs = settings.timeoutMs;
+    this.#logger = logger;
+    this.#observer = observer;
+  }
+
+  /** Connects (waiting no longer than one command may) and learns Redis' clock; until then, memory counts. */
+  static async connect(settings: RedisBucketSettings, fallback: MemoryBuckets, logger: Logger, observer?: RedisBucketObserver): Promise<RedisBuckets> {
+    // Loaded only when configured, like the persisted-query store's client.
+    const { createClient } = await import('@redis/client');
+    const client = createClient({
+      url: settings.url,
+      // Commands fail at once while disconnected instead of queueing until Redis is back.
+      disableOfflineQueue: true,
+      // A frozen Redis keeps the connection open: this bounds what can queue behind it.
+      commandsQueueMaxLength: MAX_IN_FLIGHT * 2,
+      socket: { connectTimeout: Math.max(settings.timeoutMs, 1_000), reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) },
+    }) as unknown as RedisClient;
+    const store = new RedisBuckets(client, fallback, settings, logger, observer);
+    client.on('error', (error: unknown) => store.#warn('rate limit store error', error));
+    const connecting = client.connect().then(
+      () => store.#measureClock(),
+      (error: unknown) => store.#warn('rate limit store: connection failed', error),
+    );
+    await Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, settings.timeoutMs).unref())]);
+    store.#clockTimer = setInterval(() => void store.#measureClock(), CLOCK_PROBE_MS).unref();
+    return store;
+  }
+
+  /** The budgets' Redis evicts keys under memory pressure: a spent budget could vanish. */
+  async evictionPolicy(): Promise<string | undefined> {
+    try {
+      const reply = await withTimeout(this.#client.configGet('maxmemory-policy'), Math.max(this.#timeoutMs, 1_000));
+      return reply['maxmemory-policy'];
+    } catch {
+      // Managed Redis services may refuse CONFIG: nothing to tell then.
+      return undefined;
+    }
+  }
+
+  take(policy: BucketPolicy, key: string, cost: number): Promise<BucketState> {
+    return this.#run(policy, key, cost, 'take');
+  }
+
+  adjust(policy: BucketPolicy, key: string, delta: number): Promise<BucketState> {
+    return this.#run(policy, key, delta, 'adjust');
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#clockTimer);
+    clearTimeout(this.#probe);
+    if (this.#client.isOpen) await this.#client.close().catch(() => this.#client.destroy());
+    else this.#client.destroy();
+  }
+
+  async #run(policy: BucketPolicy, key: string, cost: number, mode: 'take' | 'adjust'): Promise<BucketState> {
+    const offset = this.#offsetMs;
+    if (this.#suspended || offset === undefined || !this.#client.isReady || this.#inFlight >= MAX_IN_FLIGHT) return this.#inMemory(policy, key, cost, mode);
+    this.#inFlight++;
+    try {
+      const args = [String(intervalMs(policy)), String(toleranceMs(policy)), String(cost), mode, String(Math.floor(Date.now() + offset + this.#timeoutMs / 2))];
+      const reply = (await withTimeout(this.#script(`gateway-budget:${policy.name}:${key}`, args), this.#timeoutMs)) as ScriptReply;
+      const [applied, tat, now] = reply;
+      if (applied === -1) return this.#inMemory(policy, key, cost, mode);
+      if (applied === 0) {
+        const wait = Number(tat) + cost * intervalMs(policy) - now - toleranceMs(policy);
+        return stateOf(policy, Number(tat), now, false, wait);
+      }
+      return stateOf(policy, Number(tat), now, true);
+    } catch (error) {
+      if (error instanceof Timeout) this.#suspend();
+      else this.#warn('rate limit store error', error);
+      return this.#inMemory(policy, key, cost, mode);
+    } finally {
+      this.#inFlight--;
+    }
+  }
+
+  async #script(key: string, args: string[]): Promise<unknown> {
+    const options = { keys: [key], arguments: args };
+    if (this.#sha === undefined) {
+      this.#sha = await this.#client.scriptLoad(SCRIPT);
+    }
+    try {
+      return await this.#client.evalSha(this.#sha, options);
+    } catch (error) {
+      // A Redis restarted since the script was loaded has forgotten it.
+      if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return this.#client.eval(SCRIPT, options);
+      throw error;
+    }
+  }
+
+  #inMemory(policy: BucketPolicy, key: string, cost: number, mode: 'take' | 'adjust'): BucketState {
+    this.#observer?.recordStoreFailure();
+    this.#failures++;
+    const now = Date.now();
+    if (now - this.#warnedAt >= WARNING_INTERVAL_MS) {
+      this.#warnedAt = now;
+      this.#logger.warn({ requests: this.#failures }, 'rate limit store unavailable: requests are counted by this instance alone');
+      this.#failures = 0;
+    }
+    return mode === 'take' ? this.#fallback.takeNow(policy, key, cost) : this.#fallback.adjustNow(policy, key, cost);
+  }
+
+  /** No command is sent until Redis answers a probe again. */
+  #suspend(): void {
+    if (this.#suspended) return;
+    this.#suspended = true;
+    this.#scheduleProbe();
+  }
+
+  #scheduleProbe(): void {
+    if (this.#closed) return;
+    this.#probe = setTimeout(() => {
+      void this.#measureClock().then((answered) => {
+        if (answered) this.#suspended = false;
+        else this.#scheduleProbe();
+      });
+    }, RESUME_PROBE_MS).unref();
+  }
+
+  /** Redis' clock against this process's, halfway through the round trip; false when Redis did not answer in time. */
+  async #measureClock(): Promise<boolean> {
+    if (!this.#client.isReady) return false;
+    const sent = Date.now();
+    try {
+      const reply = await withTimeout(this.#client.time(), Math.max(this.#timeoutMs, 250));
+      const received = Date.now();
+      this.#offsetMs = timeMs(reply) - (sent + received) / 2;
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  #warn(message: string, error: unknown): void {
+    const now = Date.now();
+    if (now - this.#warnedAt < WARNING_INTERVAL_MS) return;
+    this.#warnedAt = now;
+    this.#logger.warn({ err: error instanceof Error ? error.message : String(error) }, message);
+  }
+}
