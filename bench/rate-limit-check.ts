@@ -1,9 +1,8 @@
 /**
- * CPU time of one rate-limit check as the gateway makes it (the handler of
- * src/hardening/rate-limit.ts: the caller's key hashed from its Authorization
- * header, then counted), in memory and, given a Redis URL, in Redis, measured
- * in this process with nothing else running in it. Prints one JSON line, a
- * RateLimitCheckCost (µs of CPU per check, user + system).
+ * CPU time of one budget check as the gateway makes it for the cheapest request (src/budgets/: the
+ * caller's bucket taken from, one platform call's worth), in memory and, given a Redis URL, in Redis
+ * (the GCRA script), measured in this process with nothing else running in it. Prints one JSON line,
+ * a RateLimitCheckCost (µs of CPU per check, user + system).
  *
  *   node --disable-warning=ExperimentalWarning bench/rate-limit-check.ts [--redis redis://127.0.0.1:6379] [--checks N]
  *
@@ -11,10 +10,10 @@
  * the process figures include how an extra wait per request changes the gateway's batching of
  * socket work, this one is the check alone.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
+import { MemoryBuckets, type BucketPolicy, type BucketStore } from '../src/budgets/bucket.ts';
+import { RedisBuckets } from '../src/budgets/redis-buckets.ts';
 import { createLogger } from '../src/logger.ts';
-import { rateLimit } from '../src/hardening/rate-limit.ts';
 import type { RateLimitCheckCost } from './lib/results.ts';
 
 /** In memory a check is cheap: more of them, for a figure above the clock's resolution. */
@@ -22,23 +21,20 @@ const MEMORY_FACTOR = 5;
 /** Checks in flight at once, as from the benchmark's 32 connections. */
 const CONCURRENCY = 32;
 const CALLERS = 1_000;
+/** So high that nothing is refused: every check takes. */
+const POLICY: BucketPolicy = { name: 'platform-calls', perSecond: 1_000_000, burst: 1_000_000 };
 
 /** CPU per check, and how many checks Redis failed (each counted in memory instead). */
 async function cpuPerCheck(redisUrl: string | undefined, checks: number): Promise<{ us: number; fallbacks: number }> {
   let fallbacks = 0;
-  const observer = { recordRateLimited: () => undefined, recordRateLimitStoreFailure: () => void (fallbacks += 1) };
-  const limit = await rateLimit({ perSecond: 1_000_000, burst: 1_000_000, windowSeconds: 1, storeTimeoutMs: 1_000, redisUrl }, createLogger('silent'), observer);
-  const requests = Array.from({ length: CALLERS }, (_, i) => ({ headers: { authorization: `Bearer bench-caller-${i}` }, socket: { remoteAddress: '127.0.0.1' } }) as unknown as IncomingMessage);
-  const response = {} as ServerResponse;
-  const check = (index: number) =>
-    new Promise<void>((resolve, reject) => {
-      limit.handler(requests[index % CALLERS] as IncomingMessage, response, (error?: unknown) => (error === undefined ? resolve() : reject(error as Error)));
-    });
+  const memory = new MemoryBuckets(CALLERS * 2);
+  const store: BucketStore = redisUrl === undefined ? memory : await RedisBuckets.connect({ url: redisUrl, timeoutMs: 1_000 }, memory, createLogger('silent'), { recordStoreFailure: () => void (fallbacks += 1) });
+  const keys = Array.from({ length: CALLERS }, (_, i) => `token:bench-caller-${i}`);
   let next = 0;
   const worker = async () => {
-    while (next < checks) await check(next++);
+    while (next < checks) await store.take(POLICY, keys[next++ % CALLERS]!, 1);
   };
-  // Warm-up: JIT, the Redis connection, the callers' keys.
+  // Warm-up: JIT, the Redis connection and its script, the callers' keys.
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   next = 0;
   fallbacks = 0;
@@ -46,7 +42,7 @@ async function cpuPerCheck(redisUrl: string | undefined, checks: number): Promis
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const used = process.cpuUsage(before);
   const measured = fallbacks;
-  await limit.close();
+  await store.close();
   return { us: (used.user + used.system) / checks, fallbacks: measured };
 }
 

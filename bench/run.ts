@@ -602,7 +602,7 @@ async function main(): Promise<void> {
         specs: [
           { label: 'no RATE_LIMIT_PER_SECOND', env: {} },
           { label: `RATE_LIMIT_PER_SECOND=${UNREFUSED_RATE} (in memory)`, env: limit },
-          ...(redis ? [{ label: `RATE_LIMIT_PER_SECOND=${UNREFUSED_RATE}, REDIS_URL`, env: { ...limit, REDIS_URL: `redis://${HOST}:${PORTS.redis}` } }] : []),
+          ...(redis ? [{ label: `RATE_LIMIT_PER_SECOND=${UNREFUSED_RATE}, RATE_LIMIT_REDIS_URL`, env: { ...limit, RATE_LIMIT_REDIS_URL: `redis://${HOST}:${PORTS.redis}` } }] : []),
         ],
         call: pingCall(fixtures.token),
         connections: settings.saturationConnections,

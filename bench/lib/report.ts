@@ -114,7 +114,7 @@ function sharedReadsSection(figure: SharedReadsFigure | undefined): string[] {
 /** The limiter's cost: CPU per request with it against the same gateway without it. */
 function rateLimitSection(figure: RateLimitCostFigure | undefined): string[] {
   if (!figure) return [];
-  const out = ['## Cost of the per-caller rate limit', ''];
+  const out = ['## Cost of the per-caller budget', ''];
   out.push(`The cheapest request (\`{ __typename }\` with a token: no platform call) at a fixed ${figure.requestsPerSecond} requests/s over ${figure.connections} connections, to gateways of the same build started side by side without the limit, with it counted in memory and with it counted in Redis (a redis-server the harness starts on the load generator's CPU), measured in alternation. The limit is set so high that nothing is refused: every request pays for one check. The rate is below saturation and the same for each, so that each gateway does the same work per second but for the check. Added = CPU per request minus the gateway's without the limit; the redis-server's own CPU is in its own column.`, '');
   const base = figure.variants[0]?.cpuUsPerOp;
   out.push(markdownTable(

@@ -11,10 +11,10 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-/** A real redis-server on a free loopback port, without persistence. */
-export async function startRedisServer(): Promise<RedisServer> {
+/** A real redis-server on a free loopback port, without persistence; `args` adds settings (`--maxmemory-policy`, …). */
+export async function startRedisServer(args: string[] = []): Promise<RedisServer> {
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   await new Promise<void>((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 5_000);

@@ -1,0 +1,311 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createClient } from '@redis/client';
+import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
+import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { hasRedisServer, startRedisServer, type RedisServer } from '../support/redis-server.ts';
+
+// Budgets on the real process (`node src/main.ts` in production mode, as `npm start` runs it) over
+// one in-process sandbox, whose request log shows which platform calls were made.
+
+let sandbox: Sandbox;
+let acme: string;
+let template: { templateId: string; templateVersionId: string };
+let account: string;
+
+interface Fixtures {
+  businessAccounts: { token: string; financialAccounts: string[]; linxTemplates: { templateId: string; versions: { templateVersionId: string }[] }[] }[];
+}
+const gateways: GatewayProcess[] = [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  acme = sandbox.tokens.find((t) => t.businessAccountName.toLowerCase().includes('acme'))!.token;
+  const fixtures = (await (await fetch(`${sandbox.url}/__sandbox/fixtures`)).json()) as Fixtures;
+  const acmeFixtures = fixtures.businessAccounts.find((business) => business.token === acme)!;
+  const first = acmeFixtures.linxTemplates[0]!;
+  template = { templateId: first.templateId, templateVersionId: first.versions[0]!.templateVersionId };
+  account = acmeFixtures.financialAccounts[0]!;
+});
+afterAll(async () => {
+  await Promise.all(gateways.map((gateway) => gateway.stop()));
+  await sandbox.close();
+});
+
+async function startGateway(env: Record<string, string>): Promise<{ origin: string; process: GatewayProcess }> {
+  const started = await startProductionGateway({ UPSTREAM_URL: sandbox.url, LOG_LEVEL: 'warn', ...env });
+  gateways.push(started.process);
+  return started;
+}
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: { data?: Record<string, unknown> | null; errors?: { message: string; path?: string[]; extensions?: Record<string, unknown> }[]; extensions?: Record<string, unknown> };
+}
+
+async function post(origin: string, authorization: string | undefined, query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<Answer> {
+  const sent: Record<string, string> = { 'content-type': 'application/json', ...headers };
+  if (authorization !== undefined) sent.authorization = authorization;
+  const response = await fetch(`${origin}/graphql`, { method: 'POST', headers: sent, body: JSON.stringify({ query, variables }) });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Answer['body'] };
+}
+
+async function platformCalls(): Promise<number> {
+  return ((await (await fetch(`${sandbox.url}/__sandbox/requests`)).json()) as { total: number }).total;
+}
+
+async function resetPlatformCalls(): Promise<void> {
+  await (await fetch(`${sandbox.url}/__sandbox/requests`, { method: 'DELETE' })).arrayBuffer();
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const ONE_CALL = '{ exceptions(first: 1) { totalCount } }';
+const THREE_AREAS = `query Three($filter: LinxBatchFilter!, $account: ID!) {
+  exceptions(first: 2) { totalCount }
+  linxBatches(filter: $filter, first: 1) { nodes { id } }
+  documentAcceptances(financialAccountId: $account, first: 1) { totalCount }
+}`;
+const cost = (requested: number, actual: number | null, available: number, burst: number, rate: number) => ({
+  requestedQueryCost: requested,
+  actualQueryCost: actual,
+  throttleStatus: { maximumAvailable: burst, currentlyAvailable: available, restoreRate: rate },
+});
+
+describe('a bucket of platform calls per caller', () => {
+  let origin: string;
+  beforeAll(async () => {
+    ({ origin } = await startGateway({ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '10' }));
+  }, 40_000);
+
+  it('refills continuously: after a spent burst of 10 at 5/s, about 5 requests pass one second later', async () => {
+    const token = `Bearer ${acme}`;
+    const first = await Promise.all(Array.from({ length: 12 }, () => post(origin, token, ONE_CALL)));
+    expect(first.map((answer) => answer.status).sort()).toEqual([...Array<number>(10).fill(200), 429, 429]);
+    await sleep(1_000);
+    const second = await Promise.all(Array.from({ length: 10 }, () => post(origin, token, ONE_CALL)));
+    const passed = second.filter((answer) => answer.status === 200).length;
+    expect(passed).toBeGreaterThanOrEqual(4);
+    expect(passed).toBeLessThanOrEqual(6);
+    await sleep(2_100);
+  }, 20_000);
+
+  it('charges a three-area read 3, shows it in extensions.cost and the RateLimit headers, and refuses it without a platform call when fewer remain', async () => {
+    const token = `Bearer ${acme}`;
+    const variables = { filter: template, account };
+    await resetPlatformCalls();
+    const answer = await post(origin, token, THREE_AREAS, variables);
+    expect(answer.status).toBe(200);
+    expect(Object.keys(answer.body.data!)).toEqual(['exceptions', 'linxBatches', 'documentAcceptances']);
+    expect(answer.body.extensions).toEqual({ cost: cost(3, 3, 7, 10, 5) });
+    expect(answer.headers.get('ratelimit-policy')).toBe('"platform-calls";q=10;w=2');
+    expect(answer.headers.get('ratelimit')).toBe('"platform-calls";r=7;t=1');
+    expect(await platformCalls()).toBe(3);
+
+    // Two more: 1 left (and whatever refilled meanwhile, under one call's worth at this pace).
+    for (const available of [4, 1]) expect((await post(origin, token, THREE_AREAS, variables)).body.extensions).toEqual({ cost: cost(3, 3, available, 10, 5) });
+    await resetPlatformCalls();
+    const refused = await post(origin, token, THREE_AREAS, variables, { 'x-request-id': 'budget-refused-1' });
+    expect(refused.status).toBe(429);
+    const retryAfter = refused.headers.get('retry-after');
+    expect(retryAfter).toBe('1');
+    expect(refused.body).toEqual({
+      errors: [{ message: 'Too many platform calls from this caller: this query needs about 3, 1 are left; retry after 1 s', extensions: { code: 'RATE_LIMITED', retryAfter: 1, requestId: 'budget-refused-1' } }],
+      extensions: { cost: cost(3, null, 1, 10, 5) },
+    });
+    expect(refused.headers.get('ratelimit')).toBe('"platform-calls";r=1;t=2');
+    expect(await platformCalls()).toBe(0);
+    await sleep(2_100);
+  }, 20_000);
+
+  it('refuses a read needing more than the whole burst with COST_EXCEEDS_BURST and no platform call', async () => {
+    await resetPlatformCalls();
+    // `last` without `before` on LinX walks the list to its end: 10 000 records, 100 platform pages.
+    const answer = await post(origin, `Bearer ${acme}`, 'query Walk($filter: LinxBatchFilter!) { linxBatches(filter: $filter, last: 5) { totalCount } }', { filter: template }, { 'x-request-id': 'budget-too-big-1' });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({
+      errors: [{
+        message: "Query needs about 100 platform calls, more than a caller's whole budget of 10: ask for fewer rows or fields",
+        extensions: { code: 'COST_EXCEEDS_BURST', limit: 'RATE_LIMIT_BURST', max: 10, requestId: 'budget-too-big-1' },
+      }],
+      extensions: { cost: cost(100, null, 10, 10, 5) },
+    });
+    expect(answer.headers.get('retry-after')).toBeNull();
+    expect(await platformCalls()).toBe(0);
+  });
+
+  it('gives back what the estimate over-charged: two fields reading the same page cost one call', async () => {
+    const answer = await post(origin, `Bearer ${acme}`, '{ a: exceptions(first: 1) { totalCount } b: exceptions(first: 1) { totalCount } }');
+    // Two fields, one GET: identical reads of one request are one call.
+    expect(answer.body.extensions).toEqual({ cost: cost(2, 1, 9, 10, 5) });
+  });
+});
+
+describe('one budget per token, however the header spells it', () => {
+  it('shares one budget between four spellings, and answers the odd ones', async () => {
+    const { origin } = await startGateway({ RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '2' });
+    const spellings = [`bearer ${acme}`, `BEARER ${acme}`, `BeArEr  ${acme}`, `Bearer ${acme}`];
+    const answers = [];
+    for (const authorization of spellings) answers.push(await post(origin, authorization, ONE_CALL));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 429, 429]);
+    expect(answers[0]!.body.data).toEqual({ exceptions: { totalCount: 300 } });
+    expect(answers[1]!.body.data).toEqual({ exceptions: { totalCount: 300 } });
+  }, 40_000);
+
+  it('refuses a header that is not a bearer token before any platform call', async () => {
+    const { origin } = await startGateway({});
+    await resetPlatformCalls();
+    const answer = await post(origin, `Basic ${acme}`, ONE_CALL);
+    expect(answer.body.data).toEqual({ exceptions: null });
+    expect(answer.body.errors?.map((error) => error.extensions?.code)).toEqual(['UNAUTHENTICATED']);
+    expect(await platformCalls()).toBe(0);
+  }, 40_000);
+});
+
+describe('made-up tokens', () => {
+  const SIX_LISTS = `query Six($filter: LinxBatchFilter!) {
+    a: exceptions(first: 1) { totalCount } b: exceptions(first: 2) { totalCount } c: exceptions(first: 3) { totalCount }
+    d: linxBatches(filter: $filter, first: 1) { totalCount } e: linxBatches(filter: $filter, first: 2) { totalCount } f: exceptions(first: 4) { totalCount }
+  }`;
+
+  it('cost the platform one refused call per request, and none once the token is known refused', async () => {
+    const { origin } = await startGateway({});
+    await resetPlatformCalls();
+    const answer = await post(origin, 'Bearer made-up-token-0001', SIX_LISTS, { filter: template });
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toEqual({ a: null, b: null, c: null, d: null, e: null, f: null });
+    expect(answer.body.errors?.map((error) => error.extensions?.code)).toEqual(Array<string>(6).fill('UNAUTHENTICATED'));
+    expect(await platformCalls()).toBe(1);
+    const again = await post(origin, 'bearer  made-up-token-0001', SIX_LISTS, { filter: template });
+    expect(again.body.errors?.map((error) => error.extensions?.code)).toEqual(Array<string>(6).fill('UNAUTHENTICATED'));
+    expect(await platformCalls()).toBe(1);
+  }, 40_000);
+
+  it('are limited per client address, forged X-Forwarded-For ignored, while a token already accepted from it keeps being answered', async () => {
+    const { origin } = await startGateway({ AUTH_FAILURE_LIMIT_PER_MINUTE: '30', AUTH_FAILURE_LIMIT_BURST: '10' });
+    // The token is answered (accepted) once before the flood.
+    expect((await post(origin, `Bearer ${acme}`, ONE_CALL)).body.data).toEqual({ exceptions: { totalCount: 300 } });
+    await resetPlatformCalls();
+    const started = Date.now();
+    const statuses: number[] = [];
+    for (let batch = 0; batch < 10; batch++) {
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => post(origin, `Bearer made-up-${batch}-${i}-${Math.random()}`, '{ a: exceptions(first: 1) { totalCount } b: exceptions(first: 2) { totalCount } }', {}, { 'x-forwarded-for': `203.0.113.${batch * 30 + i}` })),
+      );
+      statuses.push(...answers.map((answer) => answer.status));
+    }
+    const seconds = (Date.now() - started) / 1000;
+    const calls = await platformCalls();
+    // The burst, plus what refilled at 30 a minute while the flood ran.
+    expect(calls).toBeLessThanOrEqual(10 + Math.ceil(seconds / 2));
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(300 - 10 - Math.ceil(seconds / 2));
+    const refused = await post(origin, 'Bearer made-up-final', ONE_CALL, {}, { 'x-request-id': 'auth-flood-1' });
+    expect(refused.status).toBe(429);
+    expect(refused.body.errors?.[0]?.extensions).toEqual({ code: 'RATE_LIMITED', limit: 'AUTH_FAILURE_LIMIT_PER_MINUTE', requestId: 'auth-flood-1' });
+    expect((await post(origin, `Bearer ${acme}`, ONE_CALL)).body.data).toEqual({ exceptions: { totalCount: 300 } });
+  }, 60_000);
+
+  it('are charged to the address a trusted proxy names', async () => {
+    const { origin } = await startGateway({ TRUSTED_PROXIES: '127.0.0.1', AUTH_FAILURE_LIMIT_PER_MINUTE: '1', AUTH_FAILURE_LIMIT_BURST: '2' });
+    const from = (address: string, n: number) => post(origin, `Bearer made-up-proxy-${address}-${n}`, ONE_CALL, {}, { 'x-forwarded-for': `198.51.100.7, ${address}` });
+    const first = [await from('192.0.2.1', 1), await from('192.0.2.1', 2), await from('192.0.2.1', 3)];
+    expect(first.map((answer) => answer.status)).toEqual([200, 200, 429]);
+    // Another client behind the same proxy has its own budget.
+    expect((await from('192.0.2.2', 1)).status).toBe(200);
+  }, 40_000);
+});
+
+const describeRedis = hasRedisServer || process.env.CI ? describe : describe.skip;
+
+describeRedis('budgets in Redis', () => {
+  let budgets: RedisServer;
+  let queries: RedisServer;
+  let origin: string;
+  let gateway: GatewayProcess;
+  beforeAll(async () => {
+    [budgets, queries] = await Promise.all([startRedisServer(['--maxmemory-policy', 'noeviction']), startRedisServer(['--maxmemory', '2mb', '--maxmemory-policy', 'allkeys-lru'])]);
+    ({ origin, process: gateway } = await startGateway({
+      RATE_LIMIT_REDIS_URL: budgets.url,
+      REDIS_URL: queries.url,
+      RATE_LIMIT_PER_SECOND: '0.2',
+      RATE_LIMIT_BURST: '10',
+      RATE_LIMIT_STORE_TIMEOUT_MS: '100',
+    }));
+  }, 40_000);
+  afterAll(async () => {
+    await Promise.all([budgets?.stop(), queries?.stop()]);
+  });
+
+  it('keeps a spent budget while persisted-query registrations fill the other Redis, and no token in Redis', async () => {
+    const token = `Bearer ${acme}`;
+    for (let i = 0; i < 10; i++) expect((await post(origin, token, ONE_CALL)).status).toBe(200);
+    expect((await post(origin, token, ONE_CALL)).status).toBe(429);
+    // 400 registrations of about 50 kB each, under made-up tokens: 20 MB into a 2 MB Redis.
+    const padding = ` ${'#'.repeat(50_000)}\n`;
+    for (let i = 0; i < 400; i += 20) {
+      await Promise.all(
+        Array.from({ length: 20 }, async (_, j) => {
+          const query = `query Pq${i + j} { __typename }${padding}`;
+          const hash = createHash('sha256').update(query).digest('hex');
+          await fetch(`${origin}/graphql`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ query, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } }),
+          }).then((response) => response.arrayBuffer());
+        }),
+      );
+    }
+    expect((await post(origin, token, ONE_CALL)).status).toBe(429);
+    const client = createClient({ url: budgets.url });
+    await client.connect();
+    try {
+      const keys = await client.keys('*');
+      expect(keys).toEqual([expect.stringMatching(/^gateway-budget:platform-calls:token:[0-9a-f]{32}$/)]);
+      expect(keys[0]).not.toContain(acme);
+    } finally {
+      client.destroy();
+    }
+  }, 60_000);
+
+  it('counts in memory while Redis is frozen, with flat memory, and never counts a request a second time when it wakes', async () => {
+    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${gateway.child.pid}/status`, 'utf8'))?.[1]) * 1024;
+    const load = `Bearer ${sandbox.tokens.find((t) => t.businessAccountName.toLowerCase().includes('globex'))!.token}`;
+    const before = rss();
+    budgets.child.kill('SIGSTOP');
+    let stop = false;
+    const loops: Promise<void>[] = [];
+    try {
+      for (let c = 0; c < 16; c++) {
+        loops.push(
+          (async () => {
+            while (!stop) await post(origin, undefined, '{ __typename }', {}, { 'x-forwarded-for': 'ignored' }).catch(() => undefined);
+          })(),
+        );
+      }
+      // A caller spends 2 while Redis is frozen: counted in memory only.
+      await sleep(500);
+      const spent = [await post(origin, load, ONE_CALL), await post(origin, load, ONE_CALL)];
+      expect(spent.map((answer) => answer.body.extensions?.cost)).toEqual([cost(1, 1, 9, 10, 0.2), cost(1, 1, 8, 10, 0.2)]);
+      await sleep(29_000);
+    } finally {
+      stop = true;
+      await Promise.all(loops);
+      budgets.child.kill('SIGCONT');
+    }
+    const after = rss();
+    expect(after - before).toBeLessThan(40 * 1024 * 1024);
+    // Redis answers probes again within a second; its bucket for the caller was never touched.
+    await sleep(1_500);
+    const client = createClient({ url: budgets.url });
+    await client.connect();
+    try {
+      const keys = await client.keys('gateway-budget:platform-calls:token:*');
+      // Only acme's bucket from the previous test: globex's requests were counted in memory alone.
+      expect(keys).toHaveLength(1);
+    } finally {
+      client.destroy();
+    }
+  }, 60_000);
+});
