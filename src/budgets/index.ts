@@ -59,7 +59,7 @@ export function admissionOf(req: IncomingMessage | undefined): Admission | undef
 }
 
 /** The draft whose fields the answers carry: draft-ietf-httpapi-ratelimit-headers-09 (structured fields, a named policy). */
-export const CALLS_POLICY_NAME = 'platform-calls';
+const CALLS_POLICY_NAME = 'platform-calls';
 
 export interface Budgets {
   /** First handler of the GraphQL route. */
@@ -86,7 +86,7 @@ export function retryAfterSeconds(ms: number): number {
 }
 
 /** `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09): quota, window to refill it, what is left, seconds until full. */
-export function rateLimitHeaders(policy: BucketPolicy, state: BucketState): Record<string, string> {
+function rateLimitHeaders(policy: BucketPolicy, state: BucketState): Record<string, string> {
   const window = Math.max(1, Math.ceil(policy.burst / policy.perSecond));
   return {
     'RateLimit-Policy': `"${CALLS_POLICY_NAME}";q=${policy.burst};w=${window}`,
@@ -167,7 +167,7 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
 }
 
 /** What the plugin reads of the request context (GatewayContext has both). */
-export interface BudgetContext {
+interface BudgetContext {
   admission?: Admission;
   platform: { calls: number };
 }

@@ -11,9 +11,9 @@
  * Both lists are bounded (oldest forgotten first) and expire, so nothing a caller sends can grow them
  * without end, and a token the platform starts or stops accepting is seen again soon.
  */
-export const ACCEPTED_TOKEN_TTL_MS = 10 * 60_000;
-export const REFUSED_TOKEN_TTL_MS = 60_000;
-export const MAX_REMEMBERED_TOKENS = 100_000;
+const ACCEPTED_TOKEN_TTL_MS = 10 * 60_000;
+const REFUSED_TOKEN_TTL_MS = 60_000;
+const MAX_REMEMBERED_TOKENS = 100_000;
 
 export type TokenVerdict = 'accepted' | 'refused' | 'unknown';
 

@@ -296,7 +296,7 @@ const VERDICT_CACHE_SIZE = 1_000;
  * integer counts by its value (page sizes), a list by its length and an object as one
  * (representations of `_entities`), null and any other value by whether it is given (`before`).
  */
-export function verdictKey(queryHash: string, operation: OperationDefinitionNode, variables: Variables): string {
+function verdictKey(queryHash: string, operation: OperationDefinitionNode, variables: Variables): string {
   let key = `${queryHash}@${operation.name?.value ?? ''}`;
   for (const definition of operation.variableDefinitions ?? []) {
     const name = definition.variable.name.value;
