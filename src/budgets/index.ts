@@ -124,6 +124,18 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
   const addressOf = clientAddress(config.trustedProxies);
   const failures: BucketPolicy = { name: 'auth-failures', perSecond: config.authFailures.perMinute / 60, burst: config.authFailures.burst };
 
+  // Unknown tokens with a request in flight that spent its address's unit: the same token's other
+  // requests meanwhile spend none (its calls wait on one probe, so together they cost one refused call).
+  const unknownInFlight = new Map<string, number>();
+  const track = (key: string, res: ServerResponse) => {
+    unknownInFlight.set(key, (unknownInFlight.get(key) ?? 0) + 1);
+    res.once('close', () => {
+      const left = (unknownInFlight.get(key) ?? 1) - 1;
+      if (left > 0) unknownInFlight.set(key, left);
+      else unknownInFlight.delete(key);
+    });
+  };
+
   const admission: NodeHandler = (req, res, next) => {
     const token = bearerToken(req.headers.authorization);
     const address = addressOf(req);
@@ -136,6 +148,12 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
       next();
       return;
     }
+    if (unknownInFlight.has(key)) {
+      track(key, res);
+      next();
+      return;
+    }
+    track(key, res);
     store.take(failures, address, 1).then((state) => {
       if (!state.allowed) {
         observer?.recordRateLimited('auth-failures');

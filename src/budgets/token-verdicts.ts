@@ -4,16 +4,26 @@
  * **refused**. A made-up token must cost the platform at most one refused call:
  * - a token not known accepted makes its calls one at a time: the first goes alone (the probe) and
  *   the others wait for its outcome, in this request and in any other carrying the same token;
+ * - a 401 for a token accepted until now makes it unknown again (its next call probes), not refused;
  * - once refused, every call of that token fails as UNAUTHENTICATED without being sent, for
  *   REFUSED_TOKEN_TTL_MS;
  * - a probe whose outcome says nothing of the token (a 5xx, a timeout) lets the next waiting call
- *   probe in turn.
+ *   probe in turn, and a probe slower than PROBE_PATIENCE_MS lets the waiting calls go;
+ * - a GET identical to one in flight joins it (PlatformHttp's shared reads) without waiting: it costs
+ *   the platform nothing.
  * Both lists are bounded (oldest forgotten first) and expire, so nothing a caller sends can grow them
  * without end, and a token the platform starts or stops accepting is seen again soon.
  */
 const ACCEPTED_TOKEN_TTL_MS = 10 * 60_000;
 const REFUSED_TOKEN_TTL_MS = 60_000;
 const MAX_REMEMBERED_TOKENS = 100_000;
+
+/**
+ * How long the calls waiting on a probe wait before going anyway: a platform refuses a token in
+ * milliseconds, and one too slow to answer a probe in time would otherwise hold every field of the
+ * request behind one call (a hung route must not take the healthy ones with it).
+ */
+const PROBE_PATIENCE_MS = 250;
 
 export type TokenVerdict = 'accepted' | 'refused' | 'unknown';
 
@@ -94,7 +104,7 @@ export class TokenVerdicts {
         this.#probes.set(key, { done, settle });
         return 'probe';
       }
-      await waitOrAbort(probe.done, signal);
+      if (!(await waitOrAbort(probe.done, signal, PROBE_PATIENCE_MS))) return 'go';
     }
   }
 
@@ -105,8 +115,10 @@ export class TokenVerdicts {
       this.#refused.delete(key);
       this.#accepted.add(key, now);
     } else if (outcome === 'refused') {
-      this.#accepted.delete(key);
-      this.#refused.add(key, now);
+      // A token accepted until now (one 401 of one route, or a token that just expired) becomes
+      // unknown: its next call probes alone, and a second 401 refuses it.
+      if (this.#accepted.has(key, now)) this.#accepted.delete(key);
+      else this.#refused.add(key, now);
     }
     if (!probe) return;
     const inFlight = this.#probes.get(key);
@@ -115,15 +127,23 @@ export class TokenVerdicts {
   }
 }
 
-function waitOrAbort(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
+/** True once the probe settled, false when patience ran out first; rejects when the request is stopped. */
+function waitOrAbort(promise: Promise<void>, signal: AbortSignal | undefined, patienceMs: number): Promise<boolean> {
+  if (signal?.aborted) return Promise.reject(signal.reason as Error);
   return new Promise((resolve, reject) => {
-    const abort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', abort, { once: true });
+    const abort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', abort);
+      resolve(false);
+    }, patienceMs);
+    signal?.addEventListener('abort', abort, { once: true });
     void promise.then(() => {
-      signal.removeEventListener('abort', abort);
-      resolve();
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', abort);
+      resolve(true);
     });
   });
 }

@@ -143,8 +143,8 @@ export class PlatformClient {
    * Sends a call once the token may be used (TokenVerdicts): an unknown token's calls go one at a
    * time until the platform has answered one of them, and a refused token's are not sent at all.
    */
-  private async admitted<T>(send: () => Promise<T>): Promise<T> {
-    if (this.tokens === undefined) return send();
+  private async admitted<T>(send: () => Promise<T>, joins: () => boolean = () => false): Promise<T> {
+    if (this.tokens === undefined || joins()) return send();
     const key = (this.tokenKey ??= tokenKey(this.authorization!.slice('Bearer '.length)));
     let admission: Awaited<ReturnType<TokenVerdicts['admit']>>;
     try {
@@ -198,7 +198,7 @@ export class PlatformClient {
         signal: this.signal,
         credential: this.http.sharesReads ? (this.credential ??= this.http.credentialKey(authorization)) : undefined,
       });
-    });
+    }, () => this.http.sharesReads && this.http.joinsRead((this.credential ??= this.http.credentialKey(authorization)), pathAndQuery));
     return parseJson(response.body);
   }
 }

@@ -217,6 +217,11 @@ export class PlatformHttp {
     return { calls: this.reads.size, callers };
   }
 
+  /** Whether a GET with these credentials and path would join a call in flight (and so cost the platform nothing). */
+  joinsRead(credential: string, pathAndQuery: string): boolean {
+    return this.protection.shareReads && this.reads.has(`${credential} ${pathAndQuery}`);
+  }
+
   /** Whether identical GETs of concurrent requests share a call (UPSTREAM_SHARE_READS). */
   get sharesReads(): boolean {
     return this.protection.shareReads;

@@ -62,12 +62,14 @@ describe('on a plain node:http server (no Express)', () => {
       'access-control-allow-methods': 'GET,POST,OPTIONS',
       'access-control-allow-headers': 'Authorization,Content-Type,X-Request-Id,Apollo-Require-Preflight,X-Apollo-Operation-Name',
       'access-control-max-age': '600',
+      'access-control-expose-headers': 'RateLimit,RateLimit-Policy,Retry-After',
     });
     const request = await fetch(url, { method: 'POST', headers: { origin: 'https://app.example.com' } });
     expect(await request.text()).toBe('answered');
     expect(request.headers.get('cache-control')).toBe('no-store');
     expect(request.headers.get('vary')).toBe('Origin');
-    expect(accessControl(request)).toEqual({ 'access-control-allow-origin': 'https://app.example.com' });
+    // A browser app may read its budget and when to retry.
+    expect(accessControl(request)).toEqual({ 'access-control-allow-origin': 'https://app.example.com', 'access-control-expose-headers': 'RateLimit,RateLimit-Policy,Retry-After' });
   });
 
   it('gives a foreign origin no allow header, on a preflight or a request', async () => {
@@ -102,7 +104,7 @@ describe('the gateway', () => {
       body: JSON.stringify({ query: '{ exceptions(first: 1) { totalCount } }' }),
     });
     expect(response.status).toBe(200);
-    expect(accessControl(response)).toEqual({ 'access-control-allow-origin': APP });
+    expect(accessControl(response)).toEqual({ 'access-control-allow-origin': APP, 'access-control-expose-headers': 'RateLimit,RateLimit-Policy,Retry-After' });
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(response.headers.get('etag')).toBeNull();
     expect(((await response.json()) as { data: { exceptions: { totalCount: number } } }).data.exceptions.totalCount).toBe(

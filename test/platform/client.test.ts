@@ -42,9 +42,9 @@ describe('credentials', () => {
     });
   }
 
-  it('sends the Authorization header and request id exactly as received', async () => {
+  it('sends the Authorization header in its one canonical spelling, and the request id as received', async () => {
     const authorization = `bearer  ${TOKEN_SECRET}`;
-    const scope = nock(PLATFORM_URL, { reqheaders: { authorization, 'x-request-id': 'req-exact-9', accept: 'application/json' } })
+    const scope = nock(PLATFORM_URL, { reqheaders: { authorization: `Bearer ${TOKEN_SECRET}`, 'x-request-id': 'req-exact-9', accept: 'application/json' } })
       .get('/exceptions')
       .reply(200, json(page(['e1'])))
       .put('/v1/documents/tax', { name: 'Tax' })

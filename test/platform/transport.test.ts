@@ -217,7 +217,7 @@ describe('connection pool', () => {
 });
 
 describe('what the platform sees', () => {
-  it('the caller’s Authorization, the request id, and JSON accept headers, exactly', async () => {
+  it('the caller’s Authorization in its canonical spelling, the request id, and JSON accept headers, exactly', async () => {
     const wire = await setup(ok);
     const authorization = 'bearer   abc.DEF-123_x';
 
@@ -225,7 +225,8 @@ describe('what the platform sees', () => {
 
     expect(wire.server.requests).toHaveLength(1);
     const [seen] = wire.server.requests;
-    expect(seen?.headers.authorization).toBe(authorization);
+    // One spelling of the scheme and spacing upstream: the platform takes them as one token.
+    expect(seen?.headers.authorization).toBe('Bearer abc.DEF-123_x');
     expect(seen?.headers['x-request-id']).toBe('req-headers-7');
     expect(seen?.headers.accept).toBe('application/json');
   });
