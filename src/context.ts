@@ -52,6 +52,7 @@ export function createContext(
   const platform = new PlatformClient(deps.http, headers.authorization, signal, {
     maxCalls: deps.config.platformProtection.maxCallsPerRequest,
     tokens: deps.tokens,
+    tokenKey: admission?.tokenKey,
     onTokenRefused: admission && (() => (admission.refusedByPlatform = true)),
   });
   return {

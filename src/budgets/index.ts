@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { ErrorCode } from '../errors.ts';
 import type { NodeHandler } from '../hardening/cors.ts';
+import { sendError } from '../hardening/http.ts';
 import { withDefaults } from '../hardening/limits.ts';
 import type { RateLimitedCaller } from '../observability/metrics.ts';
 import { currentRequestId } from '../observability/request-scope.ts';
@@ -47,6 +48,8 @@ export interface Admission {
   readonly caller: 'token' | 'address';
   /** The client address (TRUSTED_PROXIES applied). */
   readonly address: string;
+  /** The bearer token's key (caller.ts' tokenKey), computed here once for the request's platform client too. */
+  readonly tokenKey: string | undefined;
   /** Whether the platform refused this request's token (401): the address's unit is then kept. */
   refusedByPlatform: boolean;
 }
@@ -69,15 +72,6 @@ export interface Budgets {
   /** What the process knows of tokens; the per-request platform client consults it. */
   tokens: TokenVerdicts;
   close(): Promise<void>;
-}
-
-function refusal(res: ServerResponse, status: number, headers: Record<string, string>, error: { message: string; extensions: Record<string, unknown> }): void {
-  const body = JSON.stringify({ errors: [error] });
-  res.statusCode = status;
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(body);
 }
 
 /** Whole seconds until the wait is over; never 0, which would invite an immediate retry. */
@@ -142,7 +136,13 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
     const key = token === undefined ? undefined : tokenKey(token);
     // Every later reader (context, platform client, shared reads) sees the one canonical spelling.
     if (token !== undefined) req.headers.authorization = canonicalAuthorization(token);
-    const admitted: Admission = { callerKey: key === undefined ? `address:${address}` : `token:${key}`, caller: key === undefined ? 'address' : 'token', address, refusedByPlatform: false };
+    const admitted: Admission = {
+      callerKey: key === undefined ? `address:${address}` : `token:${key}`,
+      caller: key === undefined ? 'address' : 'token',
+      address,
+      tokenKey: key,
+      refusedByPlatform: false,
+    };
     admissions.set(req, admitted);
     if (key === undefined || tokens.verdict(key) !== 'unknown') {
       next();
@@ -159,9 +159,11 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
         observer?.recordRateLimited('auth-failures');
         const retryAfter = retryAfterSeconds(state.retryAfterMs);
         logger.debug({ requestId: currentRequestId(), retryAfter }, 'refused: too many tokens the platform has not accepted from this address');
-        refusal(res, 429, { 'Retry-After': String(retryAfter) }, {
-          message: `Too many requests with tokens the platform has not accepted from this address: retry after ${retryAfter} s`,
-          extensions: { code: ErrorCode.RATE_LIMITED, limit: 'AUTH_FAILURE_LIMIT_PER_MINUTE', requestId: currentRequestId() },
+        res.setHeader('Retry-After', String(retryAfter));
+        sendError(res, 429, `Too many requests with tokens the platform has not accepted from this address: retry after ${retryAfter} s`, {
+          code: ErrorCode.RATE_LIMITED,
+          limit: 'AUTH_FAILURE_LIMIT_PER_MINUTE',
+          requestId: currentRequestId(),
         });
         return;
       }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { intervalMs, stateOf, toleranceMs, type BucketPolicy, type BucketState, type BucketStore, type MemoryBuckets } from './bucket.ts';
+import { intervalMs, stateOf, take, toleranceMs, type BucketPolicy, type BucketState, type BucketStore, type MemoryBuckets } from './bucket.ts';
 
 /**
  * Buckets shared by every gateway instance through Redis, with the arithmetic of bucket.ts in one
@@ -179,10 +179,8 @@ export class RedisBuckets implements BucketStore {
       const reply = (await withTimeout(this.#script(`gateway-budget:${policy.name}:${key}`, args), this.#timeoutMs)) as ScriptReply;
       const [applied, tat, now] = reply;
       if (applied === -1) return this.#inMemory(policy, key, cost, mode);
-      if (applied === 0) {
-        const wait = Number(tat) + cost * intervalMs(policy) - now - toleranceMs(policy);
-        return stateOf(policy, Number(tat), now, false, wait);
-      }
+      // Refused: the script changed nothing, so bucket.ts' take() on its TAT tells the same wait.
+      if (applied === 0) return take(policy, Number(tat), cost, now).state;
       return stateOf(policy, Number(tat), now, true);
     } catch (error) {
       if (error instanceof Timeout) this.#suspend();

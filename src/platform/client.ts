@@ -57,6 +57,8 @@ export interface PlatformClientOptions {
   maxCalls?: number;
   /** What the process knows of tokens: an unknown token's calls go one at a time, a refused one's not at all. */
   tokens?: TokenVerdicts;
+  /** The token's key in `tokens`, when the caller already has it (the request's admission); else computed on the first call. */
+  tokenKey?: string;
   /** Told when the platform refuses this request's token (401): the client's address is charged for it. */
   onTokenRefused?: () => void;
 }
@@ -92,7 +94,9 @@ export class PlatformClient {
   private readonly maxCalls: number;
   private readonly tokens: TokenVerdicts | undefined;
   private readonly onTokenRefused: (() => void) | undefined;
-  /** The token's key in `tokens`, computed on the first call. */
+  /** The bearer token, without its scheme. */
+  private readonly token: string | undefined;
+  /** The token's key in `tokens`: given, or computed on the first call. */
   private tokenKey: string | undefined;
   /** The credentials' key for shared reads, computed on the first GET. */
   private credential: string | undefined;
@@ -102,8 +106,9 @@ export class PlatformClient {
   constructor(http: PlatformHttp, authorization: string | undefined, signal?: AbortSignal, options: PlatformClientOptions = {}) {
     this.http = http;
     // One spelling upstream whatever the client wrote (`bearer  T` is `Bearer T`): one shared-read key per token.
-    const token = bearerToken(authorization);
-    this.authorization = token === undefined ? undefined : canonicalAuthorization(token);
+    this.token = bearerToken(authorization);
+    this.authorization = this.token === undefined ? undefined : canonicalAuthorization(this.token);
+    this.tokenKey = options.tokenKey;
     this.signal = signal;
     this.maxCalls = options.maxCalls ?? Number.POSITIVE_INFINITY;
     this.tokens = options.tokens;
@@ -145,7 +150,7 @@ export class PlatformClient {
    */
   private async admitted<T>(send: () => Promise<T>, joins: () => boolean = () => false): Promise<T> {
     if (this.tokens === undefined || joins()) return send();
-    const key = (this.tokenKey ??= tokenKey(this.authorization!.slice('Bearer '.length)));
+    const key = (this.tokenKey ??= tokenKey(this.token!));
     let admission: Awaited<ReturnType<TokenVerdicts['admit']>>;
     try {
       admission = await this.tokens.admit(key, this.signal);
@@ -188,6 +193,7 @@ export class PlatformClient {
 
   private async fetchGet({ route, pathAndQuery }: PlatformGet): Promise<unknown> {
     const authorization = this.credentials();
+    const credential = this.http.sharesReads ? (this.credential ??= this.http.credentialKey(authorization)) : undefined;
     const response = await this.admitted(() => {
       this.spend();
       return this.http.send({
@@ -196,9 +202,9 @@ export class PlatformClient {
         pathAndQuery,
         authorization,
         signal: this.signal,
-        credential: this.http.sharesReads ? (this.credential ??= this.http.credentialKey(authorization)) : undefined,
+        credential,
       });
-    }, () => this.http.sharesReads && this.http.joinsRead((this.credential ??= this.http.credentialKey(authorization)), pathAndQuery));
+    }, () => credential !== undefined && this.http.joinsRead(credential, pathAndQuery));
     return parseJson(response.body);
   }
 }
