@@ -75,9 +75,12 @@ const cost = (requested: number, actual: number | null, available: number, burst
 });
 
 describe('a bucket of platform calls per caller', () => {
+  // Two gateways of the same settings, so that every test starts from a full bucket without waiting for a refill.
   let origin: string;
+  let other: string;
   beforeAll(async () => {
-    ({ origin } = await startGateway({ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '10' }));
+    const env = { RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '10' };
+    [{ origin }, { origin: other }] = await Promise.all([startGateway(env), startGateway(env)]);
   }, 40_000);
 
   it('refills continuously: after a spent burst of 10 at 5/s, about 5 requests pass one second later', async () => {
@@ -89,14 +92,13 @@ describe('a bucket of platform calls per caller', () => {
     const passed = second.filter((answer) => answer.status === 200).length;
     expect(passed).toBeGreaterThanOrEqual(4);
     expect(passed).toBeLessThanOrEqual(6);
-    await sleep(2_100);
   }, 20_000);
 
   it('charges a three-area read 3, shows it in extensions.cost and the RateLimit headers, and refuses it without a platform call when fewer remain', async () => {
     const token = `Bearer ${acme}`;
     const variables = { filter: template, account };
     await resetPlatformCalls();
-    const answer = await post(origin, token, THREE_AREAS, variables);
+    const answer = await post(other, token, THREE_AREAS, variables);
     expect(answer.status).toBe(200);
     expect(Object.keys(answer.body.data!)).toEqual(['exceptions', 'linxBatches', 'documentAcceptances']);
     expect(answer.body.extensions).toEqual({ cost: cost(3, 3, 7, 10, 5) });
@@ -105,9 +107,9 @@ describe('a bucket of platform calls per caller', () => {
     expect(await platformCalls()).toBe(3);
 
     // Two more: 1 left (and whatever refilled meanwhile, under one call's worth at this pace).
-    for (const available of [4, 1]) expect((await post(origin, token, THREE_AREAS, variables)).body.extensions).toEqual({ cost: cost(3, 3, available, 10, 5) });
+    for (const available of [4, 1]) expect((await post(other, token, THREE_AREAS, variables)).body.extensions).toEqual({ cost: cost(3, 3, available, 10, 5) });
     await resetPlatformCalls();
-    const refused = await post(origin, token, THREE_AREAS, variables, { 'x-request-id': 'budget-refused-1' });
+    const refused = await post(other, token, THREE_AREAS, variables, { 'x-request-id': 'budget-refused-1' });
     expect(refused.status).toBe(429);
     const retryAfter = refused.headers.get('retry-after');
     expect(retryAfter).toBe('1');
@@ -117,13 +119,13 @@ describe('a bucket of platform calls per caller', () => {
     });
     expect(refused.headers.get('ratelimit')).toBe('"platform-calls";r=1;t=2');
     expect(await platformCalls()).toBe(0);
-    await sleep(2_100);
   }, 20_000);
 
   it('refuses a read needing more than the whole burst with COST_EXCEEDS_BURST and no platform call', async () => {
     await resetPlatformCalls();
     // `last` without `before` on LinX walks the list to its end: 10 000 records, 100 platform pages.
-    const answer = await post(origin, `Bearer ${acme}`, 'query Walk($filter: LinxBatchFilter!) { linxBatches(filter: $filter, last: 5) { totalCount } }', { filter: template }, { 'x-request-id': 'budget-too-big-1' });
+    // Without a token: a caller keyed by its address, whose bucket is still full (it is refused all the same).
+    const answer = await post(origin, undefined, 'query Walk($filter: LinxBatchFilter!) { linxBatches(filter: $filter, last: 5) { totalCount } }', { filter: template }, { 'x-request-id': 'budget-too-big-1' });
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({
       errors: [{
@@ -137,7 +139,8 @@ describe('a bucket of platform calls per caller', () => {
   });
 
   it('gives back what the estimate over-charged: two fields reading the same page cost one call', async () => {
-    const answer = await post(origin, `Bearer ${acme}`, '{ a: exceptions(first: 1) { totalCount } b: exceptions(first: 1) { totalCount } }');
+    const globex = sandbox.tokens.find((t) => t.businessAccountName.toLowerCase().includes('globex'))!.token;
+    const answer = await post(other, `Bearer ${globex}`, '{ a: exceptions(first: 1) { totalCount } b: exceptions(first: 1) { totalCount } }');
     // Two fields, one GET: identical reads of one request are one call.
     expect(answer.body.extensions).toEqual({ cost: cost(2, 1, 9, 10, 5) });
   });
@@ -279,7 +282,7 @@ describeRedis('budgets in Redis', () => {
     await client.connect();
     const addressKey = 'gateway-budget:platform-calls:address:127.0.0.1';
     const addressBefore = await client.get(addressKey);
-    let before = 0;
+    let before: number | undefined;
     budgets.child.kill('SIGSTOP');
     let stop = false;
     const loops: Promise<void>[] = [];
@@ -304,7 +307,7 @@ describeRedis('budgets in Redis', () => {
       budgets.child.kill('SIGCONT');
     }
     const after = rss();
-    expect(after - before).toBeLessThan(40 * 1024 * 1024);
+    expect(after - before!).toBeLessThan(40 * 1024 * 1024);
     // Redis answers probes again within a second; its bucket for the caller was never touched.
     await sleep(1_500);
     try {
