@@ -14,6 +14,12 @@ export interface SandboxSummary {
   };
 }
 
+/** Where the gateway listens: its GraphQL port and, unless ADMIN_PORT=off, its admin listener. */
+export interface Listeners {
+  url: string;
+  adminUrl: string | undefined;
+}
+
 function table(rows: [string, string][], indent = '  '): string[] {
   const width = Math.max(...rows.map(([label]) => label.length));
   return rows.map(([label, value]) => `${indent}${label.padEnd(width)}  ${value}`);
@@ -24,10 +30,12 @@ function table(rows: [string, string][], indent = '  '): string[] {
  * over the sandbox, ids to paste into the README's examples. Plain text on
  * stdout; the JSON log lines go to the same stream only once it is printed.
  */
-export function startBanner(config: Config, gatewayUrl: string, upstreamUrl: string, sandbox?: SandboxSummary): string {
-  const endpoint = `${gatewayUrl}/graphql`;
+export function startBanner(config: Config, listeners: Listeners, upstreamUrl: string, sandbox?: SandboxSummary): string {
+  const endpoint = `${listeners.url}/graphql`;
   const lines = [`GraphQL endpoint: ${endpoint}`];
   if (config.playground) lines.push(`Playground: open ${endpoint} in a browser`);
+  const served = config.metrics ? 'health, readiness, metrics' : 'health, readiness';
+  lines.push(listeners.adminUrl ? `Admin (${served}): ${listeners.adminUrl}` : `Admin: off (ADMIN_PORT=off; ${served} on the GraphQL port)`);
   lines.push(sandbox ? `Platform: ${upstreamUrl} (embedded sandbox; content URLs on ${sandbox.documentsUrl})` : `Platform: ${upstreamUrl}`);
   if (sandbox?.portsTaken) lines.push(`  ${sandbox.portsTaken}`);
   const origins = [...(config.cors.allowLoopbackOrigins ? ['http://localhost:<any port>', 'http://127.0.0.1:<any port>'] : []), ...config.cors.origins];

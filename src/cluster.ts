@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
+import { WORKER_LISTENING, type WorkerListening } from './cluster-messages.ts';
 import type { Config } from './config.ts';
 import { flushLogs } from './logger.ts';
 import { GroupMetricsCollector } from './observability/cluster-metrics.ts';
@@ -26,11 +27,14 @@ interface WorkerGroupOptions {
   count: number;
   /** Variables added to each worker's environment (the embedded sandbox's URL, the playground's demo values). */
   env: Record<string, string>;
-  /** Called once, when the first `count` workers all listen, with the gateway's base URL. */
-  onListening(url: string): void;
+  /** Called once, when the first `count` workers all listen, with the gateway's base URL and its admin listener's. */
+  onListening(listeners: { url: string; adminUrl: string | undefined }): void;
   /** Called once every worker has exited on a stop (the embedded sandbox closes there). */
   close(): Promise<void>;
 }
+
+const isWorkerListening = (message: unknown): message is WorkerListening =>
+  typeof message === 'object' && message !== null && (message as { type?: unknown }).type === WORKER_LISTENING;
 
 /** Runs the worker group until a signal or a crash loop ends it; the process then exits. */
 export function superviseWorkers(config: Config, logger: Logger, options: WorkerGroupOptions): void {
@@ -50,15 +54,20 @@ export function superviseWorkers(config: Config, logger: Logger, options: Worker
   const fork = () => {
     const worker = cluster.fork(options.env);
     live.add(worker);
-    worker.once('listening', (address: { port: number }) => {
+    // The worker's own message, not cluster's 'listening' event: that fires once per server, and a
+    // worker has two (the public port and the admin listener).
+    const onMessage = (message: unknown) => {
+      if (!isWorkerListening(message)) return;
+      worker.off('message', onMessage);
       listening.add(worker);
       logger.info({ pid: worker.process.pid, workers: listening.size }, 'worker listening');
       if (!started && listening.size >= options.count) {
         started = true;
         logger.info({ workers: listening.size, pids: [...listening].map((w) => w.process.pid) }, 'workers started');
-        options.onListening(`http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`);
+        options.onListening({ url: message.url, adminUrl: message.adminUrl });
       }
-    });
+    };
+    worker.on('message', onMessage);
   };
 
   const finish = async () => {

@@ -1,12 +1,13 @@
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { startBanner } from './banner.ts';
+import { startBanner, type Listeners } from './banner.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { markProcessStopping } from './health.ts';
 import { createLogger, flushLogs } from './logger.ts';
 import type { ExampleValues } from './playground/index.ts';
 import { startGateway } from './server.ts';
+import { WORKER_LISTENING, type WorkerListening } from './cluster-messages.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 
 const SHUTDOWN_BACKSTOP_MS = 5_000;
@@ -43,7 +44,7 @@ async function main() {
     // Imported only with the sandbox: a production start-up does not load the playground's modules.
     exampleValues: examples ? (await import('./playground/sandbox-examples.ts')).sandboxExampleValues(examples) : undefined,
   };
-  const banner = (gatewayUrl: string) => startBanner(config, gatewayUrl, upstreamUrl, sandbox && examples ? { ...sandbox, portsTaken, examples } : undefined);
+  const banner = (listeners: Listeners) => startBanner(config, listeners, upstreamUrl, sandbox && examples ? { ...sandbox, portsTaken, examples } : undefined);
 
   if (config.scaling.workers > 1) {
     const { superviseWorkers } = await import('./cluster.ts');
@@ -54,14 +55,14 @@ async function main() {
         ...(config.paging.cursorSecret === undefined ? { CURSOR_SECRET: randomBytes(32).toString('base64url') } : {}),
         ...(sandbox ? { UPSTREAM_URL: upstreamUrl, [WORKER_PLAYGROUND_ENV]: JSON.stringify(playground) } : {}),
       },
-      onListening: (gatewayUrl) => process.stdout.write(banner(gatewayUrl)),
+      onListening: (listeners) => process.stdout.write(banner(listeners)),
       close: async () => sandbox?.close(),
     });
     return;
   }
 
   const gateway = await startGateway(config, upstreamUrl, { logger, ...playground });
-  process.stdout.write(banner(gateway.url));
+  process.stdout.write(banner({ url: gateway.url, adminUrl: gateway.adminUrl }));
   stopOnSignals(config, logger, async () => {
     await gateway.close();
     await sandbox?.close();
@@ -75,6 +76,8 @@ async function serveAsWorker(config: Config, logger: Logger) {
   const setup = process.env[WORKER_PLAYGROUND_ENV];
   const playground = setup ? (JSON.parse(setup) as PlaygroundValues) : {};
   const gateway = await startGateway(config, upstreamUrl, { logger, ...playground });
+  // Both listeners are up: the primary counts this worker as serving (and prints the banner once all are).
+  process.send?.({ type: WORKER_LISTENING, url: gateway.url, adminUrl: gateway.adminUrl } satisfies WorkerListening);
   stopOnSignals(config, logger, () => gateway.close());
 }
 
@@ -136,7 +139,8 @@ main().catch((error: unknown) => {
   }
   const { code, port, address } = error as { code?: string; port?: number; address?: string };
   if (code === 'EADDRINUSE') {
-    process.stderr.write(`Port ${String(port)} on ${String(address)} is already in use: choose another with PORT (0 picks a free one)\n`);
+    const setting = (error as { setting?: string }).setting ?? 'PORT';
+    process.stderr.write(`Port ${String(port)} on ${String(address)} is already in use: choose another with ${setting} (0 picks a free one)\n`);
     process.exit(1);
   }
   process.stderr.write(`Start-up failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -29,8 +29,9 @@ afterAll(async () => {
 
 /** A gateway process over the sandbox; resolves with its origin once it listens. */
 async function startGateway(env: Record<string, string>): Promise<string> {
-  const { process, origin } = await startProductionGateway({ UPSTREAM_URL: sandbox.url, LOG_LEVEL: 'warn', ...env });
+  const { process, origin, admin } = await startProductionGateway({ UPSTREAM_URL: sandbox.url, LOG_LEVEL: 'warn', ...env });
   gateways.push(process);
+  adminOf.set(origin, admin!);
   return origin;
 }
 
@@ -64,9 +65,12 @@ async function resetPlatformRequests(): Promise<void> {
   await (await fetch(`${sandbox.url}/__sandbox/requests`, { method: 'DELETE' })).arrayBuffer();
 }
 
+/** Each gateway's admin listener, by its public origin: /metrics is served there. */
+const adminOf = new Map<string, string>();
+
 /** A counter's value in the gateway's /metrics, 0 when the series is absent. */
 async function metric(origin: string, series: string): Promise<number> {
-  const text = await (await fetch(`${origin}/metrics`)).text();
+  const text = await (await fetch(`${adminOf.get(origin)!}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? 0 : Number(line.slice(series.length + 1));
 }
