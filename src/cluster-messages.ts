@@ -11,3 +11,12 @@ export interface WorkerListening {
   url: string;
   adminUrl: string | undefined;
 }
+
+/**
+ * Sent every heartbeatIntervalMs by a listening worker's event loop: a worker that sends none for
+ * WORKER_HEARTBEAT_TIMEOUT_MS is stuck (an endless loop, a blocking call, SIGSTOP) and is replaced.
+ */
+export const WORKER_HEARTBEAT = 'gateway:worker-heartbeat';
+
+/** Five beats per timeout: one late beat (a long garbage collection, a slow scrape) never reads as a hang. */
+export const heartbeatIntervalMs = (timeoutMs: number) => Math.floor(timeoutMs / 5);

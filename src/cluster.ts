@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
-import { WORKER_LISTENING, type WorkerListening } from './cluster-messages.ts';
+import { heartbeatIntervalMs, WORKER_HEARTBEAT, WORKER_LISTENING, type WorkerListening } from './cluster-messages.ts';
 import type { Config } from './config.ts';
 import { flushLogs } from './logger.ts';
 import { GroupMetricsCollector } from './observability/cluster-metrics.ts';
@@ -33,6 +33,8 @@ interface WorkerGroupOptions {
   close(): Promise<void>;
 }
 
+const isHeartbeat = (message: unknown) => typeof message === 'object' && message !== null && (message as { type?: unknown }).type === WORKER_HEARTBEAT;
+
 const isWorkerListening = (message: unknown): message is WorkerListening =>
   typeof message === 'object' && message !== null && (message as { type?: unknown }).type === WORKER_LISTENING;
 
@@ -51,15 +53,48 @@ export function superviseWorkers(config: Config, logger: Logger, options: Worker
 
   const running = () => [...live];
 
+  // Heartbeats: when each listening worker was last heard from. A worker is watched from the time it
+  // listens (start-up, which loads modules and builds the schema, is not a hang), until it exits.
+  const heard = new Map<Worker, number>();
+  const timeoutMs = config.scaling.heartbeatTimeoutMs;
+  const checkEveryMs = heartbeatIntervalMs(timeoutMs);
+  let lastCheck = Date.now();
+  const watchdog = setInterval(() => {
+    const now = Date.now();
+    const primaryLateMs = now - lastCheck - checkEveryMs;
+    lastCheck = now;
+    // The primary's own loop was held up (a large metrics aggregation, the machine swapping): the
+    // workers' beats may be waiting unread in its IPC pipes, so silence now proves nothing about them.
+    if (primaryLateMs > timeoutMs / 2) {
+      for (const worker of heard.keys()) heard.set(worker, now);
+      return;
+    }
+    if (stopping) return;
+    for (const [worker, seen] of heard) {
+      const silentMs = now - seen;
+      if (silentMs <= timeoutMs) continue;
+      heard.delete(worker);
+      logger.error({ pid: worker.process.pid, silentMs, timeoutMs }, 'worker hung: killing it');
+      supervision?.recordHang();
+      // SIGKILL, not SIGTERM: a stuck loop would never run the drain a SIGTERM starts (and a stopped
+      // process only acts on SIGKILL). Its exit then goes through the restart and back-off below.
+      worker.process.kill('SIGKILL');
+    }
+  }, checkEveryMs);
+
   const fork = () => {
     const worker = cluster.fork(options.env);
     live.add(worker);
     // The worker's own message, not cluster's 'listening' event: that fires once per server, and a
     // worker has two (the public port and the admin listener).
     const onMessage = (message: unknown) => {
+      if (isHeartbeat(message)) {
+        if (heard.has(worker)) heard.set(worker, Date.now());
+        return;
+      }
       if (!isWorkerListening(message)) return;
-      worker.off('message', onMessage);
       listening.add(worker);
+      heard.set(worker, Date.now());
       logger.info({ pid: worker.process.pid, workers: listening.size }, 'worker listening');
       if (!started && listening.size >= options.count) {
         started = true;
@@ -71,6 +106,7 @@ export function superviseWorkers(config: Config, logger: Logger, options: Worker
   };
 
   const finish = async () => {
+    clearInterval(watchdog);
     collector?.close();
     const exitCode = stopping?.exitCode ?? 1;
     try {
@@ -103,6 +139,7 @@ export function superviseWorkers(config: Config, logger: Logger, options: Worker
   cluster.on('exit', (worker, code, signal) => {
     live.delete(worker);
     listening.delete(worker);
+    heard.delete(worker);
     if (stopping) {
       const clean = code === 0 && signal === null;
       // A worker that did not drain cleanly makes the whole stop unclean, as in a single process.

@@ -370,6 +370,10 @@ export const SETTINGS = {
     group: 'scaling', config: 'scaling.shutdownDelayMs', schema: int(0, 60_000), default: 0,
     doc: 'on SIGTERM, how long the gateway keeps serving while `/readyz` already answers 503, before its listener closes: set it above the load balancer\'s time to notice (HAProxy: `fall` × check interval), e.g. `5000` ([scaling.md](scaling.md#replicas-behind-a-load-balancer))',
   },
+  WORKER_HEARTBEAT_TIMEOUT_MS: {
+    group: 'scaling', config: 'scaling.heartbeatTimeoutMs', schema: int(1_000, 600_000), default: 10_000,
+    doc: 'with `WORKERS` > 1, a listening worker whose event loop sends no heartbeat (one every fifth of this) for this long is killed (SIGKILL) and replaced, counted in `gateway_worker_hangs_total` ([scaling.md](scaling.md#hung-workers))',
+  },
 
   // Per-caller rate limit (src/hardening/rate-limit.ts)
   RATE_LIMIT_PER_SECOND: {

@@ -7,7 +7,7 @@ import { markProcessStopping } from './health.ts';
 import { createLogger, flushLogs } from './logger.ts';
 import type { ExampleValues } from './playground/index.ts';
 import { startGateway } from './server.ts';
-import { WORKER_LISTENING, type WorkerListening } from './cluster-messages.ts';
+import { heartbeatIntervalMs, WORKER_HEARTBEAT, WORKER_LISTENING, type WorkerListening } from './cluster-messages.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 
 const SHUTDOWN_BACKSTOP_MS = 5_000;
@@ -78,6 +78,10 @@ async function serveAsWorker(config: Config, logger: Logger) {
   const gateway = await startGateway(config, upstreamUrl, { logger, ...playground });
   // Both listeners are up: the primary counts this worker as serving (and prints the banner once all are).
   process.send?.({ type: WORKER_LISTENING, url: gateway.url, adminUrl: gateway.adminUrl } satisfies WorkerListening);
+  // Sent from this event loop's timers: when the loop is stuck, the beats stop and the primary replaces this worker.
+  setInterval(() => {
+    if (process.connected) process.send?.({ type: WORKER_HEARTBEAT });
+  }, heartbeatIntervalMs(config.scaling.heartbeatTimeoutMs)).unref();
   stopOnSignals(config, logger, () => gateway.close());
 }
 
