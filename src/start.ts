@@ -1,7 +1,9 @@
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { startBanner, type Listeners } from './banner.ts';
+import { readFile } from 'node:fs/promises';
+import { Kind, parse, type OperationDefinitionNode } from 'graphql';
+import { startBanner, type Listeners, type TrustedOperation } from './banner.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { markProcessStopping } from './health.ts';
 import { createLogger, flushLogs } from './logger.ts';
@@ -44,7 +46,8 @@ async function main() {
     // Imported only with the sandbox: a production start-up does not load the playground's modules.
     exampleValues: examples ? (await import('./playground/sandbox-examples.ts')).sandboxExampleValues(examples) : undefined,
   };
-  const banner = (listeners: Listeners) => startBanner(config, listeners, upstreamUrl, sandbox && examples ? { ...sandbox, portsTaken, examples } : undefined);
+  const trusted = config.trustedDocuments?.only ? await trustedOperations(config.trustedDocuments.file) : undefined;
+  const banner = (listeners: Listeners) => startBanner(config, listeners, upstreamUrl, sandbox && examples ? { ...sandbox, portsTaken, examples } : undefined, trusted);
 
   if (config.scaling.workers > 1) {
     const { superviseWorkers } = await import('./cluster.ts');
@@ -67,6 +70,32 @@ async function main() {
     await gateway.close();
     await sandbox?.close();
   });
+}
+
+/**
+ * The manifest's operations for the banner. The gateway itself checks the manifest as it starts and
+ * refuses a bad one with its own message; here an unreadable entry is only left out of the list.
+ */
+async function trustedOperations(file: string): Promise<TrustedOperation[] | undefined> {
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(await readFile(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof manifest !== 'object' || manifest === null) return undefined;
+  const operations: TrustedOperation[] = [];
+  for (const [id, text] of Object.entries(manifest)) {
+    try {
+      const operation = parse(String(text)).definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+      if (!operation) continue;
+      const needsVariables = (operation.variableDefinitions ?? []).some((v) => v.type.kind === Kind.NON_NULL_TYPE && v.defaultValue === undefined);
+      operations.push({ id, label: `${operation.operation} ${operation.name?.value ?? '(anonymous)'}`, needsVariables });
+    } catch {
+      // Not GraphQL: the gateway refuses the manifest at start-up.
+    }
+  }
+  return operations;
 }
 
 /** A worker of the group: the gateway over the primary's platform URL, with no banner (the primary prints it). */
