@@ -98,7 +98,7 @@ describe('WORKERS=2 over the embedded sandbox', () => {
 
   it('reports ready on every worker', async () => {
     for (let i = 0; i < 4; i++) {
-      const ready = await send(`${origin}/readyz`);
+      const ready = await send(`${admin}/readyz`);
       expect([ready.status, ready.json()]).toEqual([200, { status: 'ready', breaker: 'closed', upstream: 'reachable' }]);
     }
   });
@@ -140,7 +140,7 @@ describe('WORKERS=2 over the embedded sandbox', () => {
     process.kill(group.child.pid!, 'SIGTERM');
     await until('every worker shutting down', () => (lines(group, 'shutting down').filter((l) => l.worker !== undefined).length === 2 ? true : undefined), 5_000);
     // During the delay: unready, and still serving new requests.
-    const ready = await send(`${origin}/readyz`);
+    const ready = await send(`${admin}/readyz`);
     expect([ready.status, ready.json()]).toEqual([503, { status: 'unavailable', reason: 'shutting down', breaker: 'closed' }]);
     const during = await graphql(origin, QUERY);
     expect([during.status, during.json()]).toEqual([200, expected]);
@@ -150,7 +150,7 @@ describe('WORKERS=2 over the embedded sandbox', () => {
     expect(lines(group, 'worker stopped').map((l) => [l.pid, l.code, l.signal]).sort()).toEqual(pids.map((pid) => [pid, 0, null]));
     expect(lines(group, 'stopped').filter((l) => l.worker === undefined)).toEqual([expect.objectContaining({ exitCode: 0 })]);
     expect(group.stderr()).toBe('');
-    await expect(send(`${origin}/healthz`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(send(`${admin}/healthz`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   }, 40_000);
 });
 
