@@ -114,11 +114,13 @@ describe('the admin listener in production', () => {
     expect([ready.status, JSON.parse(ready.text)]).toEqual([200, { status: 'ready', breaker: 'closed', upstream: 'reachable' }]);
   });
 
-  it('serves nothing else: GraphQL and unknown paths are 404 there', async () => {
+  it('serves nothing else: GraphQL and unknown paths are 404 there, other methods 405', async () => {
     for (const path of ['/graphql', '/', '/metricsx']) {
       const answer = await get(`${admin}${path}`);
       expect([answer.status, JSON.parse(answer.text)]).toEqual([404, { error: 'not found: the admin port serves GET /healthz, /readyz and /metrics' }]);
     }
+    const post = await fetch(`${admin}/healthz`, { method: 'POST', body: '{}' });
+    expect([post.status, post.headers.get('allow'), await post.json()]).toEqual([405, 'GET, HEAD', { error: 'method not allowed' }]);
   });
 });
 
