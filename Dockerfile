@@ -21,7 +21,9 @@ COPY src/playground ./src/playground
 RUN node --disable-warning=ExperimentalWarning scripts/build-playground.ts
 
 FROM node:24-slim
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000
+# The admin listener (health, readiness, metrics) on all interfaces, so probes and scrapes reach it from
+# outside the container; only the GraphQL port is meant for a public Service or load balancer.
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000 ADMIN_HOST=0.0.0.0 ADMIN_PORT=9090
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json package-lock.json ./
@@ -32,7 +34,11 @@ COPY --from=playground /app/playground/dist ./playground/dist
 # Files stay owned by root: the service user can read them but not change them.
 USER node
 EXPOSE 4000
+# The admin listener: probes and Prometheus only.
+EXPOSE 9090
 # Liveness only; readiness (platform reachable, circuit closed) is /readyz, for orchestrators that route traffic.
+# On the admin port, which a client holding every public connection (MAX_CONNECTIONS) cannot fill;
+# on the GraphQL port only when ADMIN_PORT=off.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 4000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "const p = process.env.ADMIN_PORT === 'off' ? process.env.PORT || 4000 : process.env.ADMIN_PORT || 9090; fetch('http://127.0.0.1:' + p + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "--max-semi-space-size=16", "src/main.ts"]

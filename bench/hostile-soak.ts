@@ -258,7 +258,8 @@ async function main(): Promise<void> {
   if (!Number.isInteger(clients) || clients < 1) throw new Error('--clients must be a positive integer');
 
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'gateway-hostile-'));
-  const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR };
+  // ADMIN_PORT=off: the gateway is measured as before the admin listener, with /healthz and /metrics on its one port.
+  const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, ADMIN_PORT: 'off' };
   const ts = ['--disable-warning=ExperimentalWarning'];
   const [sandboxPort, contentPort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
   const sandboxUrl = `http://${HOST}:${sandboxPort}`;

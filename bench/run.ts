@@ -472,7 +472,9 @@ async function main(): Promise<void> {
     if (settings.pinned) pinProcess(process.pid, 0);
     else notes.push('Processes were not pinned to CPUs (taskset missing or fewer than two CPUs): load generator and targets compete for the same cores.');
     const cpu = (n: number): number | undefined => (settings.pinned ? n : undefined);
-    const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR };
+    // ADMIN_PORT=off: the gateways are measured as before the admin listener, with /healthz and /metrics
+    // on their one port, and several gateways of a run never contend for the admin port's 9090.
+    const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, ADMIN_PORT: 'off' };
     const ts = ['--disable-warning=ExperimentalWarning'];
 
     log(`logs in ${logDir}`);

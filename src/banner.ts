@@ -14,6 +14,45 @@ export interface SandboxSummary {
   };
 }
 
+/** The operations of the trusted-documents manifest, when only they run (TRUSTED_DOCUMENTS_ONLY). */
+export interface TrustedOperation {
+  id: string;
+  /** `query Name` (its type and name as written). */
+  label: string;
+  /** Whether it declares variables without defaults, so an example without variables would fail. */
+  needsVariables: boolean;
+}
+
+/** Operations listed in the banner; a larger manifest is summed up after them. */
+const LISTED_OPERATIONS = 10;
+
+/**
+ * With only trusted documents running, what a newcomer can send: an id of the manifest, never a text
+ * query (the README's examples would all be refused), with one example that runs as printed.
+ */
+function trustedLines(endpoint: string, operations: readonly TrustedOperation[], token: string | undefined): string[] {
+  const lines = [
+    '  Text queries (the README\'s examples, the playground) are refused here: send an operation\'s id,',
+    '  as documentId, Relay doc_id or Apollo extensions.persistedQuery.sha256Hash. The manifest\'s operations:',
+    ...operations.slice(0, LISTED_OPERATIONS).map((operation) => `    ${operation.id}  ${operation.label}`),
+  ];
+  if (operations.length > LISTED_OPERATIONS) lines.push(`    … and ${operations.length - LISTED_OPERATIONS} more`);
+  const example = operations.find((operation) => !operation.needsVariables);
+  if (example) {
+    lines.push(
+      `  For example (${example.label}):`,
+      `    curl -s ${endpoint} -H 'content-type: application/json' -H 'authorization: Bearer ${token ?? '<token>'}' -d '{"documentId":"${example.id}"}'`,
+    );
+  }
+  return lines;
+}
+
+/** Where the gateway listens: its GraphQL port and, unless ADMIN_PORT=off, its admin listener. */
+export interface Listeners {
+  url: string;
+  adminUrl: string | undefined;
+}
+
 function table(rows: [string, string][], indent = '  '): string[] {
   const width = Math.max(...rows.map(([label]) => label.length));
   return rows.map(([label, value]) => `${indent}${label.padEnd(width)}  ${value}`);
@@ -24,15 +63,19 @@ function table(rows: [string, string][], indent = '  '): string[] {
  * over the sandbox, ids to paste into the README's examples. Plain text on
  * stdout; the JSON log lines go to the same stream only once it is printed.
  */
-export function startBanner(config: Config, gatewayUrl: string, upstreamUrl: string, sandbox?: SandboxSummary): string {
-  const endpoint = `${gatewayUrl}/graphql`;
+export function startBanner(config: Config, listeners: Listeners, upstreamUrl: string, sandbox?: SandboxSummary, trusted?: readonly TrustedOperation[]): string {
+  const endpoint = `${listeners.url}/graphql`;
   const lines = [`GraphQL endpoint: ${endpoint}`];
   if (config.playground) lines.push(`Playground: open ${endpoint} in a browser`);
+  const served = config.metrics ? 'health, readiness, metrics' : 'health, readiness';
+  lines.push(listeners.adminUrl ? `Admin (${served}): ${listeners.adminUrl}` : `Admin: off (ADMIN_PORT=off; ${served} on the GraphQL port)`);
   lines.push(sandbox ? `Platform: ${upstreamUrl} (embedded sandbox; content URLs on ${sandbox.documentsUrl})` : `Platform: ${upstreamUrl}`);
   if (sandbox?.portsTaken) lines.push(`  ${sandbox.portsTaken}`);
   const origins = [...(config.cors.allowLoopbackOrigins ? ['http://localhost:<any port>', 'http://127.0.0.1:<any port>'] : []), ...config.cors.origins];
   lines.push(`Browser apps (CORS): ${origins.length > 0 ? origins.join(', ') : 'none (set CORS_ORIGINS)'}`);
+  const onlyTrusted = config.trustedDocuments?.only === true && trusted !== undefined;
   if (config.trustedDocuments) lines.push(`Trusted documents: ${config.trustedDocuments.file}${config.trustedDocuments.only ? ' (only these run)' : ''}`);
+  if (onlyTrusted) lines.push(...trustedLines(endpoint, trusted, sandbox?.tokens[0]?.token));
   if (!sandbox) return `${lines.join('\n')}\n`;
 
   const [first] = sandbox.tokens;
@@ -40,8 +83,9 @@ export function startBanner(config: Config, gatewayUrl: string, upstreamUrl: str
   lines.push('', 'Demo tokens (send as "Authorization: Bearer <token>"):', ...table(sandbox.tokens.map((t) => [t.token, t.businessAccountName])));
   lines.push(
     '',
-    `Ids to try with ${first?.token ?? 'the first token'}, as shell variables for the README's examples`,
-    `(paste them into your shell; every seeded id: GET ${upstreamUrl}/__sandbox/fixtures):`,
+    ...(onlyTrusted
+      ? [`Ids to try with ${first?.token ?? 'the first token'}, as variables of the trusted operations`, `(every seeded id: GET ${upstreamUrl}/__sandbox/fixtures):`]
+      : [`Ids to try with ${first?.token ?? 'the first token'}, as shell variables for the README's examples`, `(paste them into your shell; every seeded id: GET ${upstreamUrl}/__sandbox/fixtures):`]),
     ...table(
       [
         [`ACCOUNT=${examples.financialAccountId}`, '# a Financial Account with acceptances'],

@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
+import { heartbeatIntervalMs, WORKER_HEARTBEAT, WORKER_LISTENING, type WorkerListening } from './cluster-messages.ts';
 import type { Config } from './config.ts';
 import { MAX_BUCKETS } from './budgets/bucket.ts';
 import { serveBudgetsToWorkers } from './budgets/worker-group.ts';
@@ -27,11 +28,16 @@ interface WorkerGroupOptions {
   count: number;
   /** Variables added to each worker's environment (the embedded sandbox's URL, the playground's demo values). */
   env: Record<string, string>;
-  /** Called once, when the first `count` workers all listen, with the gateway's base URL. */
-  onListening(url: string): void;
+  /** Called once, when the first `count` workers all listen, with the gateway's base URL and its admin listener's. */
+  onListening(listeners: { url: string; adminUrl: string | undefined }): void;
   /** Called once every worker has exited on a stop (the embedded sandbox closes there). */
   close(): Promise<void>;
 }
+
+const isHeartbeat = (message: unknown) => typeof message === 'object' && message !== null && (message as { type?: unknown }).type === WORKER_HEARTBEAT;
+
+const isWorkerListening = (message: unknown): message is WorkerListening =>
+  typeof message === 'object' && message !== null && (message as { type?: unknown }).type === WORKER_LISTENING;
 
 /** Runs the worker group until a signal or a crash loop ends it; the process then exits. */
 export function superviseWorkers(config: Config, logger: Logger, options: WorkerGroupOptions): void {
@@ -48,21 +54,60 @@ export function superviseWorkers(config: Config, logger: Logger, options: Worker
 
   const running = () => [...live];
 
+  // Heartbeats: when each listening worker was last heard from. A worker is watched from the time it
+  // listens (start-up, which loads modules and builds the schema, is not a hang), until it exits.
+  const heard = new Map<Worker, number>();
+  const timeoutMs = config.scaling.heartbeatTimeoutMs;
+  const checkEveryMs = heartbeatIntervalMs(timeoutMs);
+  let lastCheck = Date.now();
+  const watchdog = setInterval(() => {
+    const now = Date.now();
+    const primaryLateMs = now - lastCheck - checkEveryMs;
+    lastCheck = now;
+    // The primary's own loop was held up (a large metrics aggregation, the machine swapping): the
+    // workers' beats may be waiting unread in its IPC pipes, so silence now proves nothing about them.
+    if (primaryLateMs > timeoutMs / 2) {
+      for (const worker of heard.keys()) heard.set(worker, now);
+      return;
+    }
+    if (stopping) return;
+    for (const [worker, seen] of heard) {
+      const silentMs = now - seen;
+      if (silentMs <= timeoutMs) continue;
+      heard.delete(worker);
+      logger.error({ pid: worker.process.pid, silentMs, timeoutMs }, 'worker hung: killing it');
+      supervision?.recordHang();
+      // SIGKILL, not SIGTERM: a stuck loop would never run the drain a SIGTERM starts (and a stopped
+      // process only acts on SIGKILL). Its exit then goes through the restart and back-off below.
+      worker.process.kill('SIGKILL');
+    }
+  }, checkEveryMs);
+
   const fork = () => {
     const worker = cluster.fork(options.env);
     live.add(worker);
-    worker.once('listening', (address: { port: number }) => {
+    // The worker's own message, not cluster's 'listening' event: that fires once per server, and a
+    // worker has two (the public port and the admin listener).
+    const onMessage = (message: unknown) => {
+      if (isHeartbeat(message)) {
+        if (heard.has(worker)) heard.set(worker, Date.now());
+        return;
+      }
+      if (!isWorkerListening(message)) return;
       listening.add(worker);
+      heard.set(worker, Date.now());
       logger.info({ pid: worker.process.pid, workers: listening.size }, 'worker listening');
       if (!started && listening.size >= options.count) {
         started = true;
         logger.info({ workers: listening.size, pids: [...listening].map((w) => w.process.pid) }, 'workers started');
-        options.onListening(`http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`);
+        options.onListening({ url: message.url, adminUrl: message.adminUrl });
       }
-    });
+    };
+    worker.on('message', onMessage);
   };
 
   const finish = async () => {
+    clearInterval(watchdog);
     collector?.close();
     const exitCode = stopping?.exitCode ?? 1;
     try {
@@ -95,6 +140,7 @@ export function superviseWorkers(config: Config, logger: Logger, options: Worker
   cluster.on('exit', (worker, code, signal) => {
     live.delete(worker);
     listening.delete(worker);
+    heard.delete(worker);
     if (stopping) {
       const clean = code === 0 && signal === null;
       // A worker that did not drain cleanly makes the whole stop unclean, as in a single process.

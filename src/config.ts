@@ -137,5 +137,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 /** A configuration for in-process use (tests, benchmark): defaults plus overrides. */
 export function testConfig(overrides: Record<string, string> = {}): Config {
-  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PORT: '0', ...overrides });
+  // No admin listener: in-process gateways would otherwise all take ADMIN_PORT's 9090; a test that wants one sets ADMIN_PORT=0.
+  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PORT: '0', ADMIN_PORT: 'off', ...overrides });
 }

@@ -6,6 +6,7 @@ import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import express from 'express';
 import type { Logger } from 'pino';
+import { startAdminListener, type AdminListener } from './admin.ts';
 import type { Config } from './config.ts';
 import { useCursorSecret } from './connections/cursor-seal.ts';
 import { createContext, type GatewayContext } from './context.ts';
@@ -29,6 +30,8 @@ export interface Gateway {
   logger: Logger;
   /** Base URL once listening, e.g. http://127.0.0.1:4000 */
   url: string;
+  /** The admin listener's base URL (health, readiness, metrics), e.g. http://127.0.0.1:9090; undefined with ADMIN_PORT=off. */
+  adminUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -182,7 +185,11 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     res.json({ status: 'ok' });
   });
   app.get('/readyz', readiness.handler());
-  observability.mount(app);
+  // With the admin listener, production scrapes go there only: /metrics on the public port costs
+  // CPU per scrape and shows operation names to anyone who can reach it. Outside production it
+  // stays on both, for a developer's curl. Health and readiness stay on both in every mode.
+  const adminOn = config.admin.port !== 'off';
+  if (!(production && adminOn)) observability.mount(app);
   if (config.playground) {
     // Loaded only where the playground is served: production start-up does not pay for it.
     const { playgroundRouter } = await import('./playground/index.ts');
@@ -218,6 +225,15 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   // After listening, so start-up does not wait for the compiler; a failure leaves graphql-js answering.
   void compiled?.load().catch((error: unknown) => logger.error({ err: error }, 'graphql-jit failed to load: documents run on graphql-js'));
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  let admin: AdminListener | undefined;
+  if (config.admin.port !== 'off') {
+    try {
+      admin = await startAdminListener({ host: config.admin.host, port: config.admin.port, readiness, scrape: observability.scrape, logger });
+    } catch (error) {
+      server.close();
+      throw error;
+    }
+  }
   return {
     app,
     server,
@@ -225,12 +241,15 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     http,
     logger,
     url,
+    adminUrl: admin?.url,
     async close() {
       readiness.markStopping();
       await apollo.stop();
       await hardening.close();
       await observability.close();
       http.close();
+      // Last: probes read 503 from /readyz for the whole drain, and metrics stay scrapable until the end.
+      await admin?.close();
     },
   };
 }

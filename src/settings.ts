@@ -326,6 +326,14 @@ export const SETTINGS = {
   METRICS_MAX_OPERATIONS: {
     group: 'operations', config: 'metricsMaxOperations', schema: int(1, 10_000), default: 200, doc: 'distinct operation names with their own series in `/metrics`; later names count as `other`',
   },
+  ADMIN_PORT: {
+    group: 'operations', config: 'admin.port', schema: z.union([z.literal('off'), int(0, 65535)]), default: 9090,
+    doc: 'port of the admin listener, which serves `/healthz`, `/readyz` and `/metrics` outside `MAX_CONNECTIONS`, the rate limit and the request checks; with it, `/metrics` is not served on `PORT` in production (`0`: any free port; `off`: no admin listener, all three on `PORT`) ([operations.md](operations.md#the-admin-listener))',
+  },
+  ADMIN_HOST: {
+    group: 'operations', config: 'admin.host', schema: z.string().min(1), default: '127.0.0.1',
+    doc: 'interface of the admin listener: loopback, so metrics are never exposed by accident (`0.0.0.0` in containers, for probes and scrapes from outside)',
+  },
   READY_PROBE_TIMEOUT_MS: { group: 'operations', config: 'readiness.probeTimeoutMs', schema: int(1, 30_000), default: 500, doc: 'TCP connect timeout of the readiness probe of `UPSTREAM_URL`' },
   READY_CACHE_MS: { group: 'operations', config: 'readiness.cacheMs', schema: int(0, 60_000), default: 2_000, doc: 'how long a readiness probe result is reused (`0`: probe on every poll)' },
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: { group: 'operations', schema: httpUrl, shown: '(none)', doc: 'full traces URL, used as is (overrides the base URL)' },
@@ -361,6 +369,10 @@ export const SETTINGS = {
   SHUTDOWN_DELAY_MS: {
     group: 'scaling', config: 'scaling.shutdownDelayMs', schema: int(0, 60_000), default: 0,
     doc: 'on SIGTERM, how long the gateway keeps serving while `/readyz` already answers 503, before its listener closes: set it above the load balancer\'s time to notice (HAProxy: `fall` × check interval), e.g. `5000` ([scaling.md](scaling.md#replicas-behind-a-load-balancer))',
+  },
+  WORKER_HEARTBEAT_TIMEOUT_MS: {
+    group: 'scaling', config: 'scaling.heartbeatTimeoutMs', schema: int(1_000, 600_000), default: 10_000,
+    doc: 'with `WORKERS` > 1, a listening worker whose event loop sends no heartbeat (one every fifth of this) for this long is killed (SIGKILL) and replaced, counted in `gateway_worker_hangs_total` ([scaling.md](scaling.md#hung-workers))',
   },
 
   // Per-caller budgets of platform calls, and the limit on refused tokens (src/budgets/)

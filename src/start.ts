@@ -1,12 +1,15 @@
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { startBanner } from './banner.ts';
+import { readFile } from 'node:fs/promises';
+import { Kind, parse, type OperationDefinitionNode } from 'graphql';
+import { startBanner, type Listeners, type TrustedOperation } from './banner.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { markProcessStopping } from './health.ts';
 import { createLogger, flushLogs } from './logger.ts';
 import type { ExampleValues } from './playground/index.ts';
 import { startGateway } from './server.ts';
+import { heartbeatIntervalMs, WORKER_HEARTBEAT, WORKER_LISTENING, type WorkerListening } from './cluster-messages.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 
 const SHUTDOWN_BACKSTOP_MS = 5_000;
@@ -43,7 +46,8 @@ async function main() {
     // Imported only with the sandbox: a production start-up does not load the playground's modules.
     exampleValues: examples ? (await import('./playground/sandbox-examples.ts')).sandboxExampleValues(examples) : undefined,
   };
-  const banner = (gatewayUrl: string) => startBanner(config, gatewayUrl, upstreamUrl, sandbox && examples ? { ...sandbox, portsTaken, examples } : undefined);
+  const trusted = config.trustedDocuments?.only ? await trustedOperations(config.trustedDocuments.file) : undefined;
+  const banner = (listeners: Listeners) => startBanner(config, listeners, upstreamUrl, sandbox && examples ? { ...sandbox, portsTaken, examples } : undefined, trusted);
 
   if (config.scaling.workers > 1) {
     const { superviseWorkers } = await import('./cluster.ts');
@@ -54,18 +58,44 @@ async function main() {
         ...(config.paging.cursorSecret === undefined ? { CURSOR_SECRET: randomBytes(32).toString('base64url') } : {}),
         ...(sandbox ? { UPSTREAM_URL: upstreamUrl, [WORKER_PLAYGROUND_ENV]: JSON.stringify(playground) } : {}),
       },
-      onListening: (gatewayUrl) => process.stdout.write(banner(gatewayUrl)),
+      onListening: (listeners) => process.stdout.write(banner(listeners)),
       close: async () => sandbox?.close(),
     });
     return;
   }
 
   const gateway = await startGateway(config, upstreamUrl, { logger, ...playground });
-  process.stdout.write(banner(gateway.url));
+  process.stdout.write(banner({ url: gateway.url, adminUrl: gateway.adminUrl }));
   stopOnSignals(config, logger, async () => {
     await gateway.close();
     await sandbox?.close();
   });
+}
+
+/**
+ * The manifest's operations for the banner. The gateway itself checks the manifest as it starts and
+ * refuses a bad one with its own message; here an unreadable entry is only left out of the list.
+ */
+async function trustedOperations(file: string): Promise<TrustedOperation[] | undefined> {
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(await readFile(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof manifest !== 'object' || manifest === null) return undefined;
+  const operations: TrustedOperation[] = [];
+  for (const [id, text] of Object.entries(manifest)) {
+    try {
+      const operation = parse(String(text)).definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+      if (!operation) continue;
+      const needsVariables = (operation.variableDefinitions ?? []).some((v) => v.type.kind === Kind.NON_NULL_TYPE && v.defaultValue === undefined);
+      operations.push({ id, label: `${operation.operation} ${operation.name?.value ?? '(anonymous)'}`, needsVariables });
+    } catch {
+      // Not GraphQL: the gateway refuses the manifest at start-up.
+    }
+  }
+  return operations;
 }
 
 /** A worker of the group: the gateway over the primary's platform URL, with no banner (the primary prints it). */
@@ -75,6 +105,12 @@ async function serveAsWorker(config: Config, logger: Logger) {
   const setup = process.env[WORKER_PLAYGROUND_ENV];
   const playground = setup ? (JSON.parse(setup) as PlaygroundValues) : {};
   const gateway = await startGateway(config, upstreamUrl, { logger, ...playground });
+  // Both listeners are up: the primary counts this worker as serving (and prints the banner once all are).
+  process.send?.({ type: WORKER_LISTENING, url: gateway.url, adminUrl: gateway.adminUrl } satisfies WorkerListening);
+  // Sent from this event loop's timers: when the loop is stuck, the beats stop and the primary replaces this worker.
+  setInterval(() => {
+    if (process.connected) process.send?.({ type: WORKER_HEARTBEAT });
+  }, heartbeatIntervalMs(config.scaling.heartbeatTimeoutMs)).unref();
   stopOnSignals(config, logger, () => gateway.close());
 }
 
@@ -136,7 +172,8 @@ main().catch((error: unknown) => {
   }
   const { code, port, address } = error as { code?: string; port?: number; address?: string };
   if (code === 'EADDRINUSE') {
-    process.stderr.write(`Port ${String(port)} on ${String(address)} is already in use: choose another with PORT (0 picks a free one)\n`);
+    const setting = (error as { setting?: string }).setting ?? 'PORT';
+    process.stderr.write(`Port ${String(port)} on ${String(address)} is already in use: choose another with ${setting} (0 picks a free one)\n`);
     process.exit(1);
   }
   process.stderr.write(`Start-up failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -19,8 +19,16 @@ export interface Observability {
   tracing: Tracing | undefined;
   /** Adds GET /metrics when metrics are on. */
   mount(app: Express): void;
+  /** The answer to a scrape (the whole process group's metrics in a cluster worker); undefined when metrics are off. */
+  scrape: (() => Promise<MetricsAnswer>) | undefined;
   /** Flushes pending spans; call after the HTTP server has drained. */
   close(): Promise<void>;
+}
+
+export interface MetricsAnswer {
+  status: 200 | 503;
+  contentType: string;
+  body: string;
 }
 
 export interface ObservabilityDependencies {
@@ -45,22 +53,26 @@ export async function setupObservability({ config, http, logger, spanExporter }:
   // Each call's span is started before the call, so its traceparent can go with it.
   if (tracing) http.traceWith(tracing);
   if (tracing) logger.info({ exporter: config.tracing.exporter, endpoint: config.tracing.endpoint }, 'tracing on');
+  const scrape = metrics
+    ? async (): Promise<MetricsAnswer> => {
+        try {
+          return { status: 200, contentType: metrics.registry.contentType, body: group ? await group.groupMetrics() : await metrics.registry.metrics() };
+        } catch (error) {
+          logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'metrics of the process group unavailable');
+          return { status: 503, contentType: 'text/plain; charset=utf-8', body: 'metrics of the process group unavailable\n' };
+        }
+      }
+    : undefined;
   return {
     plugin: requestObserverPlugin({ logger, metrics, tracing, echoChars: config.echoChars }),
     metrics,
     tracing,
+    scrape,
     mount(app) {
-      if (!metrics) return;
+      if (!scrape) return;
       app.get('/metrics', async (_req, res) => {
-        let text: string;
-        try {
-          text = group ? await group.groupMetrics() : await metrics.registry.metrics();
-        } catch (error) {
-          logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'metrics of the process group unavailable');
-          res.status(503).set('content-type', 'text/plain; charset=utf-8').send('metrics of the process group unavailable\n');
-          return;
-        }
-        res.set('content-type', metrics.registry.contentType).send(text);
+        const answer = await scrape();
+        res.status(answer.status).set('content-type', answer.contentType).send(answer.body);
       });
     },
     async close() {

@@ -229,6 +229,8 @@ interface WorkerSupervisionMetrics {
   registry: Registry;
   /** A worker that exited unexpectedly was replaced. */
   recordRestart(): void;
+  /** A worker sent no heartbeat for WORKER_HEARTBEAT_TIMEOUT_MS and was killed (its replacement is a restart). */
+  recordHang(): void;
 }
 
 /** Metrics of the primary process of a worker group; `listening` is read at scrape time. */
@@ -248,10 +250,18 @@ export function createWorkerSupervisionMetrics(listening: () => number): WorkerS
     help: 'Worker processes started again after one exited unexpectedly',
     registers: [registry],
   });
+  const hangs = new Counter({
+    name: 'gateway_worker_hangs_total',
+    help: 'Worker processes killed because their event loop sent no heartbeat for WORKER_HEARTBEAT_TIMEOUT_MS',
+    registers: [registry],
+  });
   return {
     registry,
     recordRestart() {
       restarts.inc();
+    },
+    recordHang() {
+      hangs.inc();
     },
   };
 }

@@ -236,7 +236,8 @@ describe('metrics named by the rules and the dashboard, against a real /metrics'
       [false, 'GRAPHQL_VALIDATION_FAILED'],
     ]);
     metricsPath = scrapeJob.metrics_path;
-    const text = await (await fetch(`${deployed.url}${metricsPath}`)).text();
+    // Production serves /metrics on the admin listener only.
+    const text = await (await fetch(`${deployed.adminUrl}${metricsPath}`)).text();
     for (const [, name, type] of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
       const suffixes = { histogram: ['_bucket', '_sum', '_count'], summary: ['', '_sum', '_count'] }[type as 'histogram' | 'summary'] ?? [''];
       for (const suffix of suffixes) exported.add(`${name}${suffix}`);

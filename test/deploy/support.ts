@@ -198,6 +198,8 @@ export function mebibytes(quantity: string): number {
 
 export interface DeployedGateway {
   url: string;
+  /** Its admin listener (/healthz, /readyz, /metrics). */
+  adminUrl: string;
   sandbox: Sandbox;
   process: GatewayProcess;
   /** The process's temporary directory (TMPDIR), the only place it may write. */
@@ -217,7 +219,7 @@ async function closedPort(): Promise<number> {
 /**
  * The real gateway process (`node src/main.ts`, as the image runs it) with the ConfigMap's
  * settings, over an in-process sandbox. Only what cannot apply on a workstation is replaced:
- * the platform URL, the loopback address and a free port, and REDIS_URL, which names the
+ * the platform URL, the loopback address and free ports (the admin listener's too), and REDIS_URL, which names the
  * in-cluster Service: here it points at a port where no Redis listens, the pod's state while its
  * Redis is down.
  */
@@ -225,11 +227,13 @@ export async function startDeployedGateway(settings: Record<string, string>): Pr
   const sandbox = await startSandbox();
   const tmp = mkdtempSync(join(tmpdir(), 'gateway-deploy-'));
   const redisUrl = `redis://127.0.0.1:${await closedPort()}`;
-  const child = startGatewayProcess({ ...settings, UPSTREAM_URL: sandbox.url, HOST: '127.0.0.1', PORT: '0', TMPDIR: tmp, REDIS_URL: redisUrl });
+  const child = startGatewayProcess({ ...settings, UPSTREAM_URL: sandbox.url, HOST: '127.0.0.1', PORT: '0', ADMIN_HOST: '127.0.0.1', ADMIN_PORT: '0', TMPDIR: tmp, REDIS_URL: redisUrl });
   try {
     const [, url] = await child.waitFor(/GraphQL endpoint: (http:\/\/127\.0\.0\.1:\d+)\/graphql/, 20_000);
+    const [, adminUrl] = await child.waitFor(/^Admin \([^)]*\): (http:\/\/127\.0\.0\.1:\d+)$/m, 1_000);
     return {
       url: url!,
+      adminUrl: adminUrl!,
       sandbox,
       process: child,
       tmp,

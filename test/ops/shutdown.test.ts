@@ -82,7 +82,7 @@ describe('SIGTERM', () => {
   ])('stops accepting connections, lets the in-flight query finish with data, then exits 0 (NODE_ENV=%s)', async (_label, nodeEnv) => {
     child = spawn(NODE, ['--disable-warning=ExperimentalWarning', 'src/main.ts'], {
       cwd: ROOT,
-      env: { ...plainEnv(), UPSTREAM_URL: sandbox.url, HOST: '127.0.0.1', PORT: '0', NODE_ENV: nodeEnv, LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_MS: '8000' },
+      env: { ...plainEnv(), UPSTREAM_URL: sandbox.url, HOST: '127.0.0.1', PORT: '0', ADMIN_PORT: '0', NODE_ENV: nodeEnv, LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_MS: '8000' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child!.once('exit', (code, signal) => resolve({ code, signal })));
@@ -135,7 +135,7 @@ describe('SIGTERM', () => {
     child = spawn('npm', ['start'], {
       cwd: ROOT,
       detached: true,
-      env: { ...plainEnv(), HOST: '127.0.0.1', PORT: '0', SANDBOX_PORT: '0', SANDBOX_CONTENT_PORT: '0', LOG_LEVEL: 'info' },
+      env: { ...plainEnv(), HOST: '127.0.0.1', PORT: '0', ADMIN_PORT: '0', SANDBOX_PORT: '0', SANDBOX_CONTENT_PORT: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child!.once('exit', (code, signal) => resolve({ code, signal })));

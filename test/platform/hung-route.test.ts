@@ -15,6 +15,8 @@ afterEach(async () => {
 
 interface Running {
   url: string;
+  /** The admin listener, where probes go. */
+  admin: string;
   sandbox: string;
 }
 
@@ -25,7 +27,7 @@ async function start(env: Record<string, string>): Promise<Running> {
   const sandbox = started.platform!;
   const fault = await fetch(`${sandbox}/__sandbox/faults`, { method: 'POST', body: JSON.stringify({ route: 'exceptions', fault: { hang: true } }) });
   expect(fault.status).toBe(200);
-  return { url, sandbox };
+  return { url, admin: started.admin!, sandbox };
 }
 
 interface Answer {
@@ -128,7 +130,7 @@ describe('a hung platform route', () => {
     );
     // The first timeouts were retried while the breaker was still closed; none once it had opened.
     expect(await exceptionCalls(running.sandbox)).toBe(4 + 2);
-    const ready = await fetch(`${running.url}/readyz`);
+    const ready = await fetch(`${running.admin}/readyz`);
     expect([ready.status, await ready.json()]).toEqual([200, { status: 'ready', breaker: 'open', upstream: 'reachable', routes: { exceptions: 'open' } }]);
 
     const fast = await gql(running.url, '{ exceptions(first: 1) { totalCount } }', 'fast-1');

@@ -40,6 +40,7 @@ beforeAll(async () => {
       UPSTREAM_URL: platform.url,
       HOST: '127.0.0.1',
       PORT: '0',
+      ADMIN_PORT: '0',
       // Debug shows calls stopped by the caller (errorCode CANCELLED), which are routine.
       LOG_LEVEL: 'debug',
       REQUEST_DEADLINE_MS: '500',

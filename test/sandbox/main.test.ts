@@ -1,10 +1,13 @@
-import { describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, optionsFromEnv } from '../../sandbox/env.ts';
 import { startSandbox } from '../../sandbox/index.ts';
+import { watchOutput } from '../support/gateway-process.ts';
 
 const MAIN = fileURLToPath(new URL('../../sandbox/main.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 interface Run { code: number | null; stdout: string; stderr: string }
 
@@ -111,4 +114,37 @@ describe('sandbox environment', () => {
   ])('refuses %j naming the variable', (env, message) => {
     expect(() => optionsFromEnv(env)).toThrow(new ConfigError(message));
   });
+});
+
+describe('`npm run sandbox` as a process manager runs it', () => {
+  let npm: ChildProcess | undefined;
+  afterEach(() => {
+    // Its own process group: whatever the test found, nothing it started outlives it.
+    if (npm?.pid !== undefined) {
+      try {
+        process.kill(-npm.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  });
+
+  it('stops on a SIGTERM sent to npm itself: the port closes and npm exits 0', async () => {
+    const { NODE_OPTIONS: _jestOptions, ...env } = process.env;
+    npm = spawn('npm', ['run', 'sandbox'], { cwd: ROOT, detached: true, env: { ...env, SANDBOX_PORT: '0', SANDBOX_CONTENT_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => npm!.once('exit', (code) => resolve(code)));
+    const stdout = watchOutput(npm.stdout!, exited);
+    watchOutput(npm.stderr!);
+    const [, port] = await stdout.waitFor(/Platform sandbox: http:\/\/127\.0\.0\.1:(\d+)/, 20_000);
+    const reachable = () =>
+      new Promise<boolean>((resolve) => {
+        const socket = connect(Number(port), '127.0.0.1', () => (socket.destroy(), resolve(true)));
+        socket.once('error', () => resolve(false));
+      });
+    expect(await reachable()).toBe(true);
+
+    process.kill(npm.pid!, 'SIGTERM');
+    expect(await exited).toBe(0);
+    expect(await reachable()).toBe(false);
+  }, 30_000);
 });

@@ -1,21 +1,17 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startGatewayProcess, watchOutput, type GatewayProcess, type OutputWatch } from '../support/gateway-process.ts';
-import { freePort } from '../support/free-port.ts';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { hasHaproxy, hasRedis, startReplicaSet, type ReplicaSet } from '../../scripts/replica-set.ts';
+import { watchOutput } from '../support/gateway-process.ts';
 import { graphql, sleep, until } from './support/http.ts';
 
-// Three real gateway processes over one platform sandbox process and one Redis, behind a real
-// HAProxy running deploy/haproxy/haproxy.cfg as shipped, under steady load through HAProxy.
+// Three real gateway processes over one platform sandbox and Redis, behind a real HAProxy running
+// deploy/haproxy/haproxy.cfg as shipped (its server lines set to the loopback gateways), under steady
+// load through HAProxy: the set `npm run replicas` starts (scripts/replica-set.ts).
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const NODE = `${ROOT}node_modules/.bin/node`;
-const HAPROXY = existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy' : 'haproxy';
 
 // CI installs both (.ci/run); on a workstation without them the test is skipped, never silently passed in CI.
-const hasHaproxy = spawnSync(HAPROXY, ['-v']).status === 0;
-const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
 const installed = hasHaproxy && hasRedis;
 const describeStack = installed || process.env.CI ? describe : describe.skip;
 const SUFFIX = installed || process.env.CI ? '' : ` (skipped: ${[hasHaproxy ? '' : 'haproxy', hasRedis ? '' : 'redis-server'].filter(Boolean).join(' and ')} not installed; apt-get install -y --no-install-recommends haproxy redis-server)`;
@@ -26,41 +22,6 @@ const SHUTDOWN_DELAY_MS = 1_500;
 /** Concurrent request loops of the load; each has at most one request in flight. */
 const CONCURRENCY = 4;
 const QUERY = 'query Steady { exceptions(first: 2) { nodes { id status } } }';
-
-interface Spawned {
-  child: ChildProcess;
-  stdout: OutputWatch;
-  stderr: OutputWatch;
-  exited: Promise<number | null>;
-}
-
-function spawnWatched(command: string, args: string[], env: Record<string, string>): Spawned {
-  const child = spawn(command, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, stdout: watchOutput(child.stdout!, exited), stderr: watchOutput(child.stderr!, exited), exited };
-}
-
-async function stopSpawned(spawned: Spawned | undefined): Promise<void> {
-  if (!spawned || spawned.child.exitCode !== null || spawned.child.signalCode !== null) return;
-  spawned.child.kill('SIGTERM');
-  const timer = setTimeout(() => spawned.child.kill('SIGKILL'), 10_000);
-  await spawned.exited;
-  clearTimeout(timer);
-}
-
-/** Server states (UP, DOWN, "UP 1/2", …) of the gateways backend, from HAProxy's CSV statistics. */
-async function serverStates(statsUrl: string): Promise<Record<string, string>> {
-  const csv = await (await fetch(`${statsUrl};csv`)).text();
-  const [header, ...rows] = csv.trim().split('\n');
-  const columns = header!.replace(/^# /, '').split(',');
-  const status = columns.indexOf('status');
-  const states: Record<string, string> = {};
-  for (const row of rows) {
-    const cells = row.split(',');
-    if (cells[0] === 'gateways' && cells[1]!.startsWith('gateway-')) states[cells[1]!] = cells[status]!;
-  }
-  return states;
-}
 
 interface LoadReport {
   requests: number;
@@ -125,59 +86,16 @@ function report(label: string, load: LoadReport, extra = ''): void {
 }
 
 describeStack(`three gateway replicas behind HAProxy, sharing one platform and one Redis${SUFFIX}`, () => {
-  let sandbox: Spawned;
-  let redis: Spawned;
-  let haproxy: Spawned;
-  let platform: string;
-  let redisUrl: string;
-  let ports: number[];
-  let statsUrl: string;
-  let frontUrl: string;
-  const replicas: GatewayProcess[] = [];
+  let set: ReplicaSet;
   let expected: unknown;
 
-  const startReplica = async (index: number): Promise<GatewayProcess> => {
-    const replica = startGatewayProcess({
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(ports[index]),
-      UPSTREAM_URL: platform,
-      REDIS_URL: redisUrl,
-      LOG_LEVEL: 'warn',
-      SHUTDOWN_DELAY_MS: String(SHUTDOWN_DELAY_MS),
-      SHUTDOWN_TIMEOUT_MS: '8000',
-    });
-    await replica.waitFor(/GraphQL endpoint: http:\/\/127\.0\.0\.1:\d+\/graphql/, 40_000);
-    replicas[index] = replica;
-    return replica;
-  };
-  const replicaUrl = (index: number) => `http://127.0.0.1:${ports[index]}`;
-  const state = async (index: number) => (await serverStates(statsUrl))[`gateway-${index + 1}`];
+  const replicaUrl = (index: number) => set.gateways[index]!.url;
+  const state = async (index: number) => (await set.states())[`gateway-${index + 1}`];
 
   beforeAll(async () => {
-    const [redisPort, front, stats, ...gatewayPorts] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
-    ports = gatewayPorts;
-    redis = spawnWatched('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {});
-    sandbox = spawnWatched(NODE, ['--disable-warning=ExperimentalWarning', 'sandbox/main.ts'], { SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: '0', SANDBOX_CONTENT_PORT: '0' });
-    await redis.stdout.waitFor(/Ready to accept connections/, 10_000);
-    [, platform] = (await sandbox.stdout.waitFor(/Platform sandbox: (http:\/\/127\.0\.0\.1:\d+)/, 20_000)) as [string, string];
-    redisUrl = `redis://127.0.0.1:${redisPort}`;
-    await Promise.all([0, 1, 2].map(startReplica));
-
-    frontUrl = `http://127.0.0.1:${front}/graphql`;
-    statsUrl = `http://127.0.0.1:${stats}/stats`;
-    haproxy = spawnWatched(HAPROXY, ['-f', 'deploy/haproxy/haproxy.cfg', '-db'], {
-      HAPROXY_BIND: `127.0.0.1:${front}`,
-      HAPROXY_STATS_BIND: `127.0.0.1:${stats}`,
-      GATEWAY_1: `127.0.0.1:${ports[0]}`,
-      GATEWAY_2: `127.0.0.1:${ports[1]}`,
-      GATEWAY_3: `127.0.0.1:${ports[2]}`,
-      CHECK_INTERVAL: `${CHECK_INTERVAL_MS}ms`,
-    });
-    await until('HAProxy sees every replica UP', async () => {
-      const states = await serverStates(statsUrl).catch(() => ({}) as Record<string, string>);
-      return ['gateway-1', 'gateway-2', 'gateway-3'].every((name) => states[name] === 'UP') ? true : undefined;
-    }, 20_000, 100);
+    set = await startReplicaSet({ replicas: 3, checkIntervalMs: CHECK_INTERVAL_MS, shutdownDelayMs: SHUTDOWN_DELAY_MS, env: { LOG_LEVEL: 'warn', SHUTDOWN_TIMEOUT_MS: '8000' } });
+    // startReplicaSet resolves once HAProxy sees every replica UP.
+    expect(await set.states()).toEqual({ 'gateway-1': 'UP', 'gateway-2': 'UP', 'gateway-3': 'UP' });
 
     const first = await graphql(replicaUrl(0), QUERY);
     expect(first.status).toBe(200);
@@ -186,9 +104,7 @@ describeStack(`three gateway replicas behind HAProxy, sharing one platform and o
   }, 90_000);
 
   afterAll(async () => {
-    await stopSpawned(haproxy);
-    await Promise.all(replicas.map((replica) => replica.stop()));
-    await Promise.all([stopSpawned(sandbox), stopSpawned(redis)]);
+    await set?.stop();
   });
 
   it('runs an automatic persisted query registered on one replica on another', async () => {
@@ -209,17 +125,17 @@ describeStack(`three gateway replicas behind HAProxy, sharing one platform and o
   }, 20_000);
 
   it('rolls a restart through every replica under load with no failed request', async () => {
-    const load = startLoad(frontUrl, expected);
+    const load = startLoad(set.graphqlUrl, expected);
     await load.more(50);
     const downBeforeExit: boolean[] = [];
     for (const index of [0, 1, 2]) {
-      const old = replicas[index]!;
+      const old = set.gateways[index]!.process;
       old.child.kill('SIGTERM');
       // HAProxy sees /readyz answer 503 and takes the replica out while it still serves.
       await until(`gateway-${index + 1} DOWN`, async () => ((await state(index))?.startsWith('DOWN') ? true : undefined), 10_000, 25);
       downBeforeExit.push(old.child.exitCode === null);
       expect(await old.exited).toBe(0);
-      await startReplica(index);
+      await set.startGateway(index);
       await until(`gateway-${index + 1} UP again`, async () => ((await state(index)) === 'UP' ? true : undefined), 20_000, 50);
       await load.more(20);
     }
@@ -232,10 +148,10 @@ describeStack(`three gateway replicas behind HAProxy, sharing one platform and o
   }, 120_000);
 
   it('loses at most the requests in flight on a replica killed with SIGKILL; HAProxy takes it out and the rest succeed', async () => {
-    const load = startLoad(frontUrl, expected);
+    const load = startLoad(set.graphqlUrl, expected);
     await load.more(50);
     const killedAt = performance.now();
-    replicas[0]!.child.kill('SIGKILL');
+    set.gateways[0]!.process.child.kill('SIGKILL');
     await until('gateway-1 DOWN', async () => ((await state(0))?.startsWith('DOWN') ? true : undefined), 10_000, 25);
     const downAt = performance.now();
     await load.more(200);
@@ -249,6 +165,48 @@ describeStack(`three gateway replicas behind HAProxy, sharing one platform and o
       expect(failure.reason).toMatch(/^(HTTP 502|fetch failed: other side closed)/);
       expect(failure.at).toBeLessThan(downAt);
     }
-    expect(await replicas[0]!.exited).toBeNull();
+    expect(await set.gateways[0]!.process.exited).toBeNull();
   }, 60_000);
+});
+
+describeStack(`npm run replicas${SUFFIX}`, () => {
+  let npm: ChildProcess | undefined;
+  afterEach(() => {
+    // Its own process group: nothing it started outlives the test.
+    if (npm?.pid !== undefined && npm.exitCode === null) {
+      try {
+        process.kill(-npm.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  });
+
+  it('prints where everything is, serves through HAProxy, and stops everything on Ctrl-C (SIGINT) with exit code 0', async () => {
+    const { NODE_OPTIONS: _jestOptions, ...env } = process.env;
+    npm = spawn('npm', ['run', 'replicas', '--', '--replicas', '2'], { cwd: ROOT, detached: true, env: { ...env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => npm!.once('exit', (code) => resolve(code)));
+    const stdout = watchOutput(npm.stdout!, exited);
+    const stderr = watchOutput(npm.stderr!);
+    await stdout.waitFor(/^Ctrl-C stops everything\.$/m, 90_000);
+    const text = stdout.text();
+    const front = /^GraphQL \(HAProxy, 2 gateways\): (http:\/\/127\.0\.0\.1:\d+\/graphql)$/m.exec(text)?.[1];
+    const gateways = [...text.matchAll(/^ {2}gateway-(\d): (http:\/\/127\.0\.0\.1:\d+)\/graphql {2}admin (http:\/\/127\.0\.0\.1:\d+) \(health checks: GET \/readyz every 1000 ms\)$/gm)];
+    expect(gateways.map((m) => m[1])).toEqual(['1', '2']);
+    expect(text).toMatch(/^Redis: persisted queries redis:\/\/127\.0\.0\.1:\d+ \(allkeys-lru, REDIS_URL\), rate budgets redis:\/\/127\.0\.0\.1:\d+ \(noeviction, RATE_LIMIT_REDIS_URL\)$/m);
+    expect(text).toContain('Shared by every gateway: CURSOR_SECRET, SHUTDOWN_DELAY_MS=3000, TRUSTED_PROXIES=127.0.0.1/32\n');
+
+    const answer = await graphql(front!.replace(/\/graphql$/, ''), 'query Count { exceptions(first: 1) { totalCount } }');
+    expect([answer.status, answer.json()]).toEqual([200, { data: { exceptions: { totalCount: 300 } } }]);
+    // Health checks go to the admin listeners: each answers /readyz there.
+    for (const [, , , admin] of gateways) expect((await fetch(`${admin}/readyz`)).status).toBe(200);
+
+    process.kill(npm.pid!, 'SIGINT');
+    expect(await exited).toBe(0);
+    expect(stderr.text()).toBe('');
+    // Every listener it started is closed.
+    for (const url of [front!, ...gateways.flatMap(([, , url, admin]) => [url!, admin!])]) {
+      await expect(fetch(url)).rejects.toThrow('fetch failed');
+    }
+  }, 120_000);
 });

@@ -21,15 +21,17 @@ describe('SIGTERM with SHUTDOWN_DELAY_MS', () => {
     const started = await startProductionGateway({ UPSTREAM_URL: sandbox.url, LOG_LEVEL: 'info', SHUTDOWN_DELAY_MS: '1500' });
     gateway = started.process;
     const { origin } = started;
+    // Probes go to the admin listener, as a load balancer's health checks do.
+    const admin = started.admin!;
     const ids = sandbox.store.exceptions(sandbox.tokens[0]!.businessAccountId).slice(0, 2).map((r) => r.id);
     const expected = { data: { exceptions: { nodes: ids.map((id) => ({ id })) } } };
     const query = '{ exceptions(first: 2) { nodes { id } } }';
-    expect((await send(`${origin}/readyz`)).status).toBe(200);
+    expect((await send(`${admin}/readyz`)).status).toBe(200);
 
     gateway.child.kill('SIGTERM');
     await until('the shutting-down line', () => logLines(gateway!.stdout()).find((l) => l.msg === 'shutting down'), 5_000);
     expect(logLines(gateway.stdout()).find((l) => l.msg === 'shutting down')).toMatchObject({ signal: 'SIGTERM', delayMs: 1500 });
-    const ready = await send(`${origin}/readyz`);
+    const ready = await send(`${admin}/readyz`);
     expect([ready.status, ready.json()]).toEqual([503, { status: 'unavailable', reason: 'shutting down', breaker: 'closed' }]);
     const during = await graphql(origin, query);
     expect([during.status, during.json()]).toEqual([200, expected]);
@@ -38,6 +40,6 @@ describe('SIGTERM with SHUTDOWN_DELAY_MS', () => {
 
     expect(await gateway.exited).toBe(0);
     expect(logLines(gateway.stdout()).filter((l) => l.msg === 'stopped')).toHaveLength(1);
-    await expect(send(`${origin}/healthz`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(send(`${admin}/healthz`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   }, 40_000);
 });

@@ -39,6 +39,7 @@ const QUERY = 'query Counted { exceptions(first: 2) { nodes { id } } }';
 describe('WORKERS=2 over the embedded sandbox', () => {
   let group: GatewayProcess;
   let origin: string;
+  let admin: string;
   let platform: string;
   let pids: number[];
   let expected: unknown;
@@ -46,6 +47,7 @@ describe('WORKERS=2 over the embedded sandbox', () => {
   beforeAll(async () => {
     const gateway = await startProductionGateway({ WORKERS: '2', LOG_LEVEL: 'info', SHUTDOWN_DELAY_MS: '1500' }, 40_000);
     ({ process: group, origin } = gateway);
+    admin = gateway.admin!;
     platform = gateway.platform!;
     const started = await until('the workers-started line', () => lines(group, 'workers started')[0], 5_000);
     pids = (started.pids as number[]).sort();
@@ -85,7 +87,7 @@ describe('WORKERS=2 over the embedded sandbox', () => {
     expect(served.size).toBe(2);
     // 10 requests of the first test and these 12, whichever worker served them and whichever answers the scrape.
     for (let scrape = 0; scrape < 4; scrape++) {
-      const metrics = await send(`${origin}/metrics`);
+      const metrics = await send(`${admin}/metrics`);
       expect(metrics.status).toBe(200);
       expect(metrics.text).toMatch(/^graphql_requests_total\{operation="Counted",outcome="ok"\} 22$/m);
       expect(metrics.text).toMatch(/^gateway_workers 2$/m);
@@ -96,7 +98,7 @@ describe('WORKERS=2 over the embedded sandbox', () => {
 
   it('reports ready on every worker', async () => {
     for (let i = 0; i < 4; i++) {
-      const ready = await send(`${origin}/readyz`);
+      const ready = await send(`${admin}/readyz`);
       expect([ready.status, ready.json()]).toEqual([200, { status: 'ready', breaker: 'closed', upstream: 'reachable' }]);
     }
   });
@@ -119,7 +121,7 @@ describe('WORKERS=2 over the embedded sandbox', () => {
       expect([answer.status, answer.json()]).toEqual([200, expected]);
     }
     expect([...(await servedBy(group, requestIds)).keys()].sort()).toEqual([survivor, replacement].sort());
-    const metrics = await send(`${origin}/metrics`);
+    const metrics = await send(`${admin}/metrics`);
     expect(metrics.text).toMatch(/^gateway_worker_restarts_total 1$/m);
     expect(metrics.text).toMatch(/^gateway_workers 2$/m);
     pids = [survivor, replacement].sort();
@@ -138,7 +140,7 @@ describe('WORKERS=2 over the embedded sandbox', () => {
     process.kill(group.child.pid!, 'SIGTERM');
     await until('every worker shutting down', () => (lines(group, 'shutting down').filter((l) => l.worker !== undefined).length === 2 ? true : undefined), 5_000);
     // During the delay: unready, and still serving new requests.
-    const ready = await send(`${origin}/readyz`);
+    const ready = await send(`${admin}/readyz`);
     expect([ready.status, ready.json()]).toEqual([503, { status: 'unavailable', reason: 'shutting down', breaker: 'closed' }]);
     const during = await graphql(origin, QUERY);
     expect([during.status, during.json()]).toEqual([200, expected]);
@@ -148,7 +150,7 @@ describe('WORKERS=2 over the embedded sandbox', () => {
     expect(lines(group, 'worker stopped').map((l) => [l.pid, l.code, l.signal]).sort()).toEqual(pids.map((pid) => [pid, 0, null]));
     expect(lines(group, 'stopped').filter((l) => l.worker === undefined)).toEqual([expect.objectContaining({ exitCode: 0 })]);
     expect(group.stderr()).toBe('');
-    await expect(send(`${origin}/healthz`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(send(`${admin}/healthz`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   }, 40_000);
 });
 

@@ -57,10 +57,14 @@ export function watchOutput(stream: NodeJS.ReadableStream, exited?: Promise<unkn
   };
 }
 
+/**
+ * `node src/main.ts` with only the given environment (plus PATH and HOME). Its admin listener takes
+ * a free port unless `env` says otherwise: tests running side by side must not all want 9090.
+ */
 export function startGatewayProcess(env: Record<string, string>): GatewayProcess {
   const child = spawn(NODE, ['--disable-warning=ExperimentalWarning', 'src/main.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ADMIN_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -87,8 +91,10 @@ export function startGatewayProcess(env: Record<string, string>): GatewayProcess
 
 export interface ProductionGateway {
   process: GatewayProcess;
-  /** `http://127.0.0.1:<port>`: where /graphql, /readyz and /metrics are. */
+  /** `http://127.0.0.1:<port>`: where /graphql is (and /healthz, /readyz). */
   origin: string;
+  /** `http://127.0.0.1:<port>` of the admin listener (/healthz, /readyz, /metrics); undefined with ADMIN_PORT=off. */
+  admin: string | undefined;
   /** The embedded sandbox's address, when the gateway started one (no UPSTREAM_URL given). */
   platform: string | undefined;
 }
@@ -104,13 +110,15 @@ export async function startProductionGateway(env: Record<string, string> = {}, t
     NODE_ENV: 'production',
     HOST: '127.0.0.1',
     PORT: '0',
+    ADMIN_HOST: '127.0.0.1',
     ...(embedded ? { SANDBOX_PORT: '0', SANDBOX_CONTENT_PORT: '0' } : {}),
     ...env,
   });
   try {
     const [, origin] = (await gateway.waitFor(/^GraphQL endpoint: (http:\/\/127\.0\.0\.1:\d+)\/graphql$/m, timeoutMs)) as [string, string];
     const platform = embedded ? (await gateway.waitFor(/^Platform: (http:\/\/127\.0\.0\.1:\d+) \(embedded sandbox/m, 1_000))[1] : undefined;
-    return { process: gateway, origin, platform };
+    const [, admin] = await gateway.waitFor(/^Admin(?: \([^)]*\): (http:\/\/127\.0\.0\.1:\d+)|: off)/m, 1_000);
+    return { process: gateway, origin, admin, platform };
   } catch (error) {
     await gateway.stop();
     throw error;
