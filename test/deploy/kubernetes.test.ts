@@ -332,19 +332,20 @@ const withKubectl = hasKubectl || process.env.CI ? it : it.skip;
 const KUBECTL = hasKubectl || process.env.CI ? '' : ' (skipped: kubectl is not installed; it renders the kustomizations offline)';
 const DEPLOY_DIR = join(ROOT, 'deploy/kubernetes');
 const OVERLAY = 'overlays/example';
-/** The overlay's documented step that creates the cursor secret it generates a Secret from. */
-const secretStep = /^#\s+(echo "CURSOR_SECRET=.*)$/m.exec(readFileSync(join(DEPLOY_DIR, OVERLAY, KUSTOMIZATION), 'utf8'))![1]!;
+/** docs/scaling.md's two commands: the cursor secret's file, then `kubectl apply -k` of the overlay. */
+const [, secretStep, applied] = /```sh\n(echo "CURSOR_SECRET=[^\n]*)\nkubectl apply -k (\S+)\n```/.exec(readFileSync(join(ROOT, 'docs/scaling.md'), 'utf8'))!;
 
 /**
- * `kubectl kustomize` of a kustomization in a copy of deploy/kubernetes (after the overlay's secret
- * step, run as written), its objects as manifests named after the kustomization.
+ * `kubectl kustomize` of a kustomization in a copy of deploy/kubernetes (after docs/scaling.md's secret
+ * command, run as written from the copy's root), its objects as manifests named after the kustomization.
  */
 async function render(kustomization: string, edit?: (copy: string) => void): Promise<Manifest[]> {
-  const copy = mkdtempSync(join(tmpdir(), 'kustomize-'));
+  const root = mkdtempSync(join(tmpdir(), 'kustomize-'));
+  const copy = join(root, 'deploy/kubernetes');
   try {
     cpSync(DEPLOY_DIR, copy, { recursive: true });
     rmSync(join(copy, OVERLAY, 'cursor-secret.env'), { force: true });
-    execFileSync('bash', ['-c', secretStep], { cwd: join(copy, OVERLAY) });
+    execFileSync('bash', ['-c', secretStep!], { cwd: root });
     edit?.(copy);
     const rendered = execFileSync('kubectl', ['kustomize', join(copy, kustomization)], { encoding: 'utf8' });
     return parseAllDocuments(rendered).map((document, index) => {
@@ -355,7 +356,7 @@ async function render(kustomization: string, edit?: (copy: string) => void): Pro
       return { file: kustomization, index, object };
     });
   } finally {
-    rmSync(copy, { recursive: true, force: true });
+    rmSync(root, { recursive: true, force: true });
   }
 }
 
@@ -368,6 +369,11 @@ describe('the kustomizations, rendered by kubectl kustomize', () => {
     if (!hasKubectl && !process.env.CI) return;
     [base, overlay] = [await render('base'), await render(OVERLAY)];
   }, 60_000);
+
+  it('apply the example overlay in docs/scaling.md, after writing its secret where the overlay reads it', () => {
+    expect([applied, secretStep]).toEqual([`deploy/kubernetes/${OVERLAY}`, `echo "CURSOR_SECRET=$(openssl rand -base64 48)" > deploy/kubernetes/${OVERLAY}/cursor-secret.env`]);
+    expect(readYaml(join(DEPLOY_DIR, OVERLAY, KUSTOMIZATION)).secretGenerator[0].envs).toEqual(['cursor-secret.env']);
+  });
 
   withKubectl(`render objects that are each valid against the API schemas, the operator's included, with no unknown field${KUBECTL}`, async () => {
     expect(kinds(overlay).filter((k) => !kinds(base).includes(k)).map((k) => k.replace(/-[a-z0-9]{10}$/, '-<hash>'))).toEqual([
