@@ -370,6 +370,15 @@ describe('the kustomizations, rendered by kubectl kustomize', () => {
     [base, overlay] = [await render('base'), await render(OVERLAY)];
   }, 60_000);
 
+  it('list every manifest of the component and the overlay in their kustomizations', () => {
+    for (const dir of ['components/monitoring', OVERLAY]) {
+      const kustomization = readYaml(join(DEPLOY_DIR, dir, KUSTOMIZATION));
+      const files = readdirSync(join(DEPLOY_DIR, dir)).filter((file) => /\.ya?ml$/.test(file) && file !== KUSTOMIZATION);
+      expect([dir, kustomization.resources.filter((r: string) => !r.startsWith('..')).sort()]).toEqual([dir, files.sort()]);
+    }
+    expect(readYaml(join(DEPLOY_DIR, OVERLAY, KUSTOMIZATION))).toMatchObject({ resources: ['../../base', 'namespace.yaml', 'ingress.yaml'], components: ['../../components/monitoring'] });
+  });
+
   it('apply the example overlay in docs/scaling.md, after writing its secret where the overlay reads it', () => {
     expect([applied, secretStep]).toEqual([`deploy/kubernetes/${OVERLAY}`, `echo "CURSOR_SECRET=$(openssl rand -base64 48)" > deploy/kubernetes/${OVERLAY}/cursor-secret.env`]);
     expect(readYaml(join(DEPLOY_DIR, OVERLAY, KUSTOMIZATION)).secretGenerator[0].envs).toEqual(['cursor-secret.env']);
