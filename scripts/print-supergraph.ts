@@ -20,7 +20,12 @@ try {
   const sdl = values.api ? apiSchemaSdl() : composeThisSubgraph(values.url).supergraphSdl;
   const text = sdl.endsWith('\n') ? sdl : `${sdl}\n`;
   if (values.out === undefined) process.stdout.write(text);
-  else writeFileSync(values.out, text);
+  else {
+    writeFileSync(values.out, text);
+    // npm's banner above is all a user would otherwise see: say what was written, and where.
+    const what = values.api ? 'the API schema' : `the supergraph of subgraph "platform" at ${values.url}`;
+    process.stdout.write(`Wrote ${what} to ${values.out} (${Buffer.byteLength(text)} bytes)\n`);
+  }
 } catch (error) {
   process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;

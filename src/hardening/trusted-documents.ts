@@ -12,9 +12,14 @@ import { sendError } from './http.ts';
 /**
  * Trusted documents (Apollo Router's safelist, Hive's persisted documents):
  * the operations a client app was built with are known ahead of time, as a
- * manifest of id → document text. Relay's compiler writes it (`npm run relay`,
- * `persistConfig` in relay.config.json) with the SHA-256 of each text as the id,
- * which is also the hash Apollo clients send in `extensions.persistedQuery`.
+ * manifest of id → document text, in either of two formats. Relay's compiler
+ * writes an object of id → text (`npm run relay`, `persistConfig` in
+ * relay.config.json) with the SHA-256 of each text as the id. Apollo's
+ * `generate-persisted-query-manifest` writes `{ format: "apollo-persisted-query-manifest",
+ * version: 1, operations: [{ id, name, type, body }] }`: its bodies are printed
+ * with `__typename` added, as Apollo Client sends them, so their ids differ from
+ * Relay's for the same source text, and only this format gives an Apollo client ids
+ * the gateway knows.
  *
  * A request names its document by id: Relay's `doc_id`, the GraphQL-over-HTTP
  * draft's `documentId`, or Apollo's `extensions.persistedQuery.sha256Hash`. The
@@ -36,27 +41,52 @@ export interface TrustedDocuments {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** A manifest object as Relay writes it; every document must parse and hold exactly one operation. */
+/** The `format` Apollo's generate-persisted-query-manifest writes at the top of its manifest. */
+const APOLLO_FORMAT = 'apollo-persisted-query-manifest';
+
+/** The number of operations in a document; throws a start-up message when it does not parse. */
+function operationCount(text: string, id: string, source: string): number {
+  try {
+    return parse(text).definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION).length;
+  } catch (error) {
+    throw new TrustedDocumentsError(`${source}: document "${id}" is not valid GraphQL: ${(error as Error).message}`);
+  }
+}
+
+/** Apollo's manifest as id → text; every entry needs a non-empty id and a body. */
+function apolloEntries(manifest: Record<string, unknown>, source: string): [string, string][] {
+  if (manifest.version !== 1) throw new TrustedDocumentsError(`${source}: an ${APOLLO_FORMAT} of version ${JSON.stringify(manifest.version)}; this gateway reads version 1`);
+  if (!Array.isArray(manifest.operations)) throw new TrustedDocumentsError(`${source}: an ${APOLLO_FORMAT} needs an "operations" array`);
+  return manifest.operations.map((operation: unknown, index) => {
+    const { id, body } = (operation ?? {}) as { id?: unknown; body?: unknown };
+    if (typeof id !== 'string' || id === '' || typeof body !== 'string') {
+      throw new TrustedDocumentsError(`${source}: operations[${index}] is not an object with a string "id" and a GraphQL "body"`);
+    }
+    return [id, body];
+  });
+}
+
+/**
+ * A manifest object as Relay or Apollo's tool writes it; every document must parse and hold exactly
+ * one operation.
+ */
 function trustedDocumentsFrom(manifest: unknown, source: string): TrustedDocuments {
   if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) {
-    throw new TrustedDocumentsError(`${source}: a trusted-documents manifest is a JSON object of id → GraphQL document`);
+    throw new TrustedDocumentsError(`${source}: a trusted-documents manifest is a JSON object of id → GraphQL document, or an ${APOLLO_FORMAT}`);
   }
+  const record = manifest as Record<string, unknown>;
+  const entries: [string, unknown][] = record.format === APOLLO_FORMAT ? apolloEntries(record, source) : Object.entries(record);
   const byId = new Map<string, string>();
-  for (const [id, text] of Object.entries(manifest)) {
+  for (const [id, text] of entries) {
     if (typeof text !== 'string' || id === '') throw new TrustedDocumentsError(`${source}: entry "${id}" is not an id with a GraphQL document as its value`);
-    let operations: number;
-    try {
-      operations = parse(text).definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION).length;
-    } catch (error) {
-      throw new TrustedDocumentsError(`${source}: document "${id}" is not valid GraphQL: ${(error as Error).message}`);
-    }
+    const operations = operationCount(text, id, source);
     if (operations !== 1) throw new TrustedDocumentsError(`${source}: document "${id}" holds ${operations} operations, not one`);
     byId.set(id, text);
     // Apollo clients name a document by the SHA-256 of its text, whatever id the manifest gives it.
     byId.set(sha256(text), text);
   }
   if (byId.size === 0) throw new TrustedDocumentsError(`${source}: the manifest holds no documents`);
-  return { lookup: (id) => byId.get(id), size: Object.keys(manifest).length };
+  return { lookup: (id) => byId.get(id), size: entries.length };
 }
 
 export async function loadTrustedDocuments(file: string): Promise<TrustedDocuments> {

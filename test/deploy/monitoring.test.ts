@@ -201,7 +201,7 @@ describe('rules, dashboard and scrape job together', () => {
     const podValues = labels.source_labels.map((source: string) => pod.metadata.labels[source.replace('__meta_kubernetes_pod_label_', '').replace(/^app_kubernetes_io_/, 'app.kubernetes.io/')]);
     expect(new RegExp(`^(?:${labels.regex})$`).test(podValues.join(';'))).toBe(true);
     expect(port.source_labels).toEqual(['__meta_kubernetes_pod_container_port_name']);
-    expect(pod.spec.containers[0].ports.filter((p: Json) => new RegExp(`^(?:${port.regex})$`).test(p.name)).map((p: Json) => p.containerPort)).toEqual([Number(gatewaySettings(manifests).PORT)]);
+    expect(pod.spec.containers[0].ports.filter((p: Json) => new RegExp(`^(?:${port.regex})$`).test(p.name)).map((p: Json) => p.containerPort)).toEqual([Number(gatewaySettings().ADMIN_PORT)]);
   });
 
   it('name only error codes the gateway answers with', () => {
@@ -223,7 +223,7 @@ describe('metrics named by the rules and the dashboard, against a real /metrics'
   let metricsPath: string;
 
   beforeAll(async () => {
-    deployed = await startDeployedGateway(gatewaySettings(readManifests()));
+    deployed = await startDeployedGateway(gatewaySettings());
     const token = deployed.sandbox.tokens[0]!.token;
     const gql = (query: string) =>
       fetch(`${deployed.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query }) }).then((r) => r.json());

@@ -10,7 +10,9 @@ import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const KUBERNETES_DIR = join(ROOT, 'deploy/kubernetes');
+export const KUBERNETES_DIR = join(ROOT, 'deploy/kubernetes/base');
+/** The gateway's settings file, which the base's configMapGenerator turns into its ConfigMap. */
+const SETTINGS_FILE = join(KUBERNETES_DIR, 'gateway.env');
 export const PROMETHEUS_DIR = join(ROOT, 'deploy/prometheus');
 export const DASHBOARD_FILE = join(ROOT, 'deploy/grafana/gateway-dashboard.json');
 
@@ -18,7 +20,7 @@ export const DASHBOARD_FILE = join(ROOT, 'deploy/grafana/gateway-dashboard.json'
 export type Json = any;
 
 export interface Manifest {
-  /** File name inside deploy/kubernetes/. */
+  /** File name inside deploy/kubernetes/base/ (or the kustomization a rendered object came from). */
   file: string;
   /** Position of the document in its file (files may hold several, separated by `---`). */
   index: number;
@@ -27,7 +29,7 @@ export interface Manifest {
 
 export const KUSTOMIZATION = 'kustomization.yaml';
 
-/** Every YAML document of deploy/kubernetes/ but the kustomization, in file order. */
+/** Every YAML document of deploy/kubernetes/base/ but the kustomization, in file order. */
 export function readManifests(): Manifest[] {
   const files = readdirSync(KUBERNETES_DIR).filter((file) => /\.ya?ml$/.test(file) && file !== KUSTOMIZATION).sort();
   return files.flatMap((file) =>
@@ -53,11 +55,24 @@ export function find(manifests: Manifest[], kind: string, name: string): Json {
   return found[0]!.object;
 }
 
-/** The gateway's settings as the ConfigMap gives them to its pods. */
-export function gatewaySettings(manifests: Manifest[]): Record<string, string> {
-  return find(manifests, 'ConfigMap', 'platform-gateway').data as Record<string, string>;
+/**
+ * The gateway's settings as the base's ConfigMap gives them to its pods: base/gateway.env, read as
+ * kustomize reads an `envs` file (KEY=VALUE lines; `#` lines and blank lines skipped).
+ */
+export function gatewaySettings(file = SETTINGS_FILE): Record<string, string> {
+  return parseEnvFile(readFileSync(file, 'utf8'));
 }
 
+function parseEnvFile(text: string): Record<string, string> {
+  const settings: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    if (line.trim() === '' || line.startsWith('#')) continue;
+    const at = line.indexOf('=');
+    if (at <= 0) throw new Error(`not KEY=VALUE: ${line}`);
+    settings[line.slice(0, at)] = line.slice(at + 1);
+  }
+  return settings;
+}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -92,12 +107,16 @@ export function settingsTheCodeReads(): Set<string> {
   return read;
 }
 
-/** A manifest's apiVersion and kind, as a path inside the kubernetes-models package. */
+/**
+ * A manifest's apiVersion and kind, as a path inside the kubernetes-models package, or inside
+ * @kubernetes-models/prometheus-operator for the operator's resources (ServiceMonitor, PrometheusRule).
+ */
 function modelPath(object: Json): string {
   const { apiVersion, kind } = object ?? {};
   if (typeof apiVersion !== 'string' || !/^([a-z0-9.-]+\/)?v\d+((alpha|beta)\d+)?$/.test(apiVersion)) throw new Error(`apiVersion ${JSON.stringify(apiVersion)} is not one`);
   if (typeof kind !== 'string' || !/^[A-Z][A-Za-z0-9]*$/.test(kind)) throw new Error(`kind ${JSON.stringify(kind)} is not one`);
-  return `kubernetes-models/${apiVersion}/${kind}`;
+  const pkg = apiVersion.startsWith('monitoring.coreos.com/') ? '@kubernetes-models/prometheus-operator' : 'kubernetes-models';
+  return `${pkg}/${apiVersion}/${kind}`;
 }
 
 interface ModelClass {
@@ -219,15 +238,28 @@ async function closedPort(): Promise<number> {
 /**
  * The real gateway process (`node src/main.ts`, as the image runs it) with the ConfigMap's
  * settings, over an in-process sandbox. Only what cannot apply on a workstation is replaced:
- * the platform URL, the loopback address and free ports (the admin listener's too), and REDIS_URL, which names the
- * in-cluster Service: here it points at a port where no Redis listens, the pod's state while its
+ * the platform URL, the loopback addresses and free ports, and the two Redis URLs, which name
+ * in-cluster Services: here they point at a port where no Redis listens, the pod's state while its
  * Redis is down.
  */
 export async function startDeployedGateway(settings: Record<string, string>): Promise<DeployedGateway> {
   const sandbox = await startSandbox();
   const tmp = mkdtempSync(join(tmpdir(), 'gateway-deploy-'));
   const redisUrl = `redis://127.0.0.1:${await closedPort()}`;
-  const child = startGatewayProcess({ ...settings, UPSTREAM_URL: sandbox.url, HOST: '127.0.0.1', PORT: '0', ADMIN_HOST: '127.0.0.1', ADMIN_PORT: '0', TMPDIR: tmp, REDIS_URL: redisUrl });
+  const budgetRedisUrl = `redis://127.0.0.1:${await closedPort()}`;
+  // Both Redis URLs name in-cluster Services; here neither is reachable. The admin listener binds
+  // loopback on a free port, as the public one does, so that parallel tests never meet on 9090.
+  const child = startGatewayProcess({
+    ...settings,
+    UPSTREAM_URL: sandbox.url,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ADMIN_HOST: '127.0.0.1',
+    ADMIN_PORT: '0',
+    TMPDIR: tmp,
+    REDIS_URL: redisUrl,
+    RATE_LIMIT_REDIS_URL: budgetRedisUrl,
+  });
   try {
     const [, url] = await child.waitFor(/GraphQL endpoint: (http:\/\/127\.0\.0\.1:\d+)\/graphql/, 20_000);
     const [, adminUrl] = await child.waitFor(/^Admin \([^)]*\): (http:\/\/127\.0\.0\.1:\d+)$/m, 1_000);

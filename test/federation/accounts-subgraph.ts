@@ -133,11 +133,18 @@ function accountsSchema(data: AccountsData) {
 }
 
 /** Serves the accounts subgraph on an ephemeral loopback port. */
-export async function startAccountsSubgraph(data: AccountsData): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startAccountsSubgraph(
+  data: AccountsData,
+  /** Sees the headers of every request the subgraph receives (the router-recipe tests check what reached it). */
+  onRequest?: (headers: Record<string, string | string[] | undefined>) => void,
+): Promise<{ url: string; stop(): Promise<void> }> {
   const server = new ApolloServer<AccountsContext>({ schema: accountsSchema(data), plugins: [ApolloServerPluginInlineTraceDisabled()] });
   const { url } = await startStandaloneServer(server, {
     listen: { port: 0, host: '127.0.0.1' },
-    context: async ({ req }) => ({ businessAccountId: data.businessAccountOfToken.get(req.headers.authorization?.replace(/^Bearer /, '') ?? '') }),
+    context: async ({ req }) => {
+      onRequest?.(req.headers);
+      return { businessAccountId: data.businessAccountOfToken.get(req.headers.authorization?.replace(/^Bearer /, '') ?? '') };
+    },
   });
   return { url, stop: () => server.stop() };
 }

@@ -28,9 +28,16 @@ async function runDocumented(command: string, replacements: [string, string][]):
     expect(line).toContain(from);
     line = line.replace(from, to);
   }
-  await promisify(execFile)('bash', ['-c', line], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
-  return readFile(replacements.at(-1)![1], 'utf8');
+  const { stdout } = await promisify(execFile)('bash', ['-c', line], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+  const file = replacements.at(-1)![1];
+  const text = await readFile(file, 'utf8');
+  // After npm's banner, the one line that says what was written.
+  written.push(stdout.trimEnd().split('\n').at(-1)!.replace(file, '<file>').replace(String(Buffer.byteLength(text)), '<bytes>'));
+  return text;
 }
+
+/** The last line each documented command printed, the file name and size replaced. */
+const written: string[] = [];
 
 let dir: string;
 let stack: Stack;
@@ -95,5 +102,10 @@ describe('npm run supergraph, as docs/federation.md writes it', () => {
     // An operation written against the subgraph's own SDL types validates against the API schema.
     const operation = parse('query($id: ID!) { document(id: $id) { id holder { ... on CustomerAccount { id } } } }');
     expect(validate(api, operation)).toEqual([]);
+  });
+
+  it('says what it wrote, and where', async () => {
+    // Runs after the two commands above (jest keeps the order of a file's tests).
+    expect(written).toEqual([`Wrote the supergraph of subgraph "platform" at ${stack.gateway.url}/graphql to <file> (<bytes> bytes)`, 'Wrote the API schema to <file> (<bytes> bytes)']);
   });
 });

@@ -65,10 +65,15 @@ describe('a manifest that cannot be used', () => {
   it.each([
     ['missing', undefined, /^Invalid configuration:\n {2}TRUSTED_DOCUMENTS: cannot read .*missing\.json \(ENOENT\); build it with npm run relay$/],
     ['not-json', '{', /TRUSTED_DOCUMENTS: .*not-json\.json is not JSON$/],
-    ['array', '[]', /a trusted-documents manifest is a JSON object of id → GraphQL document$/],
+    ['array', '[]', /a trusted-documents manifest is a JSON object of id → GraphQL document, or an apollo-persisted-query-manifest$/],
     ['empty', '{}', /the manifest holds no documents$/],
     ['broken', JSON.stringify({ a: '{ exceptions(' }), /document "a" is not valid GraphQL: Syntax Error/],
     ['two-operations', JSON.stringify({ a: 'query A { __typename } query B { __typename }' }), /document "a" holds 2 operations, not one$/],
+    ['apollo-version-2', JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 2, operations: [] }), /an apollo-persisted-query-manifest of version 2; this gateway reads version 1$/],
+    ['apollo-no-operations', JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 1 }), /an apollo-persisted-query-manifest needs an "operations" array$/],
+    ['apollo-empty', JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 1, operations: [] }), /the manifest holds no documents$/],
+    ['apollo-no-id', JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 1, operations: [{ name: 'A', type: 'query', body: 'query A { __typename }' }] }), /operations\[0\] is not an object with a string "id" and a GraphQL "body"$/],
+    ['apollo-broken', JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 1, operations: [{ id: 'x1', name: 'A', type: 'query', body: 'query A {' }] }), /document "x1" is not valid GraphQL: Syntax Error/],
   ])('stops start-up (%s)', async (name, content, message) => {
     const file = join(dir, `${name}.json`);
     if (content !== undefined) await writeFile(file, content);
