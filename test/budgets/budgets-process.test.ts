@@ -245,25 +245,30 @@ describeRedis('budgets in Redis', () => {
     const token = `Bearer ${acme}`;
     for (let i = 0; i < 10; i++) expect((await post(origin, token, ONE_CALL)).status).toBe(200);
     expect((await post(origin, token, ONE_CALL)).status).toBe(429);
-    // 400 registrations of about 50 kB each, under made-up tokens: 20 MB into a 2 MB Redis.
-    const padding = ` ${'#'.repeat(50_000)}\n`;
-    for (let i = 0; i < 400; i += 20) {
-      await Promise.all(
-        Array.from({ length: 20 }, async (_, j) => {
-          const query = `query Pq${i + j} { __typename }${padding}`;
-          const hash = createHash('sha256').update(query).digest('hex');
-          await fetch(`${origin}/graphql`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ query, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } }),
-          }).then((response) => response.arrayBuffer());
-        }),
-      );
-    }
-    expect((await post(origin, token, ONE_CALL)).status).toBe(429);
     const client = createClient({ url: budgets.url });
     await client.connect();
     try {
+      const tokenKey = (await client.keys('gateway-budget:platform-calls:token:*'))[0]!;
+      const spentState = await client.get(tokenKey);
+      // 400 registrations of about 50 kB each, under made-up tokens: 20 MB into a 2 MB Redis.
+      const padding = ` ${'#'.repeat(50_000)}\n`;
+      for (let i = 0; i < 400; i += 20) {
+        await Promise.all(
+          Array.from({ length: 20 }, async (_, j) => {
+            const query = `query Pq${i + j} { __typename }${padding}`;
+            const hash = createHash('sha256').update(query).digest('hex');
+            await fetch(`${origin}/graphql`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ query, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } }),
+            }).then((response) => response.arrayBuffer());
+          }),
+        );
+      }
+      // The spent bucket is still there, untouched: the flood took however long it took, and the
+      // bucket's stored time is what a later request is measured against.
+      expect(await client.get(tokenKey)).toBe(spentState);
+      expect(spentState).not.toBeNull();
       const keys = (await client.keys('*')).sort();
       // The registrations carried no token: their address paid for them.
       expect(keys).toEqual(['gateway-budget:platform-calls:address:127.0.0.1', expect.stringMatching(/^gateway-budget:platform-calls:token:[0-9a-f]{32}$/)]);
