@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type DataLoader from 'dataloader';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import { CursorCaller } from './connections/caller.ts';
 import { pagingFactsFor, type PagingFacts } from './connections/paging-facts.ts';
 import { createDocumentLoader } from './documents/loader.ts';
 import type { DocumentModel } from './documents/records.ts';
@@ -17,6 +18,8 @@ export interface GatewayContext {
   config: Config;
   logger: Logger;
   platform: PlatformClient;
+  /** The caller, by its token, that connection cursors are sealed for: another caller's are refused. */
+  caller: CursorCaller;
   /** What this gateway instance learned about the platform's lists (page-size caps); shared by its requests. */
   paging: PagingFacts;
   loaders: {
@@ -47,6 +50,7 @@ export function createContext(
     config: deps.config,
     logger: deps.logger,
     platform,
+    caller: new CursorCaller(headers.authorization),
     paging: pagingFactsFor(deps.http),
     loaders: new RequestLoaders(platform, deps.config.documentLoaderConcurrency),
   };

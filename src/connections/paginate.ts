@@ -85,7 +85,7 @@ function encoderFor(settings: Settings): (position: number, node: unknown) => st
     const encode = cursorEncoder(settings.binding);
     return (position) => encode(position);
   }
-  const encode = anchoredCursorEncoder(settings.binding);
+  const encode = anchoredCursorEncoder(settings.binding, settings.caller);
   const anchorOfNode = anchorReader(order);
   return (position, node) => encode(position, anchorOfNode(node));
 }
