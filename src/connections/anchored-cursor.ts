@@ -34,7 +34,7 @@ const SEAL_BYTES = SEAL_TAG_BYTES + KEY_ID_BYTES;
 const NO_CALLER: Buffer = Buffer.alloc(0);
 /** Larger than any cursor this format makes (an id of 128 bytes, keys of 400, the seal). */
 const SCRATCH_BYTES = 1024;
-/** Shared by every encoding: packAnchored() fills it and copies the cursor out before it returns. */
+/** Shared by every encoding: each cursor is written here, then copied out. */
 const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
 const writer = new CursorWriter(scratch);
 
@@ -63,19 +63,33 @@ function writeRecord(anchor: Anchor): void {
  * version 2 spelling.
  */
 export function packAnchored(position: number, digest: Buffer, anchor: Anchor, clear = false, caller = NO_CALLER): string {
+  if (!clear) return packAnchoredPage([position], digest, [anchor], caller)[0] as string;
   writer.reset();
-  writer.byte(clear ? CLEAR_ANCHORED_VERSION : ANCHORED_VERSION);
+  writer.byte(CLEAR_ANCHORED_VERSION);
   writer.varint(position);
   writer.bytes(digest.subarray(0, BINDING_DIGEST_BYTES));
-  if (clear) {
-    writeRecord(anchor);
-    return writer.base64url();
-  }
-  const sealAt = writer.length;
-  writer.truncate(sealAt + SEAL_BYTES);
   writeRecord(anchor);
-  seal(scratch.subarray(0, sealAt), scratch.subarray(sealAt, sealAt + SEAL_BYTES), scratch.subarray(sealAt + SEAL_BYTES, writer.length), caller);
   return writer.base64url();
+}
+
+/**
+ * The sealed cursors of `anchors`, each at its position, for `caller`: packed one by one, then
+ * sealed together (one cipher call for the page).
+ */
+export function packAnchoredPage(positions: readonly number[], digest: Buffer, anchors: readonly Anchor[], caller = NO_CALLER): string[] {
+  const packed = anchors.map((anchor, index) => {
+    writer.reset();
+    writer.byte(ANCHORED_VERSION);
+    writer.varint(positions[index] as number);
+    writer.bytes(digest.subarray(0, BINDING_DIGEST_BYTES));
+    const sealAt = writer.length;
+    writer.truncate(sealAt + SEAL_BYTES);
+    writeRecord(anchor);
+    const bytes = Buffer.from(scratch.subarray(0, writer.length));
+    return { bytes, clear: bytes.subarray(0, sealAt), tagAndKeyId: bytes.subarray(sealAt, sealAt + SEAL_BYTES), record: bytes.subarray(sealAt + SEAL_BYTES) };
+  });
+  seal(packed, caller);
+  return packed.map(({ bytes }) => bytes.toString('base64url'));
 }
 
 function readRecord(reader: CursorReader): Anchor {
