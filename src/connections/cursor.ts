@@ -84,8 +84,9 @@ export function anchoredPageEncoder(binding: string, caller: CursorCaller = NO_C
     positions.forEach(checkPosition);
     const sealed: number[] = [];
     const cursors = anchors.map((anchor, index) => {
-      if (anchorable(anchor)) sealed.push(index);
-      return anchorable(anchor) ? '' : packPosition(positions[index] as number, hash);
+      if (!anchorable(anchor)) return packPosition(positions[index] as number, hash);
+      sealed.push(index);
+      return '';
     });
     const texts = packAnchoredPage(
       sealed.map((index) => positions[index] as number),
