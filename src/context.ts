@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { admissionOf, type Admission } from './budgets/index.ts';
 import type { TokenVerdicts } from './budgets/token-verdicts.ts';
 import type { Config } from './config.ts';
+import { CursorCaller } from './connections/caller.ts';
 import { pagingFactsFor, type PagingFacts } from './connections/paging-facts.ts';
 import { createDocumentLoader } from './documents/loader.ts';
 import type { DocumentModel } from './documents/records.ts';
@@ -21,6 +22,8 @@ export interface GatewayContext {
   platform: PlatformClient;
   /** Who is asking and whose budget pays (src/budgets/); absent for a request that did not come through the GraphQL route. */
   admission?: Admission;
+  /** The caller, by its token, that connection cursors are sealed for: another caller's are refused. */
+  caller: CursorCaller;
   /** What this gateway instance learned about the platform's lists (page-size caps); shared by its requests. */
   paging: PagingFacts;
   loaders: {
@@ -60,6 +63,7 @@ export function createContext(
     logger: deps.logger,
     platform,
     admission,
+    caller: new CursorCaller(headers.authorization),
     paging: pagingFactsFor(deps.http),
     loaders: new RequestLoaders(platform, deps.config.documentLoaderConcurrency),
   };

@@ -209,7 +209,7 @@ export const SETTINGS = {
   },
   CURSOR_SECRET: {
     group: 'paging', config: 'paging.cursorSecret', schema: z.string().min(32, 'must be at least 32 characters'), shown: '(none: a random key per instance)',
-    doc: 'secret the keys that seal anchored cursors are derived from; give every replica the same one so that a cursor works on all of them and after a restart. Without it a cursor from another instance or an earlier run pages on from its position alone ([security.md](security.md#cursors))',
+    doc: 'secret the keys that seal anchored cursors are derived from; give every replica the same one so that a cursor works on all of them and after a restart. With it, a cursor sealed under another secret is refused; without it a cursor from another instance or an earlier run pages on from its position alone ([security.md](security.md#cursors))',
   },
 
   // Request limits

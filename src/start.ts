@@ -1,9 +1,9 @@
 import cluster from 'node:cluster';
-import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { readFile } from 'node:fs/promises';
 import { Kind, parse, type OperationDefinitionNode } from 'graphql';
 import { startBanner, type Listeners, type TrustedOperation } from './banner.ts';
+import { drawnCursorSecret } from './connections/cursor-seal.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { markProcessStopping } from './health.ts';
 import { createLogger, flushLogs } from './logger.ts';
@@ -55,7 +55,7 @@ async function main() {
       count: config.scaling.workers,
       env: {
         // Without CURSOR_SECRET the workers of one instance still share one cursor key: the primary draws it.
-        ...(config.paging.cursorSecret === undefined ? { CURSOR_SECRET: randomBytes(32).toString('base64url') } : {}),
+        ...(config.paging.cursorSecret === undefined ? { CURSOR_SECRET: drawnCursorSecret() } : {}),
         ...(sandbox ? { UPSTREAM_URL: upstreamUrl, [WORKER_PLAYGROUND_ENV]: JSON.stringify(playground) } : {}),
       },
       onListening: (listeners) => process.stdout.write(banner(listeners)),

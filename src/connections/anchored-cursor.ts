@@ -1,7 +1,7 @@
 import { writeValue, readValue, isKeyValue } from './anchor-values.ts';
 import { BINDING_DIGEST_BYTES } from './binding-hash.ts';
 import { CursorReader, CursorWriter } from './cursor-bytes.ts';
-import { KEY_ID_BYTES, SEAL_TAG_BYTES, seal, unseal } from './cursor-seal.ts';
+import { KEY_ID_BYTES, SEAL_TAG_BYTES, seal, unseal, type Unreadable } from './cursor-seal.ts';
 import type { Anchor, KeyValue } from './types.ts';
 
 /**
@@ -12,8 +12,9 @@ import type { Anchor, KeyValue } from './types.ts';
  * Layout: version byte, position (unsigned LEB128), the first bytes of the binding's SHA-256, then
  * (version 3) the seal's tag and key id (cursor-seal.ts), then the record part: the id (a kind
  * byte, then 16 bytes of a UUID or the text), a count byte (255: no keys carried) and one tagged
- * value per key (anchor-values.ts). Version 3 seals the record part; version 2 carried it in clear
- * and is still read.
+ * value per key (anchor-values.ts). Version 3 seals the record part for its caller (the seal covers
+ * a hash of the caller's token, which the cursor does not carry); version 2 carried it in clear and
+ * is still read.
  */
 export const ANCHORED_VERSION = 3;
 /** Made by earlier gateways: the record part in clear. */
@@ -29,9 +30,11 @@ const ID_TEXT = 1;
 const NO_KEYS = 255;
 
 const SEAL_BYTES = SEAL_TAG_BYTES + KEY_ID_BYTES;
+/** The caller of the tests and of gateways before cursors had one: no token. */
+const NO_CALLER: Buffer = Buffer.alloc(0);
 /** Larger than any cursor this format makes (an id of 128 bytes, keys of 400, the seal). */
 const SCRATCH_BYTES = 1024;
-/** Shared by every encoding: packAnchored() fills it and copies the cursor out before it returns. */
+/** Shared by every encoding: each cursor is written here, then copied out. */
 const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
 const writer = new CursorWriter(scratch);
 
@@ -55,21 +58,38 @@ function writeRecord(anchor: Anchor): void {
   writer.byte(NO_KEYS);
 }
 
-/** The cursor's text, sealed (version 3) unless `clear` asks for the version 2 spelling. */
-export function packAnchored(position: number, digest: Buffer, anchor: Anchor, clear = false): string {
+/**
+ * The cursor's text, sealed (version 3) for `caller` (a callerHash) unless `clear` asks for the
+ * version 2 spelling.
+ */
+export function packAnchored(position: number, digest: Buffer, anchor: Anchor, clear = false, caller = NO_CALLER): string {
+  if (!clear) return packAnchoredPage([position], digest, [anchor], caller)[0] as string;
   writer.reset();
-  writer.byte(clear ? CLEAR_ANCHORED_VERSION : ANCHORED_VERSION);
+  writer.byte(CLEAR_ANCHORED_VERSION);
   writer.varint(position);
   writer.bytes(digest.subarray(0, BINDING_DIGEST_BYTES));
-  if (clear) {
-    writeRecord(anchor);
-    return writer.base64url();
-  }
-  const sealAt = writer.length;
-  writer.truncate(sealAt + SEAL_BYTES);
   writeRecord(anchor);
-  seal(scratch.subarray(0, sealAt), scratch.subarray(sealAt, sealAt + SEAL_BYTES), scratch.subarray(sealAt + SEAL_BYTES, writer.length));
   return writer.base64url();
+}
+
+/**
+ * The sealed cursors of `anchors`, each at its position, for `caller`: packed one by one, then
+ * sealed together (one cipher call for the page).
+ */
+export function packAnchoredPage(positions: readonly number[], digest: Buffer, anchors: readonly Anchor[], caller = NO_CALLER): string[] {
+  const packed = anchors.map((anchor, index) => {
+    writer.reset();
+    writer.byte(ANCHORED_VERSION);
+    writer.varint(positions[index] as number);
+    writer.bytes(digest.subarray(0, BINDING_DIGEST_BYTES));
+    const sealAt = writer.length;
+    writer.truncate(sealAt + SEAL_BYTES);
+    writeRecord(anchor);
+    const bytes = Buffer.from(scratch.subarray(0, writer.length));
+    return { bytes, clear: bytes.subarray(0, sealAt), tagAndKeyId: bytes.subarray(sealAt, sealAt + SEAL_BYTES), record: bytes.subarray(sealAt + SEAL_BYTES) };
+  });
+  seal(packed, caller);
+  return packed.map(({ bytes }) => bytes.toString('base64url'));
 }
 
 function readRecord(reader: CursorReader): Anchor {
@@ -100,12 +120,16 @@ interface UnpackedAnchored {
   version: typeof ANCHORED_VERSION | typeof CLEAR_ANCHORED_VERSION;
   position: number;
   digest: Buffer;
-  /** Null for a sealed cursor another key sealed: only its clear position can be used. */
+  /** Null for a sealed cursor whose record part cannot be read (`unreadable` says why). */
   anchor: Anchor | null;
+  unreadable?: Unreadable;
 }
 
-/** What an anchored cursor's bytes hold; throws a RangeError for bytes that are not one. */
-export function unpackAnchored(bytes: Buffer): UnpackedAnchored {
+/**
+ * What an anchored cursor's bytes hold, read by `caller` (a callerHash); throws a RangeError for
+ * bytes that are not one, and for a sealed one this key sealed for another caller.
+ */
+export function unpackAnchored(bytes: Buffer, caller = NO_CALLER): UnpackedAnchored {
   const reader = new CursorReader(bytes);
   const version = reader.byte();
   if (version !== ANCHORED_VERSION && version !== CLEAR_ANCHORED_VERSION) throw new RangeError('not an anchored cursor');
@@ -119,7 +143,7 @@ export function unpackAnchored(bytes: Buffer): UnpackedAnchored {
   const keyId = reader.bytes(KEY_ID_BYTES);
   // The shortest record part: a kind byte, an id of one byte at least, a count byte.
   if (bytes.length - sealAt - SEAL_BYTES < 3) throw new RangeError('cursor ends early');
-  const record = unseal(bytes.subarray(0, sealAt), tag, keyId, bytes.subarray(sealAt + SEAL_BYTES));
-  if (record === null) return { version, position, digest, anchor: null };
+  const record = unseal(bytes.subarray(0, sealAt), tag, keyId, bytes.subarray(sealAt + SEAL_BYTES), caller);
+  if (typeof record === 'string') return { version, position, digest, anchor: null, unreadable: record };
   return { version, position, digest, anchor: readRecord(new CursorReader(record)) };
 }

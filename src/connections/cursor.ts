@@ -1,6 +1,8 @@
 import { badUserInput } from '../errors.ts';
-import { ANCHORED_VERSION, CLEAR_ANCHORED_VERSION, packAnchored, unpackAnchored } from './anchored-cursor.ts';
+import { ANCHORED_VERSION, CLEAR_ANCHORED_VERSION, packAnchored, packAnchoredPage, unpackAnchored } from './anchored-cursor.ts';
 import { BINDING_DIGEST_BYTES, hashesOf } from './binding-hash.ts';
+import { NO_CALLER, type CursorCaller } from './caller.ts';
+import { otherKeysRefused } from './cursor-seal.ts';
 import { POSITION_VERSION, packPosition, unpackPosition } from './position-cursor.ts';
 import type { Anchor } from './types.ts';
 
@@ -8,10 +10,13 @@ export type { Anchor } from './types.ts';
 
 /**
  * Cursors as the connections hand them out and read them back: opaque base64url text of one of
- * two formats (position-cursor.ts, anchored-cursor.ts), bound to the connection's binding. Every
- * format gateways made is read, so cursors handed out before anchors existed keep working (as
- * plain offsets), and so do clear anchored ones. An anchored cursor sealed with another key (another
- * replica without a shared CURSOR_SECRET, a run before a restart) reads as its position alone.
+ * two formats (position-cursor.ts, anchored-cursor.ts), bound to the connection's binding. An
+ * anchored cursor is sealed for its caller: another caller's is refused, and only the caller it was
+ * issued to may have a page placed by its anchor. Every format gateways made is read, so cursors
+ * handed out before anchors existed keep working (as plain offsets); clear anchored ones, and sealed
+ * ones made before cursors had a caller, read as their position alone for a caller. An anchored
+ * cursor sealed with another key reads as its position alone without CURSOR_SECRET (another
+ * replica, a run before a restart), and is refused with it.
  */
 
 /**
@@ -54,13 +59,43 @@ export function cursorEncoder(binding: string): (position: number) => string {
   };
 }
 
-/** Encodes anchored cursors for one binding; an id too long to carry gives a position-only cursor. */
-export function anchoredCursorEncoder(binding: string): (position: number, anchor: Anchor) => string {
+/**
+ * Encodes anchored cursors for one binding, sealed for `caller`; an id too long to carry gives a
+ * position-only cursor.
+ */
+export function anchoredCursorEncoder(binding: string, caller: CursorCaller = NO_CALLER): (position: number, anchor: Anchor) => string {
   const { hash, digest } = hashesOf(binding);
+  const callerHash = caller.hash();
   return (position, anchor) => {
     checkPosition(position);
     if (!anchorable(anchor)) return packPosition(position, hash);
-    return packAnchored(position, digest, anchor);
+    return packAnchored(position, digest, anchor, false, callerHash);
+  };
+}
+
+/**
+ * Encodes the anchored cursors of a page for one binding, sealed for `caller` together (see
+ * anchoredCursorEncoder): the same texts, for one cipher call rather than one per cursor.
+ */
+export function anchoredPageEncoder(binding: string, caller: CursorCaller = NO_CALLER): (positions: readonly number[], anchors: readonly Anchor[]) => string[] {
+  const { hash, digest } = hashesOf(binding);
+  const callerHash = caller.hash();
+  return (positions, anchors) => {
+    positions.forEach(checkPosition);
+    const sealed: number[] = [];
+    const cursors = anchors.map((anchor, index) => {
+      if (!anchorable(anchor)) return packPosition(positions[index] as number, hash);
+      sealed.push(index);
+      return '';
+    });
+    const texts = packAnchoredPage(
+      sealed.map((index) => positions[index] as number),
+      digest,
+      sealed.map((index) => anchors[index] as Anchor),
+      callerHash,
+    );
+    sealed.forEach((index, at) => (cursors[index] = texts[at] as string));
+    return cursors;
   };
 }
 
@@ -73,17 +108,18 @@ export function encodeCursor(position: number, binding: string): string {
   return cursorEncoder(binding)(position);
 }
 
-/** Opaque anchored cursor for `anchor`, the record at `position` under `binding`. */
-export function encodeAnchoredCursor(position: number, anchor: Anchor, binding: string): string {
-  return anchoredCursorEncoder(binding)(position, anchor);
+/** Opaque anchored cursor for `anchor`, the record at `position` under `binding`, sealed for `caller`. */
+export function encodeAnchoredCursor(position: number, anchor: Anchor, binding: string, caller: CursorCaller = NO_CALLER): string {
+  return anchoredCursorEncoder(binding, caller)(position, anchor);
 }
 
 /**
- * The position and anchor a cursor carries. Anything that is not exactly a cursor this gateway
- * made for `binding` is BAD_USER_INPUT: a cursor from another filter or order would silently page
- * through a different list.
+ * The position and anchor a cursor carries, read by `caller`. Anything that is not exactly a cursor
+ * this gateway made for `binding` is BAD_USER_INPUT: a cursor from another filter or order would
+ * silently page through a different list. So is a sealed cursor of another caller, whose anchor
+ * would place this caller's page by another tenant's sort values.
  */
-export function readCursor(cursor: string, binding: string, argumentName = 'cursor'): DecodedCursor {
+export function readCursor(cursor: string, binding: string, argumentName = 'cursor', caller: CursorCaller = NO_CALLER): DecodedCursor {
   const malformed = () =>
     badUserInput(
       `${argumentName} is not a cursor of this connection; pass a startCursor, endCursor or edge cursor from a previous page, or restart paging without it`,
@@ -97,18 +133,25 @@ export function readCursor(cursor: string, binding: string, argumentName = 'curs
   const bytes = Buffer.from(cursor, 'base64url');
   const { hash, digest } = hashesOf(binding);
   if (bytes[0] === ANCHORED_VERSION || bytes[0] === CLEAR_ANCHORED_VERSION) {
+    const callerHash = caller.hash();
     let unpacked: ReturnType<typeof unpackAnchored>;
     try {
-      unpacked = unpackAnchored(bytes);
+      unpacked = unpackAnchored(bytes, callerHash);
     } catch {
       throw malformed();
     }
     const { position, anchor } = unpacked;
     if (!isPosition(position)) throw malformed();
     if (!unpacked.digest.equals(digest.subarray(0, BINDING_DIGEST_BYTES))) throw foreign();
-    // A sealed cursor verified its bytes; a clear one is accepted only in the exact bytes a gateway
-    // produced: no alternative spellings or padding.
-    if (unpacked.version === CLEAR_ANCHORED_VERSION && (anchor === null || !anchorable(anchor) || packAnchored(position, digest, anchor, true) !== cursor)) throw malformed();
+    // With CURSOR_SECRET every replica shares the key: another key id was changed, or the secret rotated.
+    if (unpacked.unreadable === 'other key' && otherKeysRefused()) throw malformed();
+    if (unpacked.version === CLEAR_ANCHORED_VERSION) {
+      // A sealed cursor verified its bytes; a clear one is accepted only in the exact bytes a gateway
+      // produced: no alternative spellings or padding.
+      if (anchor === null || !anchorable(anchor) || packAnchored(position, digest, anchor, true) !== cursor) throw malformed();
+      // Anyone can write a clear anchor: it places no caller's page.
+      if (callerHash.length > 0) return { position, anchor: null };
+    }
     return { position, anchor };
   }
   const payload = unpackPosition(bytes);

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { currentRequestId } from '../observability/request-scope.ts';
 import { queryString, type PlatformClient, type Query } from '../platform/client.ts';
+import type { CursorCaller } from './caller.ts';
 import { orderOf } from './order.ts';
 import { paginate } from './paginate.ts';
 import type { PagingFacts } from './paging-facts.ts';
@@ -14,6 +15,8 @@ import type { Connection, ConnectionArgs, ListDescriptor, PagingOptions } from '
 export interface ConnectionContext {
   logger: Pick<Logger, 'info' | 'warn'>;
   platform: PlatformClient;
+  /** The caller the connection's anchored cursors are sealed for, and the only one who may use them. */
+  caller: CursorCaller;
   paging: PagingFacts;
   config: {
     paging: { defaultSize: number; maxSize: number };
@@ -43,6 +46,7 @@ function pagingOptions(ctx: ConnectionContext, descriptor: ListDescriptor<unknow
     maxSize: ctx.config.paging.maxSize,
     upstreamMaxPageSize: facts.pageSizeFor(list, ctx.config.upstream.maxPageSize),
     order: orderOf(sortOf(query), descriptor.defaultSort),
+    caller: ctx.caller,
     onAnchor: (outcome) => {
       facts.recordAnchor({ list, outcome });
       if (outcome !== 'exact') ctx.logger.info({ requestId: currentRequestId(), list, anchor: outcome }, 'cursor record was not where the cursor left it');

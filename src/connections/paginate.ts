@@ -1,5 +1,5 @@
 import { anchoredCursors, anchoredWindow } from './anchors.ts';
-import { anchoredCursorEncoder, cursorEncoder } from './cursor.ts';
+import { anchoredPageEncoder, cursorEncoder } from './cursor.ts';
 import { fillWindow } from './fill-window.ts';
 import { ListKnowledge } from './list-knowledge.ts';
 import { anchorReader } from './order.ts';
@@ -54,38 +54,52 @@ export async function paginate<T>(
   const start = window.start;
   // Cursors are built when first read, with an encoder made for the first: a query that selects
   // none (most list queries select nodes only) pays for no encoding and no hashing of the binding.
-  let encode: ((position: number, node: T) => string) | undefined;
-  const edges: Edge<T>[] = nodes.map((node, index) => {
-    let cursor: string | undefined;
-    return {
-      get cursor(): string {
-        cursor ??= (encode ??= encoderFor(settings))(start + index, node);
-        return cursor;
-      },
-      node,
-    };
-  });
+  // The first edge cursor read builds every edge's, sealed together (one cipher call for the page);
+  // startCursor and endCursor alone build only theirs.
+  const cursors: (string | undefined)[] = [];
+  let encoder: PageEncoder | undefined;
+  const cursorAt = (index: number, wholePage: boolean): string => {
+    if (cursors[index] === undefined) {
+      encoder ??= encoderFor(settings);
+      const missing = wholePage ? nodes.flatMap((_, at) => (cursors[at] === undefined ? [at] : [])) : [index];
+      const texts = encoder(
+        missing.map((at) => start + at),
+        missing.map((at) => nodes[at]),
+      );
+      missing.forEach((at, text) => (cursors[at] = texts[text]));
+    }
+    return cursors[index] as string;
+  };
+  const edges: Edge<T>[] = nodes.map((node, index) => ({
+    get cursor(): string {
+      return cursorAt(index, true);
+    },
+    node,
+  }));
   const pageInfo: PageInfo = {
     hasNextPage,
     hasPreviousPage,
     get startCursor() {
-      return edges[0]?.cursor ?? null;
+      return nodes.length === 0 ? null : cursorAt(0, false);
     },
     get endCursor() {
-      return edges.at(-1)?.cursor ?? null;
+      return nodes.length === 0 ? null : cursorAt(nodes.length - 1, false);
     },
   };
   return { edges, nodes, pageInfo, totalCount: list.total };
 }
 
+/** Encodes the cursors of records of a page, each at its position. */
+type PageEncoder = (positions: readonly number[], nodes: readonly unknown[]) => string[];
+
 /** The cursor encoder of one connection: anchored to each record when the connection has an order. */
-function encoderFor(settings: Settings): (position: number, node: unknown) => string {
+function encoderFor(settings: Settings): PageEncoder {
   const order = settings.order;
   if (order === null) {
     const encode = cursorEncoder(settings.binding);
-    return (position) => encode(position);
+    return (positions) => positions.map((position) => encode(position));
   }
-  const encode = anchoredCursorEncoder(settings.binding);
+  const encode = anchoredPageEncoder(settings.binding, settings.caller);
   const anchorOfNode = anchorReader(order);
-  return (position, node) => encode(position, anchorOfNode(node));
+  return (positions, nodes) => encode(positions, nodes.map(anchorOfNode));
 }

@@ -1,4 +1,5 @@
 import { badUserInput } from '../errors.ts';
+import { NO_CALLER, type CursorCaller } from './caller.ts';
 import { readCursor, type DecodedCursor } from './cursor.ts';
 import type { SortKey } from './order.ts';
 import { RequestPageSize } from './page-cap.ts';
@@ -19,6 +20,7 @@ export interface Settings {
   maxWalkRecords: number;
   order: readonly SortKey[] | null;
   onAnchor: (outcome: AnchorOutcome) => void;
+  caller: CursorCaller;
 }
 
 /** A request's connection arguments, read: sizes checked, cursors decoded. */
@@ -52,7 +54,7 @@ export function readOptions(options: PagingOptions): Settings {
   const order = options.order && options.order.length > 0 ? options.order : null;
   const onAnchor = options.onAnchor ?? (() => undefined);
   const pageSize = new RequestPageSize(upstreamMaxPageSize, options.onPageCap);
-  return { pageBase, defaultSize, maxSize, pageSize, binding, totals, maxWalkRecords, order, onAnchor };
+  return { pageBase, defaultSize, maxSize, pageSize, binding, totals, maxWalkRecords, order, onAnchor, caller: options.caller ?? NO_CALLER };
 }
 
 function readSize(name: 'first' | 'last', value: number | null | undefined, maxSize: number): number | null {
@@ -68,7 +70,7 @@ export function readArgs(args: ConnectionArgs, settings: Settings): ParsedArgs {
   }
   const first = readSize('first', args.first, settings.maxSize);
   const last = readSize('last', args.last, settings.maxSize);
-  const after = args.after == null ? null : readCursor(args.after, settings.binding, 'after');
-  const before = args.before == null ? null : readCursor(args.before, settings.binding, 'before');
+  const after = args.after == null ? null : readCursor(args.after, settings.binding, 'after', settings.caller);
+  const before = args.before == null ? null : readCursor(args.before, settings.binding, 'before', settings.caller);
   return { after, before, first, last };
 }

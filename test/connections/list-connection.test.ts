@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { testConfig } from '../../src/config.ts';
+import { NO_CALLER } from '../../src/connections/caller.ts';
 import { listConnection, PagingFacts, readCursor, type ListDescriptor, type PageResult } from '../../src/connections/index.ts';
 import type { Query } from '../../src/platform/client.ts';
 
@@ -43,7 +44,7 @@ function context(paging = new PagingFacts()) {
     info: (fields: unknown, message: string) => logged.push({ level: 'info', fields, message }),
     warn: (fields: unknown, message: string) => logged.push({ level: 'warn', fields, message }),
   };
-  return { logged, ctx: { config: testConfig(), logger: logger as never, platform: undefined as never, paging } };
+  return { logged, ctx: { config: testConfig(), logger: logger as never, platform: undefined as never, caller: NO_CALLER, paging } };
 }
 
 const BINDING = (query: string) => `payments${query}`;

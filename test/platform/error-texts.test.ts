@@ -172,19 +172,84 @@ describe('tokenRedactor', () => {
     expect(redactor.redact('')).toBe('');
   });
 
-  it('decodes one level of ASCII percent-encoding only', () => {
+  it('decodes ASCII percent-encoding, only well-formed escapes of ASCII characters', () => {
     const redactor = tokenRedactor('Bearer ab/cd+efgh');
     expect(redactor.redact('x=ab%2Fcd%2befgh;')).toBe('x=[REDACTED];');
     // A malformed escape is text, not a character of the token.
     expect(redactor.redact('ab%2Gcd+efgh')).toBe('ab%2Gcd+efgh');
     expect(redactor.redact('ab%2')).toBe('ab%2');
-    // Twice encoded is not decoded twice.
-    expect(redactor.redact('ab%252Fcd+efgh')).toBe('ab%252Fcd+efgh');
     // %80 and above are bytes of a multi-byte character, never one ASCII character of the token.
     const latin = tokenRedactor('Bearer ab\u0080cdefgh');
     expect(latin.redact('ab%80cdefgh')).toBe('ab%80cdefgh');
     expect(latin.redact('ab\u0080cdefgh')).toBe('[REDACTED]');
     const del = tokenRedactor('Bearer ab\u007fcdefgh');
     expect(del.redact('ab%7fcdefgh')).toBe('[REDACTED]');
+  });
+});
+
+describe('tokenRedactor, every spelling of an echo docs/security.md names', () => {
+  const TOKEN = 'ab/cd+efghij';
+  const redactor = tokenRedactor(`Bearer ${TOKEN}`);
+  /** Each character of the token through `spell`. */
+  const each = (spell: (char: string) => string) => [...TOKEN].map(spell).join('');
+  const hex = (char: string) => char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0');
+
+  it('in any letter case', () => {
+    expect(redactor.redact(`Invalid token ${TOKEN.toUpperCase()}.`)).toBe('Invalid token [REDACTED].');
+    expect(redactor.redact('token AB/Cd+EfGh-')).toBe('token [REDACTED]-');
+  });
+
+  it('percent-encoded twice or more, fully or partly', () => {
+    expect(redactor.redact('x=ab%252Fcd+efghij;')).toBe('x=[REDACTED];');
+    expect(redactor.redact('x=ab%25252Fcd%25252Befghij;')).toBe('x=[REDACTED];');
+    expect(redactor.redact(`x=${each((char) => `%25${hex(char)}`)};`)).toBe('x=[REDACTED];');
+    // An escape whose own characters are escaped: %2F written as %25%32%46.
+    expect(redactor.redact('x=ab%25%32%46cd+efghij;')).toBe('x=[REDACTED];');
+  });
+
+  it('as HTML character references, decimal, hexadecimal or named, once or twice encoded', () => {
+    expect(redactor.redact('<p>ab&#47;cd&#x2B;efghij</p>')).toBe('<p>[REDACTED]</p>');
+    expect(redactor.redact('<p>ab&sol;cd&plus;efghij</p>')).toBe('<p>[REDACTED]</p>');
+    expect(redactor.redact(`<p>${each((char) => `&#${char.charCodeAt(0)};`)}</p>`)).toBe('<p>[REDACTED]</p>');
+    expect(redactor.redact('<p>ab&amp;#47;cd&amp;plus;efghij</p>')).toBe('<p>[REDACTED]</p>');
+    // Not a reference: no closing semicolon, an unknown name.
+    expect(redactor.redact('ab&#47cd+efgh')).toBe('ab&#47cd+efgh');
+    expect(redactor.redact('ab&slash;cd+efgh')).toBe('ab&slash;cd+efgh');
+  });
+
+  it('with whitespace or zero-width characters between its characters', () => {
+    expect(redactor.redact(`token ${[...TOKEN].join(' ')} end`)).toBe('token [REDACTED] end');
+    expect(redactor.redact(`token ${[...TOKEN].join('\u200b')} end`)).toBe('token [REDACTED] end');
+    expect(redactor.redact(`token ${[...TOKEN].join('\u2060\ufeff\n')} end`)).toBe('token [REDACTED] end');
+    expect(redactor.redact(`token ${[...TOKEN].join('&#8203;')} end`)).toBe('token [REDACTED] end');
+    // Seven characters are still no echo.
+    expect(redactor.redact('a b / c d + e')).toBe('a b / c d + e');
+  });
+
+  it('as base64 or base64url, of the token or of the whole header', () => {
+    const bytes = Buffer.from(TOKEN);
+    expect(redactor.redact(`auth=${bytes.toString('base64')};`)).toBe('auth=[REDACTED];');
+    expect(redactor.redact(`auth=${bytes.toString('base64url')};`)).toBe('auth=[REDACTED];');
+    expect(redactor.redact(`auth=${bytes.toString('base64').toLowerCase()};`)).toBe('auth=[REDACTED];');
+    // "Bearer ab/cd+efghij": the group holding " ab" and the last, partial one stay; 2 and 1 characters of the token.
+    const header = Buffer.from(`Bearer ${TOKEN}`).toString('base64');
+    expect(redactor.redact(`auth=${header}`)).toBe(`auth=${header.slice(0, 12)}[REDACTED]${header.slice(24)}`);
+    // Six bytes of the token are eight base64 characters: an echo. Five are not.
+    expect(redactor.redact(bytes.subarray(3, 9).toString('base64'))).toBe('[REDACTED]');
+    expect(redactor.redact(bytes.subarray(3, 8).toString('base64'))).toBe(bytes.subarray(3, 8).toString('base64'));
+  });
+
+  it('in every text of a JSON error body', () => {
+    const body = JSON.stringify({
+      message: `Invalid token ${TOKEN.toUpperCase()}`,
+      traceId: Buffer.from(TOKEN).toString('base64'),
+      errors: [{ path: 'authorization', message: [...TOKEN].join('\u200b'), errorCode: 'ab%252Fcd%252Befghij' }],
+    });
+    expect(parseErrorBody(body, 'application/json', redactor)).toStrictEqual({
+      message: 'Invalid token [REDACTED]',
+      traceId: '[REDACTED]',
+      errorCode: undefined,
+      errors: [{ path: 'authorization', message: '[REDACTED]', errorCode: '[REDACTED]' }],
+    });
   });
 });

@@ -62,7 +62,7 @@ function arrive(): void {
 }
 
 describe('a cursor handed out by another gateway process', () => {
-  it('keeps its record under the same CURSOR_SECRET, and pages on from its position under another key', async () => {
+  it('keeps its record under the same CURSOR_SECRET, is refused under another, and pages on from its position without one', async () => {
     const before = listIds();
     let origin = await startWith(SECRET);
     const first = await page(origin);
@@ -77,13 +77,19 @@ describe('a cursor handed out by another gateway process', () => {
     expect((await movedLines(1)).map((line) => line.anchor)).toEqual(['moved']);
     await gateway!.stop();
 
-    for (const other of ['another deployment has this secret, 32+ ch', undefined]) {
-      origin = await startWith(other);
-      // Read as its position alone: the page starts at position 3 of the list as it is now.
-      expect((await page(origin, first.endCursor)).ids).toEqual(listIds().slice(3, 6));
-      expect(listIds().slice(3, 6)).toEqual(before.slice(2, 5));
-      await gateway!.stop();
-    }
+    // Another secret (a rotation, or a changed key id): refused, the client restarts paging.
+    origin = await startWith('another deployment has this secret, 32+ ch');
+    const refused = await graphql(origin, `{ exceptions(first: 3, after: ${JSON.stringify(first.endCursor)}) { nodes { id } } }`);
+    expect(refused.json<{ errors: { message: string; extensions: { code: string } }[] }>().errors.map((error) => [error.message, error.extensions.code])).toEqual([
+      ['after is not a cursor of this connection; pass a startCursor, endCursor or edge cursor from a previous page, or restart paging without it', 'BAD_USER_INPUT'],
+    ]);
+    await gateway!.stop();
+
+    // Without a secret: read as its position alone, the page starts at position 3 of the list as it is now.
+    origin = await startWith(undefined);
+    expect((await page(origin, first.endCursor)).ids).toEqual(listIds().slice(3, 6));
+    expect(listIds().slice(3, 6)).toEqual(before.slice(2, 5));
+    await gateway!.stop();
   }, 120_000);
 });
 
@@ -98,5 +104,10 @@ describe('the workers of one instance without CURSOR_SECRET', () => {
     const moved = await movedLines(6);
     expect(moved.map((line) => line.anchor)).toEqual(Array(6).fill('moved'));
     expect(new Set(moved.map((line) => line.worker)).size).toBe(2);
+    await gateway!.stop();
+
+    // The key they drew is theirs alone: another instance reads their cursor as its position, as without a secret.
+    const other = await startWith(undefined, 2);
+    for (let request = 0; request < 2; request++) expect((await page(other, first.endCursor)).ids).toEqual(listIds().slice(3, 6));
   }, 120_000);
 });
