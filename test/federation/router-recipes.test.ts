@@ -171,3 +171,34 @@ describe.each(['apollo', 'hive'])('docs/federation.md: the %s router recipe', (n
     expect(received).toEqual({ platform: [null], accounts: [] });
   });
 });
+
+describe('docs/federation.md: the Hive Gateway recipe prices operations from the cost directives', () => {
+  const post = async (text: string) => {
+    const response = await fetch(routers.hive!.url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.acme}` }, body: JSON.stringify({ query: text }) });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  const pages = (count: number, first: number) => `{ ${Array.from({ length: count }, (_, i) => `p${i}: exceptions(first: ${first}) { nodes { id } }`).join(' ')} }`;
+
+  it('refuses a query the directives price over maxCost before this subgraph sees it', async () => {
+    // 10 pages of 100: (1 connection + 100 nodes) × 10 = 1010 > 1000, read from @listSize's `first`.
+    const answer = await post(pages(10, 100));
+    const refusal = (i: number) => ({
+      message: 'Operation estimated cost 1010 exceeded configured maximum 1000',
+      locations: [{ line: 1, column: 3 + 44 * i }],
+      path: [`p${i}`],
+      extensions: { code: 'COST_ESTIMATED_TOO_EXPENSIVE', cost: { estimated: 1010, max: 1000 } },
+    });
+    expect(answer).toEqual({
+      status: 200,
+      body: { data: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`p${i}`, null])), errors: Array.from({ length: 10 }, (_, i) => refusal(i)) },
+    });
+    expect(received).toEqual({ platform: [], accounts: [] });
+  });
+
+  it('sends the same query with pages of 1 (cost 20) in one fetch, with the token', async () => {
+    const newest = newestFirst(stack.sandbox.store.exceptions(accountOf(stack.sandbox, stack.acme)))[0]!;
+    const answer = await post(pages(10, 1));
+    expect(answer).toEqual({ status: 200, body: { data: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`p${i}`, { nodes: [{ id: newest.id }] }])) } });
+    expect(received).toEqual({ platform: [`Bearer ${stack.acme}`], accounts: [] });
+  });
+});
