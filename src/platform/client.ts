@@ -128,6 +128,15 @@ export class PlatformClient {
     return this.gets.load({ route, pathAndQuery: path + queryString(query) });
   }
 
+  /**
+   * GET a JSON resource for a caller that keeps its own per-request cache (a DataLoader by id):
+   * not kept in this request's GET cache, so a record lives in one cache only.
+   */
+  async getUncached(route: string, path: string, query: Query = {}): Promise<unknown> {
+    this.credentials();
+    return this.fetchGet({ route, pathAndQuery: path + queryString(query) });
+  }
+
   /** PUT a JSON body. Never retried and never deduplicated: one call, one upstream PUT. */
   async put(route: string, path: string, body: unknown): Promise<unknown> {
     const authorization = this.credentials();
