@@ -22,9 +22,6 @@ interface CallOfAttempt {
   signal: AbortSignal | undefined;
 }
 
-/** The longest delay a timer can hold; got stops retrying rather than wait less than asked. */
-const MAX_TIMER_MS = 2_147_483_647;
-
 /**
  * The transport stage, the only code that talks HTTP to the platform: one got instance with
  * keep-alive agents and a bounded pool, explicit timeouts, and retries for reads only, whose
@@ -74,7 +71,6 @@ export class PlatformTransport {
             const ceiling = settings.retryBaseMs * 2 ** (attemptCount - 1);
             delay = Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
           }
-          if (delay > MAX_TIMER_MS) return 0;
           // The back-off is waited here, on the clock, and got told to wait 1 ms more: got's own
           // timer cannot be driven by a test. A stopped call's wait ends at once; got then finds
           // its stream destroyed and does not retry.
