@@ -2,9 +2,9 @@ import type { PlatformClient } from '../platform/client.ts';
 import { readRecord } from '../platform/pages.ts';
 import type { DocumentRecord, UpdateDocumentBody } from './records.ts';
 
-/** `GET /v1/documents/{id}`: the id always travels as one encoded path segment. */
+/** `GET /v1/documents/{id}`: the id always travels as one encoded path segment. The caller keeps the record (loader.ts). */
 export async function fetchDocument(client: PlatformClient, id: string): Promise<DocumentRecord> {
-  const body = await client.get('documents.get', `/v1/documents/${client.segment(id)}`);
+  const body = await client.getUncached('documents.get', `/v1/documents/${client.segment(id)}`);
   return readRecord<DocumentRecord>(body);
 }
 

@@ -1,4 +1,11 @@
+import type { Clock } from './clock.ts';
+
 export type BreakerState = 'closed' | 'open' | 'half-open';
+
+/** Why a call was not sent: its route's breaker is open. Mapped per caller (each with its own request id). */
+export class CircuitOpen extends Error {
+  override name = 'CircuitOpen';
+}
 
 export interface BreakerSettings {
   /** Consecutive failures that open a breaker. */
@@ -26,23 +33,26 @@ export class RouteBreaker {
   private readonly route: string;
   private readonly settings: BreakerSettings;
   private readonly notify: BreakerListener;
+  /** Times the cool-down. */
+  private readonly clock: Clock;
 
-  constructor(route: string, settings: BreakerSettings, notify: BreakerListener) {
+  constructor(route: string, settings: BreakerSettings, notify: BreakerListener, clock: Clock) {
     this.route = route;
     this.settings = settings;
     this.notify = notify;
+    this.clock = clock;
   }
 
   /** True while open and cooling down: a call would be refused, so it need not wait for a slot first. Changes nothing. */
   refusing(): boolean {
-    return this.state === 'open' && Date.now() - this.openedAt < this.settings.cooldownMs;
+    return this.state === 'open' && this.clock.now() - this.openedAt < this.settings.cooldownMs;
   }
 
   /** True when a call may go now; a true answer in half-open makes the caller the probe. */
   admit(): boolean {
     if (this.state === 'closed') return true;
     if (this.state === 'open') {
-      if (Date.now() - this.openedAt < this.settings.cooldownMs) return false;
+      if (this.clock.now() - this.openedAt < this.settings.cooldownMs) return false;
       this.move('half-open');
     }
     if (this.probing) return false;
@@ -64,7 +74,7 @@ export class RouteBreaker {
     this.failures += callers;
     if (this.state === 'half-open' || this.failures >= this.settings.threshold) {
       this.failures = 0;
-      this.openedAt = Date.now();
+      this.openedAt = this.clock.now();
       this.move('open');
     }
   }
@@ -101,9 +111,11 @@ export class RouteBreakers {
   /** Route name → its breaker, so a call's lookup is one Map read. */
   private readonly byRoute = new Map<string, RouteBreaker>();
   private readonly listeners: BreakerListener[] = [];
+  private readonly clock: Clock;
 
-  constructor(settings: BreakerSettings) {
+  constructor(settings: BreakerSettings, clock: Clock) {
     this.settings = settings;
+    this.clock = clock;
   }
 
   /** The breaker guarding `route` (created closed on first use). */
@@ -117,7 +129,7 @@ export class RouteBreakers {
     if (breaker === undefined) {
       breaker = new RouteBreaker(key, this.settings, (state, name) => {
         for (const listener of this.listeners) listener(state, name);
-      });
+      }, this.clock);
       this.byKey.set(key, breaker);
     }
     this.byRoute.set(route, breaker);

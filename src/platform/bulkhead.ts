@@ -12,8 +12,10 @@ interface Waiter {
 }
 
 /**
- * The calls one platform route may have in flight (`capacity`) and waiting for
- * a slot (`queueCapacity`), across every request of the process. A waiting
+ * The gateway's one bulkhead: the calls something may have in flight (`capacity`)
+ * and waiting for a slot (`queueCapacity`). The route guard keeps one per platform
+ * route, across every request of the process; a request's document loader keeps
+ * one with an unbounded queue for its own fetches (documents/loader.ts). A waiting
  * call whose signal aborts (its request's deadline, its caller gone) leaves the
  * queue at once, so a queue slot never outlives the caller holding it; slots
  * are granted in arrival order.

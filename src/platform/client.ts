@@ -1,11 +1,11 @@
 import DataLoader from 'dataloader';
-import { bearerToken, canonicalAuthorization, tokenKey } from '../budgets/caller.ts';
-import type { TokenVerdict, TokenVerdicts } from '../budgets/token-verdicts.ts';
+import { bearerToken, canonicalAuthorization } from '../budgets/caller.ts';
+import type { TokenVerdicts } from '../budgets/token-verdicts.ts';
 import { ErrorCode } from '../errors.ts';
-import { RequestDeadlineExceeded } from './cancellation.ts';
 import { transportError } from './error-mapping.ts';
 import { PlatformError } from './platform-error.ts';
 import type { PlatformHttp } from './http.ts';
+import { CallBudget } from './route-guard.ts';
 
 /** Query parameters in send order; arrays become repeated keys (`sort=a&sort=b`). */
 export type Query = Record<string, string | number | boolean | readonly string[] | null | undefined>;
@@ -49,9 +49,6 @@ function parseJson(body: string): unknown {
   }
 }
 
-/** The variable that sets the per-request call budget; a refusal names it in `extensions.limit`. */
-const CALL_LIMIT_VARIABLE = 'MAX_PLATFORM_CALLS_PER_REQUEST';
-
 export interface PlatformClientOptions {
   /** Platform calls this request may make (MAX_PLATFORM_CALLS_PER_REQUEST); further calls fail without being sent. */
   maxCalls?: number;
@@ -61,14 +58,6 @@ export interface PlatformClientOptions {
   tokenKey?: string;
   /** Told when the platform refuses this request's token (401): the client's address is charged for it. */
   onTokenRefused?: () => void;
-}
-
-/** What a failed call shows of the token: a 401 refuses it, any other answer of the platform accepts it. */
-function verdictOf(error: unknown): TokenVerdict {
-  if (!(error instanceof PlatformError)) return 'unknown';
-  const status = (error.extensions.upstream as { status?: number } | undefined)?.status;
-  if (status === undefined || status >= 500) return 'unknown';
-  return status === 401 ? 'refused' : 'accepted';
 }
 
 /**
@@ -91,33 +80,38 @@ export class PlatformClient {
   private readonly gets: DataLoader<PlatformGet, unknown, string>;
   /** Stops every call of this request: its deadline, or the caller hanging up (see cancellation.ts). */
   private readonly signal: AbortSignal | undefined;
-  private readonly maxCalls: number;
-  private readonly tokens: TokenVerdicts | undefined;
-  private readonly onTokenRefused: (() => void) | undefined;
-  /** The bearer token, without its scheme. */
-  private readonly token: string | undefined;
-  /** The token's key in `tokens`: given, or computed on the first call. */
-  private tokenKey: string | undefined;
+  /** The route guard's per-request half: the call budget and the token gate. */
+  private readonly budget: CallBudget;
   /** The credentials' key for shared reads, computed on the first GET. */
   private credential: string | undefined;
-  /** Upstream calls this request made (for logs and the benchmark). */
-  calls = 0;
 
   constructor(http: PlatformHttp, authorization: string | undefined, signal?: AbortSignal, options: PlatformClientOptions = {}) {
     this.http = http;
     // One spelling upstream whatever the client wrote (`bearer  T` is `Bearer T`): one shared-read key per token.
-    this.token = bearerToken(authorization);
-    this.authorization = this.token === undefined ? undefined : canonicalAuthorization(this.token);
-    this.tokenKey = options.tokenKey;
+    const token = bearerToken(authorization);
+    this.authorization = token === undefined ? undefined : canonicalAuthorization(token);
     this.signal = signal;
-    this.maxCalls = options.maxCalls ?? Number.POSITIVE_INFINITY;
-    this.tokens = options.tokens;
-    this.onTokenRefused = options.onTokenRefused;
+    this.budget = new CallBudget({
+      maxCalls: options.maxCalls ?? Number.POSITIVE_INFINITY,
+      tokens: options.tokens,
+      token,
+      tokenKey: options.tokenKey,
+      onTokenRefused: options.onTokenRefused,
+      signal,
+    });
+    // Deduplication within this request (docs/platform.md): identical GETs, whichever route asks,
+    // are one call and one parsed answer for the request's lifetime. Across requests, the shared
+    // reads of PlatformHttp join identical GETs in flight; they keep nothing once a call settles.
     this.gets = new DataLoader((gets) => Promise.all(gets.map((get) => this.fetchGet(get).catch((error: Error) => error))), {
       // Nothing to batch upstream: the loader is here for per-request dedup of identical GETs.
       batch: false,
       cacheKeyFn: (get) => get.pathAndQuery,
     });
+  }
+
+  /** Upstream calls this request made (for logs and the benchmark). */
+  get calls(): number {
+    return this.budget.calls;
   }
 
   /** The caller's credentials, or UNAUTHENTICATED before anything is sent. */
@@ -134,68 +128,34 @@ export class PlatformClient {
     return this.gets.load({ route, pathAndQuery: path + queryString(query) });
   }
 
+  /**
+   * GET a JSON resource for a caller that keeps its own per-request cache (a DataLoader by id):
+   * not kept in this request's GET cache, so a record lives in one cache only.
+   */
+  async getUncached(route: string, path: string, query: Query = {}): Promise<unknown> {
+    this.credentials();
+    return this.fetchGet({ route, pathAndQuery: path + queryString(query) });
+  }
+
   /** PUT a JSON body. Never retried and never deduplicated: one call, one upstream PUT. */
   async put(route: string, path: string, body: unknown): Promise<unknown> {
     const authorization = this.credentials();
-    const response = await this.admitted(() => {
-      this.spend();
+    const response = await this.budget.admitted(() => {
+      this.budget.spend();
       return this.http.send({ route, method: 'PUT', pathAndQuery: path, authorization, body, signal: this.signal });
     });
     return parseJson(response.body);
-  }
-
-  /**
-   * Sends a call once the token may be used (TokenVerdicts): an unknown token's calls go one at a
-   * time until the platform has answered one of them, and a refused token's are not sent at all.
-   */
-  private async admitted<T>(send: () => Promise<T>, joins: () => boolean = () => false): Promise<T> {
-    if (this.tokens === undefined || joins()) return send();
-    const key = (this.tokenKey ??= tokenKey(this.token!));
-    let admission: Awaited<ReturnType<TokenVerdicts['admit']>>;
-    try {
-      admission = await this.tokens.admit(key, this.signal);
-    } catch (reason) {
-      // Stopped while waiting for the probe: answered as a call stopped in flight would be.
-      throw reason instanceof RequestDeadlineExceeded ? transportError('timeout', reason.message) : transportError('cancelled', 'the caller closed the connection');
-    }
-    if (admission === 'refused') throw new PlatformError(ErrorCode.UNAUTHENTICATED, 'The platform rejected the access token (not sent: the platform refused this token moments ago)');
-    const probe = admission === 'probe';
-    let outcome: TokenVerdict = 'unknown';
-    try {
-      const result = await send();
-      outcome = 'accepted';
-      return result;
-    } catch (error) {
-      outcome = verdictOf(error);
-      if (outcome === 'refused') this.onTokenRefused?.();
-      throw error;
-    } finally {
-      this.tokens.report(key, outcome, probe);
-    }
   }
 
   segment(value: string): string {
     return pathSegment(value);
   }
 
-  /** Counts a call about to be sent, or refuses it once the request has made all it may. */
-  private spend(): void {
-    if (this.calls >= this.maxCalls) {
-      const error = new PlatformError(
-        ErrorCode.BAD_USER_INPUT,
-        `Query needs more than ${this.maxCalls} platform calls; at most ${this.maxCalls} are allowed per request`,
-      );
-      Object.assign(error.extensions, { limit: CALL_LIMIT_VARIABLE, max: this.maxCalls });
-      throw error;
-    }
-    this.calls++;
-  }
-
   private async fetchGet({ route, pathAndQuery }: PlatformGet): Promise<unknown> {
     const authorization = this.credentials();
     const credential = this.http.sharesReads ? (this.credential ??= this.http.credentialKey(authorization)) : undefined;
-    const response = await this.admitted(() => {
-      this.spend();
+    const response = await this.budget.admitted(() => {
+      this.budget.spend();
       return this.http.send({
         route,
         method: 'GET',

@@ -1,8 +1,13 @@
-// The one place that maps upstream failures to the gateway's public error codes: a non-2xx
-// answer by its status (errorFromResponse), a call with no usable answer by what stopped it
-// (transportError). A call the gateway refuses before sending it (no token, an id that cannot
-// be a path segment, the call budget) is not an upstream failure: client.ts codes it there.
+// The failure-mapping stage, the one place that maps upstream failures to the gateway's public
+// error codes: a non-2xx answer by its status (errorFromResponse), a call with no usable answer by
+// what stopped it (failureOf, transportError). A call the gateway refuses before sending it (no
+// token, an id that cannot be a path segment) is not an upstream failure: client.ts codes it there,
+// and the call budget's refusal is route-guard.ts's.
+import { RequestError, TimeoutError } from 'got';
 import { ErrorCode } from '../errors.ts';
+import { CircuitOpen } from './breaker.ts';
+import { RouteBusy } from './bulkhead.ts';
+import { RequestDeadlineExceeded } from './cancellation.ts';
 import { parseErrorBody } from './error-body.ts';
 import { PlatformError, type UpstreamDetails } from './platform-error.ts';
 import { tokenRedactor } from './token-redaction.ts';
@@ -76,4 +81,22 @@ export function transportError(kind: 'timeout' | 'network' | 'breaker' | 'busy' 
     default:
       return new PlatformError(ErrorCode.UPSTREAM_ERROR, `The platform could not be reached (${detail})`, { upstream });
   }
+}
+
+/**
+ * Maps whatever stopped a call: the caller's own signal first (its deadline or hang-up, whatever
+ * the call was doing meanwhile), then the route guard's refusals, then got's errors. `status` is
+ * the answer's, when one arrived before the failure.
+ */
+export function failureOf(error: unknown, signal: AbortSignal | undefined, status: number): PlatformError {
+  if (error instanceof PlatformError) return error;
+  if (signal?.aborted) {
+    const reason: unknown = signal.reason;
+    return reason instanceof RequestDeadlineExceeded ? transportError('timeout', reason.message) : transportError('cancelled', 'the caller closed the connection');
+  }
+  if (error instanceof CircuitOpen) return transportError('breaker', 'circuit open');
+  if (error instanceof RouteBusy) return transportError('busy', error.message);
+  if (error instanceof TimeoutError) return transportError('timeout', `${error.event} timeout`);
+  if (error instanceof RequestError) return transportError('network', error.code ?? 'connection failed');
+  return transportError('network', 'unexpected failure', status || undefined);
 }

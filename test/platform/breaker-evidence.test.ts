@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { CallerGone, RequestDeadlineExceeded } from '../../src/platform/cancellation.ts';
 import { RequestClient } from '../support/request-client.ts';
+import { systemClock, type Clock } from '../../src/platform/clock.ts';
 import { PlatformHttp } from '../../src/platform/http.ts';
+import { ManualClock } from './manual-clock.ts';
 import { TOKEN, eventually, failure, startServer, upstreamSettings, type Handler, type TestServer } from './support.ts';
 
 // What counts as evidence against a platform route's breaker when calls do not end with an answer:
@@ -19,9 +21,9 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function setup(handler: Handler, overrides: Record<string, string>) {
+async function setup(handler: Handler, overrides: Record<string, string>, clock: Clock = systemClock) {
   server = await startServer(handler);
-  http = new PlatformHttp(server.url, upstreamSettings(overrides));
+  http = new PlatformHttp(server.url, upstreamSettings(overrides), undefined, clock);
   transitions = [];
   http.onBreakerStateChange((state, route) => transitions.push(`${route}:${state}`));
   return { server, http };
@@ -29,7 +31,6 @@ async function setup(handler: Handler, overrides: Record<string, string>) {
 
 const hang: Handler = () => {};
 const unavailable: Handler = (_request, response) => response.writeHead(503, { 'content-type': 'application/json' }).end('{}');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const exceptions = (platform: PlatformHttp, n: number, signal?: AbortSignal) =>
   new RequestClient(platform, TOKEN, `req-${n}`, signal).get('exceptions.list', '/exceptions', { page: n });
 
@@ -65,14 +66,21 @@ describe('calls stopped by their request', () => {
   /** A 503, then a retry that waits seconds: the call is in flight, without an answer, until stopped. */
   const waiting = { UPSTREAM_RETRY_LIMIT: '1', UPSTREAM_RETRY_BASE_MS: '10000', UPSTREAM_BREAKER_THRESHOLD: '1', UPSTREAM_BREAKER_COOLDOWN_MS: '60000' };
 
+  /** The call waits on a clock the test moves: `waitMs` pass between the 503 and the stop, and the back-off is still running. */
   async function stopAfter(responseTimeoutMs: number, waitMs: number, reason: Error) {
-    const wire = await setup(unavailable, { ...waiting, UPSTREAM_RESPONSE_TIMEOUT_MS: String(responseTimeoutMs) });
+    const clock = new ManualClock();
+    const wire = await setup(unavailable, { ...waiting, UPSTREAM_RESPONSE_TIMEOUT_MS: String(responseTimeoutMs) }, clock);
     const controller = new AbortController();
     const call = failure(exceptions(wire.http, 1, controller.signal));
-    await eventually(() => wire.server.requests.length === 1);
-    await sleep(waitMs);
+    await eventually(() => clock.pending().length === 1);
+    expect(wire.server.requests).toHaveLength(1);
+    clock.advance(waitMs);
+    expect(clock.pending()).toHaveLength(1);
     controller.abort(reason);
-    return { wire, error: await call };
+    const error = await call;
+    // Stopping the call ended its back-off too: nothing is left waiting.
+    expect(clock.pending()).toEqual([]);
+    return { wire, error };
   }
 
   it('count when the deadline stopped them after a response timeout’s worth of waiting', async () => {

@@ -1,5 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import { RouteBreaker, RouteBreakers, breakerKey, type BreakerState } from '../../src/platform/breaker.ts';
+import type { Clock } from '../../src/platform/clock.ts';
 
 // The breaker's state machine alone, on a clock the test sets: what each verdict does, to the
 // millisecond of the cool-down. The suites over HTTP (breaker.test.ts) show the same through calls.
@@ -8,18 +9,19 @@ const COOL_DOWN_MS = 1_000;
 const T0 = 1_700_000_000_000;
 let now = T0;
 
+/** The breaker reads only now(); nothing in it sleeps. */
+const clock: Clock = {
+  now: () => now,
+  sleep: () => Promise.reject(new Error('the breaker never sleeps')),
+};
+
 beforeEach(() => {
   now = T0;
-  jest.spyOn(Date, 'now').mockImplementation(() => now);
-});
-
-afterEach(() => {
-  jest.restoreAllMocks();
 });
 
 function breaker(threshold = 3): { breaker: RouteBreaker; moves: string[] } {
   const moves: string[] = [];
-  return { breaker: new RouteBreaker('documents', { threshold, cooldownMs: COOL_DOWN_MS }, (state, route) => moves.push(`${route}:${state}`)), moves };
+  return { breaker: new RouteBreaker('documents', { threshold, cooldownMs: COOL_DOWN_MS }, (state, route) => moves.push(`${route}:${state}`), clock), moves };
 }
 
 describe('RouteBreaker', () => {
@@ -157,7 +159,7 @@ describe('breakerKey', () => {
 
 describe('RouteBreakers', () => {
   function breakers(threshold = 1) {
-    const all = new RouteBreakers({ threshold, cooldownMs: COOL_DOWN_MS });
+    const all = new RouteBreakers({ threshold, cooldownMs: COOL_DOWN_MS }, clock);
     const seen: [BreakerState, string][] = [];
     const alsoSeen: string[] = [];
     all.onStateChange((state, route) => seen.push([state, route]));

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { RequestClient } from '../support/request-client.ts';
 import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
+import { ManualClock } from './manual-clock.ts';
 import { TOKEN, closedPort, eventsOf, eventually, failure, json, startServer, upstreamSettings, type Handler, type TestServer } from './support.ts';
 
 const REQUEST_ID = 'req-breaker-1';
@@ -13,6 +14,8 @@ let http: PlatformHttp | undefined;
 let events: UpstreamCallEvent[] = [];
 let transitions: string[] = [];
 let status = 200;
+/** The seam's clock: cool-downs pass when the test moves it; a retry's back-off moves it by itself. */
+let clock = new ManualClock({ autoAdvance: true });
 
 /** Answers `status` (a JSON record for 200); the suite flips it between calls. */
 const byStatus: Handler = (_request, response) => {
@@ -21,6 +24,7 @@ const byStatus: Handler = (_request, response) => {
 
 async function setup(handler: Handler = byStatus, overrides: Record<string, string> = {}) {
   server = await startServer(handler);
+  clock = new ManualClock({ autoAdvance: true });
   // No retries: each call is one request, so server counts equal call counts.
   http = new PlatformHttp(
     server.url,
@@ -31,6 +35,8 @@ async function setup(handler: Handler = byStatus, overrides: Record<string, stri
       UPSTREAM_RESPONSE_TIMEOUT_MS: '100',
       ...overrides,
     }),
+    undefined,
+    clock,
   );
   events = [];
   transitions = [];
@@ -48,7 +54,6 @@ afterEach(async () => {
 });
 
 const call = (platform: PlatformHttp) => new RequestClient(platform, TOKEN, REQUEST_ID).get('documents.get', '/v1/documents/d1');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function tripWith(platform: PlatformHttp, failingStatus: number) {
   status = failingStatus;
@@ -95,7 +100,7 @@ describe('circuit breaker', () => {
   it('after the cool-down lets one probe through (half-open) and closes when it succeeds', async () => {
     const wire = await setup();
     await tripWith(wire.http, 502);
-    await sleep(COOL_DOWN_MS + 30);
+    clock.advance(COOL_DOWN_MS);
     expect(wire.http.breakerState).toBe('open');
 
     status = 200;
@@ -111,7 +116,7 @@ describe('circuit breaker', () => {
   it('a failed probe opens it again for another cool-down', async () => {
     const wire = await setup();
     await tripWith(wire.http, 504);
-    await sleep(COOL_DOWN_MS + 30);
+    clock.advance(COOL_DOWN_MS);
 
     const probe = await failure(call(wire.http));
     expect(probe.message).toBe('The platform failed to answer (HTTP 504)');
@@ -225,7 +230,7 @@ describe('calls stopped by their request', () => {
   it('a stopped probe leaves the breaker half-open, and the next call probes', async () => {
     const wire = await setup();
     await tripWith(wire.http, 500);
-    await sleep(COOL_DOWN_MS + 30);
+    clock.advance(COOL_DOWN_MS);
     wire.server.handle(() => {});
     const controller = new AbortController();
     const probe = failure(stoppable(wire.http, controller.signal));

@@ -258,6 +258,33 @@ describe('per-request GET dedup', () => {
     expect(client.calls).toBe(1);
   });
 
+  it('getUncached() keeps nothing in the request’s GET cache: each call is a call, its query in canonical order', async () => {
+    const scope = nock(PLATFORM_URL)
+      .get('/v1/documents/d1?a=1&b=2')
+      .matchHeader('authorization', TOKEN)
+      .matchHeader('x-request-id', REQUEST_ID)
+      .reply(200, json({ id: 'd1', version: '1' }))
+      .get('/v1/documents/d1?a=1&b=2')
+      .reply(200, json({ id: 'd1', version: '2' }));
+    const client = new RequestClient(http, TOKEN, REQUEST_ID);
+
+    const first = await client.getUncached('documents.get', '/v1/documents/d1', { b: 2, a: 1 });
+    const second = await client.getUncached('documents.get', '/v1/documents/d1', { a: 1, b: 2 });
+
+    scope.done();
+    expect([first, second]).toEqual([{ id: 'd1', version: '1' }, { id: 'd1', version: '2' }]);
+    expect(client.calls).toBe(2);
+    expect(events.map((e) => [e.route, e.method, e.status])).toEqual([['documents.get', 'GET', 200], ['documents.get', 'GET', 200]]);
+  });
+
+  it('getUncached() without a token → UNAUTHENTICATED before any call', async () => {
+    const client = new RequestClient(http, undefined, REQUEST_ID);
+    const error = await failure(client.getUncached('documents.get', '/v1/documents/d1'));
+    expect(error.extensions).toEqual({ code: 'UNAUTHENTICATED', requestId: REQUEST_ID });
+    expect(client.calls).toBe(0);
+    expect(events).toEqual([]);
+  });
+
   it('PUT is never deduplicated: two identical PUTs are two upstream PUTs', async () => {
     const body = { documentType: 'tax', name: 'Tax', description: 'Tax form' };
     const scope = nock(PLATFORM_URL)

@@ -5,8 +5,10 @@ import nock from 'nock';
 import { RequestClient } from '../support/request-client.ts';
 import type { PlatformHttp} from '../../src/platform/http.ts';
 import { type UpstreamCallEvent } from '../../src/platform/http.ts';
+import type { Clock } from '../../src/platform/clock.ts';
+import { ManualClock } from './manual-clock.ts';
 import { useNock } from './nock-guard.ts';
-import { PLATFORM_URL, TOKEN, eventsOf, failure, json, observedPlatformHttp } from './support.ts';
+import { PLATFORM_URL, TOKEN, eventsOf, eventually, failure, json, observedPlatformHttp } from './support.ts';
 
 useNock();
 
@@ -16,9 +18,9 @@ const PAGE = { totalElements: 1, totalPages: 1, number: 0, numberOfElements: 1, 
 let http: PlatformHttp | undefined;
 let events: UpstreamCallEvent[] = [];
 
-/** A client over a fresh PlatformHttp (retry limit 2, 5 ms backoff unless overridden). */
-function setup(overrides: Record<string, string> = {}): RequestClient {
-  ({ http, events } = observedPlatformHttp({ UPSTREAM_RETRY_LIMIT: '2', ...overrides }));
+/** A client over a fresh PlatformHttp (retry limit 2, 5 ms backoff unless overridden), waiting on `clock`. */
+function setup(overrides: Record<string, string> = {}, clock?: Clock): RequestClient {
+  ({ http, events } = observedPlatformHttp({ UPSTREAM_RETRY_LIMIT: '2', ...overrides }, clock));
   return new RequestClient(http, TOKEN, REQUEST_ID);
 }
 
@@ -27,10 +29,10 @@ afterEach(() => {
   http = undefined;
 });
 
-/** A nock answer that also records when the request arrived. */
-function stamped(times: number[], status: number, body = '', headers: Record<string, string> = {}) {
+/** A nock answer that also records when the request arrived, on the clock the seam waits on. */
+function stamped(clock: Clock, times: number[], status: number, body = '', headers: Record<string, string> = {}) {
   return (): [number, string, Record<string, string>] => {
-    times.push(performance.now());
+    times.push(clock.now());
     return [status, body, headers];
   };
 }
@@ -100,44 +102,57 @@ describe('GET retries', () => {
   });
 
   it('backs off with jitter between half and all of base × 2^(attempt-1)', async () => {
-    const client = setup({ UPSTREAM_RETRY_BASE_MS: '150', UPSTREAM_RETRY_LIMIT: '3' });
+    // Each wait runs through at once and moves the clock by its length: the gaps are the waits.
+    const clock = new ManualClock({ autoAdvance: true });
+    const client = setup({ UPSTREAM_RETRY_BASE_MS: '150', UPSTREAM_RETRY_LIMIT: '3' }, clock);
     const times: number[] = [];
     const scope = nock(PLATFORM_URL)
       .get('/exceptions')
       .times(3)
-      .reply(stamped(times, 503))
+      .reply(stamped(clock, times, 503))
       .get('/exceptions')
-      .reply(stamped(times, 200, json(PAGE)));
+      .reply(stamped(clock, times, 200, json(PAGE)));
 
     await expect(client.get('exceptions.list', '/exceptions')).resolves.toEqual(PAGE);
 
     scope.done();
     const gaps = times.slice(1).map((at, index) => at - times[index]!);
     expect(gaps).toHaveLength(3);
-    // Windows [75,150], [150,300], [300,600] ms: the floors prove the exponential, jittered backoff
-    // (timers never fire early); ceilings are not asserted, a busy machine may delay any timer.
+    expect(clock.waits).toEqual(gaps);
+    // Windows [75,150], [150,300], [300,600] ms: the exponential, jittered backoff.
     gaps.forEach((gap, index) => {
       const ceiling = 150 * 2 ** index;
-      expect(gap).toBeGreaterThanOrEqual(ceiling / 2 - 5);
+      expect(gap).toBeGreaterThanOrEqual(ceiling / 2);
+      expect(gap).toBeLessThanOrEqual(ceiling);
     });
   });
 });
 
 describe('Retry-After', () => {
   it('waits at least as long as the platform asks before retrying', async () => {
-    const client = setup();
+    const clock = new ManualClock();
+    const client = setup({}, clock);
     const times: number[] = [];
     const scope = nock(PLATFORM_URL)
       .get('/exceptions')
-      .reply(stamped(times, 429, '', { 'retry-after': '1' }))
+      .reply(stamped(clock, times, 429, '', { 'retry-after': '1' }))
       .get('/exceptions')
-      .reply(stamped(times, 200, json(PAGE)));
+      .reply(stamped(clock, times, 200, json(PAGE)));
 
-    await expect(client.get('exceptions.list', '/exceptions')).resolves.toEqual(PAGE);
+    const answer = client.get('exceptions.list', '/exceptions');
+    await eventually(() => clock.pending().length === 1);
+    expect(clock.pending()).toEqual([1000]);
+    // The retry goes only once the clock has moved the whole second.
+    clock.advance(999);
+    expect(clock.pending()).toEqual([1000]);
+    expect(times).toHaveLength(1);
+    clock.advance(1);
+    await expect(answer).resolves.toEqual(PAGE);
 
     scope.done();
     expect(times).toHaveLength(2);
-    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(995);
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(1000);
+    expect(clock.waits).toEqual([1000]);
     expect(eventsOf(events)).toEqual([{ route: 'exceptions.list', method: 'GET', status: 200, retries: 1, requestId: REQUEST_ID }]);
   });
 

@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { expect } from '@jest/globals';
 import { testConfig, type Config } from '../../src/config.ts';
 import { PlatformError } from '../../src/platform/platform-error.ts';
+import { systemClock, type Clock } from '../../src/platform/clock.ts';
 import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
 
 /** Host the nock-based suites fake; nothing real ever answers there. */
@@ -31,8 +32,8 @@ export function upstreamSettings(overrides: Record<string, string> = {}): Config
  * A PlatformHttp over the nock host with `upstreamSettings(overrides)` (no retries unless the
  * overrides give some: most suites test what a single call does), and the list of what it reports.
  */
-export function observedPlatformHttp(overrides: Record<string, string> = {}): { http: PlatformHttp; events: UpstreamCallEvent[] } {
-  const http = new PlatformHttp(PLATFORM_URL, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0', ...overrides }));
+export function observedPlatformHttp(overrides: Record<string, string> = {}, clock: Clock = systemClock): { http: PlatformHttp; events: UpstreamCallEvent[] } {
+  const http = new PlatformHttp(PLATFORM_URL, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0', ...overrides }), undefined, clock);
   const events: UpstreamCallEvent[] = [];
   http.observe((event) => events.push(event));
   return { http, events };

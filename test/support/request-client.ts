@@ -19,6 +19,10 @@ export class RequestClient extends PlatformClient {
     return runWithRequestId(this.#requestId, () => super.get(route, path, query));
   }
 
+  override getUncached(route: string, path: string, query?: Query): Promise<unknown> {
+    return runWithRequestId(this.#requestId, () => super.getUncached(route, path, query));
+  }
+
   override put(route: string, path: string, body: unknown): Promise<unknown> {
     return runWithRequestId(this.#requestId, () => super.put(route, path, body));
   }
