@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { parse } from 'graphql';
-import { checkAreaModules, ENTITY_CALLS, WALKING_FIELDS } from '../src/area-modules.ts';
+import { LIST_ROUTES } from '../sandbox/api/list-routes.ts';
+import { AREA_MODULES, checkAreaModules, ENTITY_CALLS, WALKING_FIELDS } from '../src/area-modules.ts';
 import { AREAS, BREAKER_KEYS, SDL_FILES } from '../src/areas.ts';
 import { readTypeDefs } from '../src/schema.ts';
 
@@ -52,6 +53,11 @@ describe('the list of areas (src/areas.ts)', () => {
       }
     }
     expect(BREAKER_KEYS).toEqual(['acceptances', 'documents', 'exceptions', 'linx']);
+  });
+
+  it('has a sandbox list endpoint for every area that lists, named after it', () => {
+    const listing = Object.entries(AREA_MODULES).filter(([, module]) => module.queryLists !== undefined).map(([name]) => name);
+    expect(LIST_ROUTES.map((route) => route.route).sort()).toEqual(listing.sort());
   });
 
   it('derives the backward walks and the entity calls from the areas', () => {
