@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { hasHaproxy, hasRedis, startReplicaSet, type ReplicaSet } from '../../scripts/replica-set.ts';
 import { watchOutput } from '../support/gateway-process.ts';
-import { graphql, sleep, until } from './support/http.ts';
+import { sleep, until } from '../support/time.ts';
+import { graphql } from './support/http.ts';
 
 // Three real gateway processes over one platform sandbox and Redis, behind a real HAProxy running
 // deploy/haproxy/haproxy.cfg as shipped (its server lines set to the loopback gateways), under steady
