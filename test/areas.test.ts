@@ -86,6 +86,13 @@ describe("the areas' code (src/area-modules.ts)", () => {
     );
   });
 
+  it('refuses an entry naming a list field the schema lacks', () => {
+    const withoutLinx = SDL_FILES.filter((file) => file !== 'linx.graphql').map((file) => readFileSync(new URL(file, SCHEMA), 'utf8')).join('\n');
+    expect(() => checkAreaModules(buildSubgraphSchema([{ typeDefs: parse(withoutLinx) }]))).toThrow(
+      "The areas' code (src/area-modules.ts) does not match the schema: queryLists names linxBatches, which is not a Query field with @listSize",
+    );
+  });
+
   it('leaves entities other subgraphs resolve to them', () => {
     expect(() => checkAreaModules(schemaWith('type Invoice @key(fields: "id", resolvable: false) { id: ID! }'))).not.toThrow();
   });
