@@ -1,36 +1,22 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { addResolversToSchema as addSubgraphResolvers, buildSubgraphSchema, type GraphQLResolverMap } from '@apollo/subgraph';
 import { mergeResolvers } from '@graphql-tools/merge';
 import { addResolversToSchema } from '@graphql-tools/schema';
 import { parse, type GraphQLSchema } from 'graphql';
-import { acceptanceResolvers } from './acceptances/resolvers.ts';
+import { AREA_MODULES, checkAreaModules } from './area-modules.ts';
+import { SDL_FILES } from './areas.ts';
 import { baseResolvers } from './base-resolvers.ts';
-import { documentResolvers } from './documents/resolvers.ts';
-import { exceptionResolvers } from './exceptions/resolvers.ts';
 import { checkRepresentations } from './federation/representations.ts';
-import { federationResolvers } from './federation/resolvers.ts';
 import type { Resolvers } from './generated/graphql.ts';
-import { linxResolvers } from './linx/resolvers.ts';
 
 const SCHEMA_DIR = new URL('../schema/', import.meta.url);
 
-/** The SDL of this subgraph: every file of schema/, in name order. */
+/** The SDL of this subgraph: schema/base.graphql and each area's file, in name order. */
 export function readTypeDefs(): string {
-  return readdirSync(SCHEMA_DIR)
-    .filter((file) => file.endsWith('.graphql'))
-    .sort()
-    .map((file) => readFileSync(new URL(file, SCHEMA_DIR), 'utf8'))
-    .join('\n');
+  return SDL_FILES.map((file) => readFileSync(new URL(file, SCHEMA_DIR), 'utf8')).join('\n');
 }
 
-const resolvers: Resolvers = mergeResolvers([
-  baseResolvers,
-  documentResolvers,
-  acceptanceResolvers,
-  exceptionResolvers,
-  linxResolvers,
-  federationResolvers,
-]) as Resolvers;
+const resolvers: Resolvers = mergeResolvers([baseResolvers, ...Object.values(AREA_MODULES).map((area) => area.resolvers)]) as Resolvers;
 
 /**
  * A Federation 2 subgraph schema. @apollo/subgraph adds `_service`/`_entities`;
@@ -49,6 +35,7 @@ export function buildSchema(): GraphQLSchema {
   // this every entity would resolve to its bare representation.
   addSubgraphResolvers(schema, referenceResolvers(resolvers));
   checkRepresentations(schema);
+  checkAreaModules(schema);
   return schema;
 }
 

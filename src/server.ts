@@ -223,7 +223,10 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   await listen(server, config.port, config.host);
   const { port } = server.address() as AddressInfo;
   // After listening, so start-up does not wait for the compiler; a failure leaves graphql-js answering.
-  void compiled?.load().catch((error: unknown) => logger.error({ err: error }, 'graphql-jit failed to load: documents run on graphql-js'));
+  void compiled?.load().then(
+    () => logger.debug('graphql-jit loaded: documents run compiled from their COMPILED_QUERY_MIN_USES-th use'),
+    (error: unknown) => logger.error({ err: error }, 'graphql-jit failed to load: documents run on graphql-js'),
+  );
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   let admin: AdminListener | undefined;
   if (config.admin.port !== 'off') {

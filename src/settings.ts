@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BREAKER_KEYS } from './areas.ts';
 import { readSandboxSetting, SANDBOX_SETTINGS, SandboxSettingError, type SandboxSettingName } from '../sandbox/settings.ts';
 
 // Every environment variable the gateway reads, defined once: how its text is read and checked, its
@@ -409,7 +410,7 @@ export const SETTINGS = {
   UPSTREAM_ROUTE_MAX_IN_FLIGHT: {
     group: 'platform-protection', config: 'platformProtection.route.maxInFlight', schema: int(1, 10_000),
     default: { computed: (basis) => routeLimits(maxSockets(basis)).maxInFlight, shown: `half of \`UPSTREAM_MAX_SOCKETS\` (${routeLimits(DEFAULT_MAX_SOCKETS).maxInFlight})` } satisfies Computed<number>,
-    doc: 'platform calls of one route (breaker key: `documents`, `exceptions`, `acceptances`, `linx`) in flight at once, across every request of the process; a route whose calls hang holds at most this many sockets; further calls wait in the route\'s queue',
+    doc: `platform calls of one route (breaker key: ${BREAKER_KEYS.map((key) => `\`${key}\``).join(', ')}) in flight at once, across every request of the process; a route whose calls hang holds at most this many sockets; further calls wait in the route's queue`,
   },
   UPSTREAM_ROUTE_QUEUE: {
     group: 'platform-protection', config: 'platformProtection.route.queue', schema: int(0, 1_000_000),

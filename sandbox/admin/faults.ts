@@ -1,10 +1,12 @@
+import { LIST_ROUTES } from '../api/list-routes.ts';
 import { createRandom } from '../data/random.ts';
 import type { Random } from '../data/random.ts';
 import { plainErrorBody, validationErrorBody, json, reasonPhrase } from '../http.ts';
 import type { Reply } from '../http.ts';
 
-export const ROUTE_NAMES = ['acceptances', 'exceptions', 'linx', 'document.get', 'document.put', 'content'] as const;
-export type RouteName = (typeof ROUTE_NAMES)[number];
+/** Every route of both hosts: the list endpoints', the document endpoints' and the content host's. */
+export type RouteName = (typeof LIST_ROUTES)[number]['route'] | 'document.get' | 'document.put' | 'content';
+export const ROUTE_NAMES: readonly RouteName[] = [...LIST_ROUTES.map((list) => list.route), 'document.get', 'document.put', 'content'];
 
 export interface Fault {
   /** Answer this status (with a body per `body`). */

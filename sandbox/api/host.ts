@@ -5,7 +5,7 @@ import { plainError, safeDecode } from '../http.ts';
 import type { Reply } from '../http.ts';
 import { getDocument, putDocument } from './document-routes.ts';
 import type { DocumentEnv } from './document-routes.ts';
-import { listAcceptances, listExceptions, listLinxBatches } from './list-routes.ts';
+import { LIST_ROUTES } from './list-routes.ts';
 import { UUID_PATTERN } from '../data/random.ts';
 import type { AccountData } from '../data/store.ts';
 
@@ -22,15 +22,17 @@ export type ApiMatch =
   | { readonly route: ApiRoute; readonly documentId?: string }
   | { readonly route: 'unknown'; readonly status: 404 | 405; readonly allow?: string };
 
+const LIST_ROUTES_BY_PATH = new Map<string, (typeof LIST_ROUTES)[number]>(LIST_ROUTES.map((list) => [list.path, list]));
+const LIST_ROUTES_BY_NAME = new Map<ApiRoute, (typeof LIST_ROUTES)[number]>(LIST_ROUTES.map((list) => [list.route, list]));
+
 const DOCUMENT_ROUTE = /^\/v1\/documents\/([^/]+)$/;
 
 /** Resolves method + path to a route, or to the 404/405 it deserves. */
 export function matchApi(method: string, path: string): ApiMatch {
   let route: ApiRoute | undefined;
   let allow = 'GET';
-  if (path === '/v1/acceptances') route = method === 'GET' ? 'acceptances' : undefined;
-  else if (path === '/exceptions') route = method === 'GET' ? 'exceptions' : undefined;
-  else if (path === '/v2/linx/workflow-batches') route = method === 'GET' ? 'linx' : undefined;
+  const list = LIST_ROUTES_BY_PATH.get(path);
+  if (list) route = method === 'GET' ? list.route : undefined;
   else {
     const m = DOCUMENT_ROUTE.exec(path);
     if (!m) return { route: 'unknown', status: 404 };
@@ -68,12 +70,8 @@ export function handleApi(env: ApiEnv, match: ApiMatch, req: IncomingMessage, pa
     const message = req.headers.authorization === undefined ? 'Missing Authorization header' : 'Invalid or unknown access token';
     return plainError(401, message, nowMs, { 'www-authenticate': 'Bearer' });
   }
-  const list = { account, params, nowMs, maxPageSize: env.maxPageSize };
-  switch (match.route) {
-    case 'exceptions': return listExceptions(list);
-    case 'acceptances': return listAcceptances(list);
-    case 'linx': return listLinxBatches(list, env.linxEnvelope());
-    case 'document.get': return getDocument(env, account, match.documentId ?? '', nowMs);
-    case 'document.put': return putDocument(env, account, match.documentId ?? '', req, nowMs);
-  }
+  if (match.route === 'document.get') return getDocument(env, account, match.documentId ?? '', nowMs);
+  if (match.route === 'document.put') return putDocument(env, account, match.documentId ?? '', req, nowMs);
+  const list = LIST_ROUTES_BY_NAME.get(match.route)!;
+  return list.answer({ account, params, nowMs, maxPageSize: env.maxPageSize }, env);
 }

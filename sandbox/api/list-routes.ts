@@ -1,4 +1,4 @@
-/** GET /exceptions, GET /v1/acceptances and GET /v2/linx/workflow-batches. */
+/** The platform's list endpoints: GET /exceptions, GET /v1/acceptances and GET /v2/linx/workflow-batches. */
 import { json, validationError } from '../http.ts';
 import type { Reply } from '../http.ts';
 import { QueryReader, renderArray, renderEnvelope } from './query.ts';
@@ -31,7 +31,7 @@ function createdMs(record: ExceptionRecord): number {
   return ms;
 }
 
-export function listExceptions({ account, params, nowMs, maxPageSize }: ListRequest): Reply {
+function listExceptions({ account, params, nowMs, maxPageSize }: ListRequest): Reply {
   const q = new QueryReader(params);
   const zoneText = q.single('timeZone');
   let zone = UTC;
@@ -86,7 +86,7 @@ export function listExceptions({ account, params, nowMs, maxPageSize }: ListRequ
   return json(200, renderEnvelope(matched, paging, (record) => account.exceptions.json(record)));
 }
 
-export function listAcceptances({ account, params, nowMs, maxPageSize }: ListRequest): Reply {
+function listAcceptances({ account, params, nowMs, maxPageSize }: ListRequest): Reply {
   const q = new QueryReader(params);
   const financialAccountId = q.uuid('financialAccountId', true);
   const paging = q.paging(0, maxPageSize);
@@ -96,7 +96,7 @@ export function listAcceptances({ account, params, nowMs, maxPageSize }: ListReq
   return json(200, renderEnvelope(matched, paging, (record) => account.acceptances.json(record)));
 }
 
-export function listLinxBatches({ account, params, nowMs, maxPageSize }: ListRequest, envelope: boolean): Reply {
+function listLinxBatches({ account, params, nowMs, maxPageSize }: ListRequest, envelope: boolean): Reply {
   const q = new QueryReader(params);
   const templateId = q.uuid('templateId', true);
   const templateVersionId = q.uuid('templateVersionId', true);
@@ -120,3 +120,19 @@ export function listLinxBatches({ account, params, nowMs, maxPageSize }: ListReq
   // The contract answers this search with a bare array; the envelope every other list uses is an opt-in variant.
   return { ...json(200, renderEnvelope(matched, paging, (record) => account.linxBatches.json(record))), offContract: 'LinX search answered with a page envelope (linxEnvelope)' };
 }
+
+/** What a list endpoint reads of the sandbox's switches besides the request. */
+interface ListSwitches {
+  /** Answer LinX searches with the page envelope instead of a bare array. */
+  linxEnvelope(): boolean;
+}
+
+/**
+ * The list endpoints, one line per list area of the gateway: the path, the route name its faults and
+ * request log use, and how it answers. The API host routes every GET of a path here to its answer.
+ */
+export const LIST_ROUTES = [
+  { path: '/v1/acceptances', route: 'acceptances', answer: (list: ListRequest) => listAcceptances(list) },
+  { path: '/exceptions', route: 'exceptions', answer: (list: ListRequest) => listExceptions(list) },
+  { path: '/v2/linx/workflow-batches', route: 'linx', answer: (list: ListRequest, switches: ListSwitches) => listLinxBatches(list, switches.linxEnvelope()) },
+] as const;

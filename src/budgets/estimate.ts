@@ -11,7 +11,9 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
-import { argumentValue, BACKWARD_WALK_RECORDS, fragmentNamed, WALKING_FIELDS } from '../hardening/limits.ts';
+import { ENTITY_CALLS, WALKING_FIELDS } from '../area-modules.ts';
+import { argumentValue, fragmentNamed, walksFromEnd } from '../hardening/operation-values.ts';
+import { BACKWARD_WALK_RECORDS } from '../hardening/query-cost.ts';
 
 /**
  * The platform calls an operation will make, estimated from its document before it runs, read from
@@ -21,7 +23,8 @@ import { argumentValue, BACKWARD_WALK_RECORDS, fragmentNamed, WALKING_FIELDS } f
  *   count once per row; `last` without `before` on a list that may not report its length walks the
  *   list to its end (BACKWARD_WALK_RECORDS records);
  * - a field with `@cost(weight: n)` makes n calls;
- * - `_entities` resolves each representation: ENTITY_CALLS of its type, plus its selection.
+ * - `_entities` resolves each representation: the entity calls its area declares for its type
+ *   (src/area-modules.ts), plus its selection.
  * Anything else is free. Fields of one response key count once, as execution merges them.
  * `@skip`/`@include` are not read: such a field is counted, and refunded after the run if it made
  * no call.
@@ -35,9 +38,7 @@ export interface EstimateSizes {
   upstreamPageSize: number;
 }
 
-/** Calls to resolve one entity representation of a type: a Document is fetched; a FinancialAccount is its id alone. */
-const ENTITY_CALLS: Readonly<Record<string, number>> = { Document: 1, FinancialAccount: 0 };
-/** A representation of a type not listed (refused by the gateway, but priced as if fetched). */
+/** A representation of a type without entity calls of its area (src/area-modules.ts): priced as if fetched. */
 const UNKNOWN_ENTITY_CALLS = 1;
 
 type Variables = Record<string, unknown>;
@@ -106,7 +107,7 @@ export class CallEstimator {
             const types = representationTypes(selection.arguments?.find((argument) => argument.name.value === 'representations')?.value, variables);
             for (const typename of types) {
               const entity = this.#schema.getType(typename);
-              calls += ENTITY_CALLS[typename] ?? UNKNOWN_ENTITY_CALLS;
+              calls += ENTITY_CALLS.get(typename) ?? UNKNOWN_ENTITY_CALLS;
               if (isObjectType(entity) && selection.selectionSet) calls += this.#selection(document, selection.selectionSet, entity, variables, new Set(), false);
             }
             continue;
@@ -115,11 +116,8 @@ export class CallEstimator {
           const cost = directive(field, 'cost');
           const named = getNamedType(field.type);
           if (listSize) {
-            const first = argumentValue(selection, 'first', variables);
-            const last = argumentValue(selection, 'last', variables);
-            const before = argumentValue(selection, 'before', variables);
-            const size = this.#size(first) ?? this.#size(last) ?? intArgument(listSize, 'assumedSize') ?? this.#sizes.defaultSize;
-            const walks = atRoot && last !== undefined && last !== null && (before === undefined || before === null) && WALKING_FIELDS.has(field.name);
+            const size = this.#size(argumentValue(selection, 'first', variables)) ?? this.#size(argumentValue(selection, 'last', variables)) ?? intArgument(listSize, 'assumedSize') ?? this.#sizes.defaultSize;
+            const walks = atRoot && WALKING_FIELDS.has(field.name) && walksFromEnd(selection, variables);
             calls += (cost ? (intArgument(cost, 'weight') ?? 1) : 1) * this.#pages(walks ? BACKWARD_WALK_RECORDS : size);
             if (selection.selectionSet && isObjectType(named)) calls += size * this.#selection(document, selection.selectionSet, named, variables, new Set(), false);
             continue;

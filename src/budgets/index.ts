@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import { ErrorCode } from '../errors.ts';
 import type { NodeHandler } from '../hardening/cors.ts';
 import { sendError } from '../hardening/http.ts';
-import { withDefaults } from '../hardening/limits.ts';
+import { withDefaults } from '../hardening/operation-values.ts';
 import type { RateLimitedCaller } from '../observability/metrics.ts';
 import { currentRequestId } from '../observability/request-scope.ts';
 import { MAX_BUCKETS, MemoryBuckets, type BucketPolicy, type BucketState, type BucketStore } from './bucket.ts';

@@ -1,28 +1,9 @@
 import type { ApolloServerPlugin, BaseContext, GraphQLRequestListener } from '@apollo/server';
-import { ApolloArmor } from '@escape.tech/graphql-armor';
-import {
-  GraphQLError,
-  Kind,
-  TypeInfo,
-  validate,
-  valueFromASTUntyped,
-  visit,
-  visitWithTypeInfo,
-  type ArgumentNode,
-  type DocumentNode,
-  type FieldNode,
-  type FragmentDefinitionNode,
-  type GraphQLSchema,
-  type OperationDefinitionNode,
-  type ParseOptions,
-  type SelectionSetNode,
-  type ValidationContext,
-  type ValidationRule,
-} from 'graphql';
-import { acceptanceList } from '../acceptances/api.ts';
+import { GraphQLError, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type ParseOptions, type ValidationContext, type ValidationRule } from 'graphql';
 import { ErrorCode } from '../errors.ts';
-import { exceptionList } from '../exceptions/api.ts';
-import { linxBatchList } from '../linx/api.ts';
+import { armorRules } from './armor-rules.ts';
+import { withDefaults, type Variables } from './operation-values.ts';
+import { armorCost, BACKWARD_WALK_COST, backwardWalks, representationCount, type PageSizes } from './query-cost.ts';
 
 /** Static limits on one GraphQL document, all checked before anything is executed. */
 export interface QueryLimits {
@@ -41,14 +22,6 @@ export interface QueryLimits {
   cost: number;
 }
 
-/** Page sizes the cost of a connection is multiplied by. */
-export interface PageSizes {
-  /** Size of a connection queried without `first`/`last`. */
-  defaultSize: number;
-  /** Largest `first`/`last`; anything above is refused by the connection itself. */
-  maxSize: number;
-}
-
 /** The variable that sets the cap on federation representations per request. */
 const REPRESENTATIONS_LIMIT_VARIABLE = 'MAX_ENTITY_REPRESENTATIONS';
 
@@ -61,7 +34,6 @@ const LIMIT_VARIABLES = {
   cost: 'MAX_QUERY_COST',
 } as const satisfies Record<keyof QueryLimits, string>;
 
-type ArmorConfig = NonNullable<ConstructorParameters<typeof ApolloArmor>[0]>;
 type RejectHandler = (context: ValidationContext | null, error: GraphQLError) => void;
 
 /**
@@ -77,21 +49,6 @@ function limitError(limit: keyof QueryLimits, max: number, armorMessage: string)
 
 function reportTo(limit: keyof QueryLimits, max: number): RejectHandler {
   return (context, error) => context?.reportError(limitError(limit, max, error.message));
-}
-
-function armorRules(config: ArmorConfig): ValidationRule[] {
-  const off = { enabled: false };
-  return new ApolloArmor({
-    maxDepth: off,
-    maxAliases: off,
-    maxDirectives: off,
-    costLimit: off,
-    // parseOptions() does this job: armor's Apollo token plugin throws from a plugin hook, which Apollo 5 answers with HTTP 500.
-    maxTokens: off,
-    // hideSuggestionsPlugin() does this job: armor's pattern misses enum-value suggestions.
-    blockFieldSuggestion: off,
-    ...config,
-  }).protect().validationRules;
 }
 
 /**
@@ -119,174 +76,6 @@ export function parseOptions(limits: Pick<QueryLimits, 'tokens'>): ParseOptions 
 }
 
 const TOKEN_LIMIT_MESSAGE = /^Syntax Error: Document contains more tha[nt] \d+ tokens/;
-
-/**
- * How many records `last` without `before` may read of a list that answers without its length before
- * the connection gives up on the walk (`maxWalkRecords`' default in src/connections/paginate.ts).
- */
-export const BACKWARD_WALK_RECORDS = 10_000;
-
-/**
- * What such a walk adds to the cost, whatever the selection: each record it may read counts as an
- * object with nothing selected (armor's object cost, 2), as it is fetched and parsed but not served.
- * 20 000: one walk fits under the default MAX_QUERY_COST with room for other fields, three do not.
- */
-export const BACKWARD_WALK_COST = BACKWARD_WALK_RECORDS * 2;
-
-/** The Query fields over platform lists, by the list each reads. */
-const QUERY_LISTS = { exceptions: exceptionList, documentAcceptances: acceptanceList, linxBatches: linxBatchList };
-
-/**
- * Those whose list may answer without totals (a LinX bare array): `last` without `before` there reads
- * the list to its end. Connections below the root (FinancialAccount.documentAcceptances) read lists
- * that always report totals, so walks are only looked for among Query's fields.
- */
-export const WALKING_FIELDS: ReadonlySet<string> = new Set(
-  Object.entries(QUERY_LISTS)
-    .filter(([, list]) => list.totals !== 'always')
-    .map(([field]) => field),
-);
-
-type Variables = Record<string, unknown>;
-
-/** A variable's value as sent; an inherited property (`constructor`, …) is not a variable that was sent. */
-function variableValue(variables: Variables, name: string): unknown {
-  return Object.hasOwn(variables, name) ? variables[name] : undefined;
-}
-
-/**
- * The variables as execution sees them: the request's, plus the operation's default values for those
- * it leaves out. Without the defaults, `query($n: Int = 100)` would be priced at the default page size
- * and `$before: String = "…"` would look absent.
- */
-export function withDefaults(operation: OperationDefinitionNode, variables: Variables): Variables {
-  let effective = variables;
-  for (const definition of operation.variableDefinitions ?? []) {
-    const name = definition.variable.name.value;
-    if (definition.defaultValue && !Object.hasOwn(variables, name)) {
-      if (effective === variables) effective = { ...variables };
-      effective[name] = valueFromASTUntyped(definition.defaultValue);
-    }
-  }
-  return effective;
-}
-
-/** An argument's value: undefined when it is not given (or its variable not sent), null when null, else the value or literal. */
-export function argumentValue(field: FieldNode, name: string, variables: Variables): unknown {
-  const argument = field.arguments?.find((arg) => arg.name.value === name);
-  if (!argument) return undefined;
-  if (argument.value.kind === Kind.NULL) return null;
-  if (argument.value.kind === Kind.VARIABLE) return variableValue(variables, argument.value.name.value);
-  return argument.value;
-}
-
-/**
- * Walks to the end of a list the operation asks for: fields of WALKING_FIELDS at its root (inline
- * fragments and fragment spreads on Query included) with `last` and without `before`, one per response
- * key, as execution resolves fields of one key once. A root selection is a few nodes per request.
- */
-function backwardWalks(operation: OperationDefinitionNode, document: DocumentNode, variables: Variables): number {
-  if (operation.operation !== 'query' || WALKING_FIELDS.size === 0) return 0;
-  const keys = new Set<string>();
-  const seen = new Set<string>();
-  const collect = (selectionSet: SelectionSetNode) => {
-    for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind.FIELD) {
-        if (!WALKING_FIELDS.has(selection.name.value)) continue;
-        const last = argumentValue(selection, 'last', variables);
-        const before = argumentValue(selection, 'before', variables);
-        if (last !== undefined && last !== null && (before === undefined || before === null)) keys.add(selection.alias?.value ?? selection.name.value);
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        collect(selection.selectionSet);
-      } else if (!seen.has(selection.name.value)) {
-        seen.add(selection.name.value);
-        const definition = fragmentNamed(document, selection.name.value);
-        if (definition) collect(definition.selectionSet);
-      }
-    }
-  };
-  collect(operation.selectionSet);
-  return keys.size;
-}
-
-export function fragmentNamed(document: DocumentNode, name: string): FragmentDefinitionNode | undefined {
-  return document.definitions.find((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION && definition.name.value === name);
-}
-
-/** Representations one `_entities` field asks for: a list literal's length, a variable's list length (a single value is a list of one). */
-function representationsOf(field: FieldNode, variables: Variables): number {
-  const argument = field.arguments?.find((arg) => arg.name.value === 'representations');
-  if (!argument) return 0;
-  const { value } = argument;
-  if (value.kind === Kind.LIST) return value.values.length;
-  if (value.kind === Kind.NULL) return 0;
-  if (value.kind !== Kind.VARIABLE) return 1;
-  const given = variableValue(variables, value.name.value);
-  if (Array.isArray(given)) return given.length;
-  return given === null || given === undefined ? 0 : 1;
-}
-
-/**
- * Representations the operation asks `_entities` for, over every `_entities` field of its root selection
- * (inline fragments and fragment spreads on Query included; each fragment counted once, as execution merges
- * repeated spreads). `_entities` exists only on Query, so only the root is walked: a few nodes per request.
- */
-function representationCount(operation: OperationDefinitionNode, document: DocumentNode, variables: Variables): number {
-  if (operation.operation !== 'query') return 0;
-  const seen = new Set<string>();
-  const fragment = (name: string) => fragmentNamed(document, name);
-  const count = (selectionSet: SelectionSetNode): number => {
-    let total = 0;
-    for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind.FIELD) {
-        if (selection.name.value === '_entities') total += representationsOf(selection, variables);
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        total += count(selection.selectionSet);
-      } else if (!seen.has(selection.name.value)) {
-        seen.add(selection.name.value);
-        const definition = fragment(selection.name.value);
-        if (definition) total += count(definition.selectionSet);
-      }
-    }
-    return total;
-  };
-  return count(operation.selectionSet);
-}
-
-/**
- * Only the arguments armor's cost rule multiplies by are rewritten: a page-size
- * variable becomes its value, a missing size the default, a size over the cap
- * the cap (the connection refuses it anyway, with a clearer message). `_entities`
- * gets its number of representations as its `first`, so armor multiplies the
- * cost of its selection by it, like a page: each representation is resolved.
- */
-function withEffectivePageSizes(schema: GraphQLSchema, document: DocumentNode, variables: Variables, sizes: PageSizes): DocumentNode {
-  const typeInfo = new TypeInfo(schema);
-  const size = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) ? Math.min(Math.max(value, 0), sizes.maxSize) : undefined);
-  const intArgument = (name: 'first' | 'last', value: number): ArgumentNode => ({
-    kind: Kind.ARGUMENT,
-    name: { kind: Kind.NAME, value: name },
-    value: { kind: Kind.INT, value: String(value) },
-  });
-  return visit(
-    document,
-    visitWithTypeInfo(typeInfo, {
-      Field(node: FieldNode) {
-        const definition = typeInfo.getFieldDef();
-        if (definition?.name === '_entities' && typeInfo.getParentType() === schema.getQueryType()) {
-          return { ...node, arguments: [...(node.arguments ?? []), intArgument('first', representationsOf(node, variables))] };
-        }
-        if (!definition?.args.some((arg) => arg.name === 'first')) return undefined;
-        const given = (node.arguments ?? []).find((arg) => arg.name.value === 'first' || arg.name.value === 'last');
-        let effective = sizes.defaultSize;
-        if (given?.value.kind === Kind.INT) effective = size(Number(given.value.value)) ?? sizes.defaultSize;
-        else if (given?.value.kind === Kind.VARIABLE) effective = size(variableValue(variables, given.value.name.value)) ?? sizes.defaultSize;
-        const others = (node.arguments ?? []).filter((arg) => arg.name.value !== 'first' && arg.name.value !== 'last');
-        return { ...node, arguments: [intArgument('first', effective), ...others] };
-      },
-    }),
-  );
-}
 
 const VERDICT_CACHE_SIZE = 1_000;
 
@@ -330,30 +119,9 @@ function verdictKey(queryHash: string, operation: OperationDefinitionNode, varia
  * Also names the token limit in its parse error, like the other limits.
  */
 export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes, maxRepresentations: number): ApolloServerPlugin {
-  // armor computes the cost of every operation of the document (in document order) and never refuses:
-  // the walks are added to the executed operation's cost here, and the limit applied to the sum.
-  const costs: number[] = [];
-  const costRule = armorRules({
-    costLimit: {
-      maxCost: Infinity,
-      flattenFragments: true,
-      propagateOnRejection: false,
-      onAccept: [(_context, { n }: { n: number }) => void costs.push(n)],
-    },
-  });
-  const costOf = (schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Variables): number => {
-    // validate() and the rule run synchronously, so the shared array cannot be seen by another request.
-    costs.length = 0;
-    validate(schema, withEffectivePageSizes(schema, document, variables, sizes), costRule);
-    const index = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION).indexOf(operation);
-    // Should the operation not be found among the document's, the costliest stands for it.
-    const cost = index >= 0 ? costs[index]! : Math.max(0, ...costs);
-    costs.length = 0;
-    return cost;
-  };
   const verdictOf = (schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Variables): GraphQLError | null => {
     const walks = backwardWalks(operation, document, variables);
-    const cost = costOf(schema, document, operation, variables) + walks * BACKWARD_WALK_COST;
+    const cost = armorCost(schema, document, operation, variables, sizes) + walks * BACKWARD_WALK_COST;
     if (cost <= limits.cost) return null;
     const why = walks === 0 ? '' : ` (of which ${walks} × ${BACKWARD_WALK_COST} for last without before on a list that may not report its length: pass before, or page forwards with first and after)`;
     return new GraphQLError(`Query cost limit of ${limits.cost} exceeded, found ${cost}${why}.`, { extensions: { limit: LIMIT_VARIABLES.cost, max: limits.cost } });

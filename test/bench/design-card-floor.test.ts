@@ -3,6 +3,7 @@ import { startDesignCardFloor, type DesignCardFloor } from '../../bench/design-c
 import { discoverFixtures } from '../../bench/lib/sandbox-client.ts';
 import { buildWorkloads, type Fixtures, type HttpCall, type Workload } from '../../bench/lib/workloads.ts';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
+import { bearer, postGraphQL } from '../support/graphql-client.ts';
 
 // The floor over an in-process sandbox, driven with the benchmark's own fixtures and calls (the
 // gateway's queries): every answer must pass the benchmark's validators, and the ones checked
@@ -108,14 +109,8 @@ describe('the design-card floor', () => {
   it('pages LinX from a bare array and from a page envelope alike', async () => {
     const query = 'query Linx($templateId: ID!, $templateVersionId: ID!) { linxBatches(filter: { templateId: $templateId, templateVersionId: $templateVersionId }, first: 20) { edges { node { id } } pageInfo { hasNextPage endCursor } totalCount } }';
     const variables = { templateId: fixtures.templateId, templateVersionId: fixtures.templateVersionId };
-    const ask = async () => {
-      const response = await fetch(`${floor.url}/graphql`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ query, variables }),
-      });
-      return (await response.json()) as { data: { linxBatches: { edges: Array<{ node: { id: string } }>; pageInfo: { hasNextPage: boolean; endCursor: string | null }; totalCount: number | null } } };
-    };
+    type Batches = { linxBatches: { edges: Array<{ node: { id: string } }>; pageInfo: { hasNextPage: boolean; endCursor: string | null }; totalCount: number | null } };
+    const ask = async () => (await postGraphQL<Batches>(`${floor.url}/graphql`, { query, variables }, bearer(TOKEN))).body as { data: Batches };
     const scope = `/v2/linx/workflow-batches?templateId=${fixtures.templateId}&templateVersionId=${fixtures.templateVersionId}&page=1&size=1000`;
     const all = await platform<Array<{ id: string }>>(scope);
     // More than a page, so that hasNextPage comes from the row beyond it (bare array) or the total (envelope).

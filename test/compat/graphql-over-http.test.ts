@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { auditServer, type AuditFail, type AuditResult } from 'graphql-http';
+import { postJson } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
 // The GraphQL-over-HTTP specification's server audits (graphql-http) against the
@@ -48,8 +49,7 @@ describe('GraphQL over HTTP audits', () => {
 });
 
 describe('behaviour behind the warnings and notices', () => {
-  const post = (body: unknown, accept: string) =>
-    fetch(`${stack.gateway.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify(body) });
+  const post = (body: unknown, accept: string) => postJson(`${stack.gateway.url}/graphql`, body, { accept });
 
   it('answers a document that does not parse with 400 and GRAPHQL_PARSE_FAILED, whatever the client accepts', async () => {
     for (const accept of ['application/json', 'application/graphql-response+json']) {

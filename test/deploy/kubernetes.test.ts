@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../src/config.ts';
+import { bearer, postGraphQL } from '../support/graphql-client.ts';
 import {
   KUBERNETES_DIR,
   KUSTOMIZATION,
@@ -300,13 +301,8 @@ describe('the real gateway process with the ConfigMap settings, its Redis down',
     const query = '{ exceptions(first: 1) { totalCount } }';
     const persistedQuery = { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') };
     const post = async (body: Record<string, unknown>) => {
-      const response = await fetch(`${deployed.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${deployed.sandbox.tokens[0]!.token}` },
-        body: JSON.stringify(body),
-      });
-      const answer = (await response.json()) as Json;
-      return [response.status, answer.errors?.[0]?.extensions?.code ?? answer.data?.exceptions?.totalCount];
+      const { status, body: answer } = await postGraphQL<Json>(`${deployed.url}/graphql`, body, bearer(deployed.sandbox.tokens[0]!.token));
+      return [status, answer.errors?.[0]?.extensions?.code ?? answer.data?.exceptions?.totalCount];
     };
     expect(await post({ extensions: { persistedQuery } })).toEqual([200, 'PERSISTED_QUERY_NOT_FOUND']);
     expect(await post({ query, extensions: { persistedQuery } })).toEqual([200, 300]);

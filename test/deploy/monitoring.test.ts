@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import { ErrorCode } from '../../src/errors.ts';
+import { bearer, postGraphQL } from '../support/graphql-client.ts';
 import {
   DASHBOARD_FILE,
   PROMETHEUS_DIR,
@@ -225,8 +226,7 @@ describe('metrics named by the rules and the dashboard, against a real /metrics'
   beforeAll(async () => {
     deployed = await startDeployedGateway(gatewaySettings());
     const token = deployed.sandbox.tokens[0]!.token;
-    const gql = (query: string) =>
-      fetch(`${deployed.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query }) }).then((r) => r.json());
+    const gql = async (query: string) => (await postGraphQL(`${deployed.url}/graphql`, { query }, bearer(token))).body;
     // A platform answer of 503 once: the call is retried, so the retry counter has a sample too.
     deployed.sandbox.faults.set('exceptions', { status: 503, times: 1 });
     const answers = [await gql('query Inbox { exceptions(first: 2) { nodes { id } } }'), await gql('{ exceptions(first: 1) { totalCount } }'), await gql('{ nope }')];

@@ -9,6 +9,7 @@ import type { DocumentExtension } from '../../sandbox/data/records.ts';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { sortRecords } from '../support/expected.ts';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
+import { bearer, postGraphQL } from '../support/graphql-client.ts';
 
 // A newcomer's first hour as the README tells it: `npm start` (the real
 // process, over its embedded sandbox), the ids it prints, and the README's
@@ -127,12 +128,7 @@ interface Answer<T = Record<string, unknown>> {
 /** Runs one operation of the README's GraphQL block against the gateway, with the demo token. */
 async function runReadmeOperation<T = Record<string, unknown>>(operationName: string, variables: Record<string, string>): Promise<Answer<T>> {
   const query = /```graphql\n([\s\S]*?)```/.exec(README)![1]!;
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token-acme' },
-    body: JSON.stringify({ query, operationName, variables }),
-  });
-  return (await response.json()) as Answer<T>;
+  return (await postGraphQL(endpoint, { query, operationName, variables }, bearer('demo-token-acme'))).body as Answer<T>;
 }
 
 describe('the README GraphQL operations', () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { bearer, postGraphQL, type GraphQLAnswer } from '../support/graphql-client.ts';
 
 // A nullable variable with a default may stand where a non-null value is expected (an argument,
 // an input field, a list item, `@skip`/`@include`): validation accepts the document, and only the
@@ -15,20 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox.close();
 });
-
-interface Answer {
-  status: number;
-  body: { data?: unknown; errors?: { message: string; path?: unknown; locations?: unknown; extensions?: Record<string, unknown> }[] };
-}
-
-async function post(endpoint: string, query: string, variables: Record<string, unknown>, requestId: string): Promise<Answer> {
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${sandbox.tokens[0]!.token}`, 'x-request-id': requestId },
-    body: JSON.stringify({ query, variables }),
-  });
-  return { status: response.status, body: (await response.json()) as Answer['body'] };
-}
 
 /** graphql-js' refusal, located at the value it refuses: the first occurrence of `at` in the query. */
 const refusal = (message: string, path: string[] | undefined, query: string, at: string, requestId: string) => ({
@@ -46,11 +33,11 @@ describe.each([
   let endpoint: string;
   beforeAll(async () => {
     // Compiled on first use, so every request below runs compiled once the compiler has loaded.
-    const started = await startProductionGateway({ UPSTREAM_URL: sandbox.url, COMPILED_EXECUTION: compiled, COMPILED_QUERY_MIN_USES: '1' });
+    const started = await startProductionGateway({ UPSTREAM_URL: sandbox.url, COMPILED_EXECUTION: compiled, COMPILED_QUERY_MIN_USES: '1', LOG_LEVEL: 'debug' });
     gateway = started.process;
     endpoint = `${started.origin}/graphql`;
-    // graphql-jit is loaded once the server listens (graphql-js answers until then): give it time to.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // graphql-jit is loaded once the server listens (graphql-js answers until then), and says so.
+    if (compiled === 'true') await gateway.waitFor(/"msg":"graphql-jit loaded/, 20_000);
   }, 40_000);
   afterAll(async () => {
     await gateway.stop();
@@ -59,7 +46,7 @@ describe.each([
   it('refuses each as BAD_USER_INPUT with graphql-js messages, makes no platform call, and logs no error', async () => {
     const id = sandbox.examples().documentToUpdate.id;
     const update = (variable: string, input: string) => `mutation(${variable}) { updateDocument(input: {${input}}) { document { id } } }`;
-    const cases: Array<[string, Record<string, unknown>, (requestId: string, query: string) => Answer['body']]> = [
+    const cases: Array<[string, Record<string, unknown>, (requestId: string, query: string) => GraphQLAnswer<unknown>['body']]> = [
       [`query($id: ID = "${id}") { document(id: $id) { id } }`, { id: null }, (r, q) => ({ data: { document: null }, errors: [refusal('Argument "id" of non-null type "ID!" must not be null.', ['document'], q, '$id)', r)] })],
       [update(`$id: ID = "${id}"`, 'id: $id, documentType: TAX, name: "n", description: "d"'), { id: null }, (r, q) => ({ data: { updateDocument: null }, errors: [refusal('Argument "input" has invalid value {id: $id, documentType: TAX, name: "n", description: "d"}.', ['updateDocument'], q, '{id:', r)] })],
       [update('$n: String = "x"', `id: "${id}", documentType: TAX, name: $n, description: "d"`), { n: null }, (r, q) => ({ data: { updateDocument: null }, errors: [refusal(`Argument "input" has invalid value {id: "${id}", documentType: TAX, name: $n, description: "d"}.`, ['updateDocument'], q, '{id:', r)] })],
@@ -73,7 +60,7 @@ describe.each([
       // Twice: once while the document is new, once from the compiled cache.
       for (let round = 0; round < 2; round += 1) {
         const requestId = `explicit-null-${compiled}-${String((n += 1)).padStart(2, '0')}`;
-        const answer = await post(endpoint, query, variables, requestId);
+        const answer = await postGraphQL(endpoint, { query, variables }, { ...bearer(sandbox.tokens[0]!.token), 'x-request-id': requestId });
         expect({ query, status: answer.status, body: answer.body }).toEqual({ query, status: 200, body: expected(requestId, query) });
       }
     }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { testConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
+import { bearer, graphqlClient, type GraphQLClient } from '../support/graphql-client.ts';
 
 // A scripted platform: answers the next request with what a test sets, and
 // records what it received. Covers what the sandbox never sends (values the
@@ -17,6 +18,7 @@ interface Received {
 
 let platform: Server;
 let gateway: Gateway;
+let client: GraphQLClient;
 let answer: { status: number; body: string } = { status: 200, body: '{}' };
 const received: Received[] = [];
 
@@ -34,6 +36,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => platform.listen(0, '127.0.0.1', resolve));
   const { port } = platform.address() as AddressInfo;
   gateway = await startGateway(testConfig({ UPSTREAM_RETRY_LIMIT: '0' }), `http://127.0.0.1:${port}`, { logger: createLogger('silent') });
+  client = graphqlClient(`${gateway.url}/graphql`, bearer('platform-token'));
 });
 
 afterAll(async () => {
@@ -42,14 +45,10 @@ afterAll(async () => {
   await new Promise<void>((resolve) => platform.close(() => resolve()));
 });
 
+/** The answer's body, with what the platform receives recorded afresh for the operation. */
 async function gql(query: string, variables?: Record<string, unknown>) {
   received.length = 0;
-  const response = await fetch(`${gateway.url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer platform-token' },
-    body: JSON.stringify({ query, variables }),
-  });
-  return (await response.json()) as { data?: Record<string, unknown>; errors?: { message: string; extensions: Record<string, unknown> }[] };
+  return (await client(query, variables)).body;
 }
 
 const batch = (status: string, actorType: string) => ({

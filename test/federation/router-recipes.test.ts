@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { accountOf, sortRecords } from '../support/expected.ts';
+import { bearer, postGraphQL } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { accountsFromSandbox, startAccountsSubgraph, type AccountsData } from './accounts-subgraph.ts';
 
@@ -120,12 +121,8 @@ describe('docs/federation.md: composing with @theguild/federation-composition', 
 });
 
 describe.each(['apollo', 'hive'])('docs/federation.md: the %s router recipe', (name) => {
-  const query = async (text: string, variables: Record<string, unknown> = {}, token: string | null = stack.acme) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (token !== null) headers.authorization = `Bearer ${token}`;
-    const response = await fetch(routers[name]!.url, { method: 'POST', headers, body: JSON.stringify({ query: text, variables }) });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  };
+  const query = (text: string, variables: Record<string, unknown> = {}, token: string | null = stack.acme) =>
+    postGraphQL(routers[name]!.url, { query: text, variables }, token === null ? {} : bearer(token));
 
   it('pages through a connection, sending the token to this subgraph only', async () => {
     const records = newestFirst(stack.sandbox.store.exceptions(accountOf(stack.sandbox, stack.acme)));

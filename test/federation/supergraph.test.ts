@@ -6,6 +6,7 @@ import { startStandaloneServer } from '@apollo/server/standalone';
 import { parse } from 'graphql';
 import type { AcceptanceRecord, DocumentRecord } from '../../sandbox/index.ts';
 import { accountOf, sortRecords } from '../support/expected.ts';
+import { bearer, postGraphQL } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { accountsFromSandbox, ACCOUNTS_TYPE_DEFS, startAccountsSubgraph, type AccountsData } from './accounts-subgraph.ts';
 
@@ -32,11 +33,9 @@ let reviewIds: string[];
 let compositionHints: string[];
 
 async function query<T>(text: string, variables: Record<string, unknown> = {}, token: string | null = stack.acme): Promise<Response<T>> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const response = await fetch(supergraphUrl, { method: 'POST', headers, body: JSON.stringify({ query: text, variables }) });
-  expect(response.status).toBe(200);
-  return (await response.json()) as Response<T>;
+  const answer = await postGraphQL(supergraphUrl, { query: text, variables }, token ? bearer(token) : {});
+  expect(answer.status).toBe(200);
+  return answer.body as Response<T>;
 }
 
 /** The sandbox's default order: newest first, id as the tiebreaker. */
@@ -51,12 +50,7 @@ beforeAll(async () => {
   accounts = accountsFromSandbox(stack.sandbox, reviewIds);
   accountsSubgraph = await startAccountsSubgraph(accounts);
 
-  const sdlResponse = await fetch(`${stack.gateway.url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: '{ _service { sdl } }' }),
-  });
-  const { data } = (await sdlResponse.json()) as { data: { _service: { sdl: string } } };
+  const { data } = (await postGraphQL<{ _service: { sdl: string } }>(`${stack.gateway.url}/graphql`, { query: '{ _service { sdl } }' })).body as { data: { _service: { sdl: string } } };
   const composition = composeServices([
     { name: 'platform', typeDefs: parse(data._service.sdl), url: `${stack.gateway.url}/graphql` },
     { name: 'accounts', typeDefs: ACCOUNTS_TYPE_DEFS, url: accountsSubgraph.url },

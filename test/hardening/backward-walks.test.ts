@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { testConfig } from '../../src/config.ts';
-import { BACKWARD_WALK_COST, BACKWARD_WALK_RECORDS } from '../../src/hardening/limits.ts';
+import { BACKWARD_WALK_COST, BACKWARD_WALK_RECORDS } from '../../src/hardening/query-cost.ts';
 import { paginate } from '../../src/connections/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
+import { graphqlClient, type GraphQLAnswer, type GraphQLClient } from '../support/graphql-client.ts';
 import { TOKEN, json, startServer, type TestServer } from '../platform/support.ts';
 
 // `last` without `before` over LinX, which may answer bare arrays (no total), reads the list to its end
@@ -20,6 +21,7 @@ const WALK_ADVICE = 'for last without before on a list that may not report its l
 
 let server: TestServer;
 let gateway: Gateway;
+let gql: GraphQLClient;
 
 /** A platform whose LinX search answers bare arrays of LIST_LENGTH batches (b0, b1, …), in one-based pages, whatever the order. */
 beforeAll(async () => {
@@ -31,6 +33,7 @@ beforeAll(async () => {
     response.writeHead(200, { 'content-type': 'application/json' }).end(json(rows));
   });
   gateway = await startGateway(testConfig(), server.url, { logger: createLogger('silent') });
+  gql = graphqlClient(`${gateway.url}/graphql`, { authorization: TOKEN, 'x-request-id': 'walks-1' });
 });
 afterAll(async () => {
   await gateway.close();
@@ -40,22 +43,8 @@ beforeEach(() => {
   server.requests.length = 0;
 });
 
-interface Answer {
-  status: number;
-  body: { data?: Record<string, unknown>; errors?: { message: string; extensions: Record<string, unknown> }[] };
-}
-
-async function gql(query: string, variables?: Record<string, unknown>): Promise<Answer> {
-  const response = await fetch(`${gateway.url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: TOKEN, 'x-request-id': 'walks-1' },
-    body: JSON.stringify({ query, variables }),
-  });
-  return { status: response.status, body: (await response.json()) as Answer['body'] };
-}
-
 /** HTTP 400 with the cost limit named, and not a single platform call. */
-function expectCostRefusal(answer: Answer, found: string, walks: number) {
+function expectCostRefusal(answer: GraphQLAnswer, found: string, walks: number) {
   expect(answer).toEqual({
     status: 400,
     body: {

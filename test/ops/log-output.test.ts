@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { bearer, postJson } from '../support/graphql-client.ts';
 
 // The production process buffers its log lines (src/logger.ts): they go out in 4 kB writes or
 // within 100 ms. Buffering must not lose a line: neither at a quiet moment nor at a stop.
@@ -24,12 +25,10 @@ async function started(): Promise<{ process: GatewayProcess; endpoint: string }>
   return { process, endpoint: `${origin}/graphql` };
 }
 
+const COUNT = { operationName: 'Count', query: 'query Count { exceptions(first: 1) { totalCount } }' };
+
 function post(endpoint: string, requestId: string): Promise<Response> {
-  return fetch(endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${sandbox.tokens[0]!.token}`, 'x-request-id': requestId },
-    body: JSON.stringify({ operationName: 'Count', query: 'query Count { exceptions(first: 1) { totalCount } }' }),
-  });
+  return postJson(endpoint, COUNT, { ...bearer(sandbox.tokens[0]!.token), 'x-request-id': requestId });
 }
 
 /** The request ids of the complete "graphql request" lines printed so far. */

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { watchOutput } from '../support/gateway-process.ts';
+import { bearer, postGraphQL, postJson } from '../support/graphql-client.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NODE = `${ROOT}node_modules/.bin/node`;
@@ -96,11 +97,7 @@ describe('SIGTERM', () => {
 
     sandbox.faults.set('exceptions', { latencyMs: 1500 });
     sandbox.resetRequests();
-    const inFlight = fetch(`${url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ query: '{ exceptions(first: 2) { nodes { id } } }' }),
-    }).then(async (response) => ({ status: response.status, body: await response.json(), at: performance.now() }));
+    const inFlight = postGraphQL(`${url}/graphql`, { query: '{ exceptions(first: 2) { nodes { id } } }' }, bearer(token)).then((answer) => ({ ...answer, at: performance.now() }));
 
     // The query has reached the platform (and waits there) before the signal is sent.
     const deadline = performance.now() + 5_000;
@@ -143,11 +140,7 @@ describe('SIGTERM', () => {
     watchOutput(child.stderr!);
     const [, port] = await stdout.waitFor(/GraphQL endpoint: http:\/\/127\.0\.0\.1:(\d+)\/graphql/, 30_000);
     expect(stdout.text()).toContain('(embedded sandbox');
-    const answer = await fetch(`http://127.0.0.1:${port}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token-acme' },
-      body: JSON.stringify({ query: '{ exceptions(first: 1) { totalCount } }' }),
-    });
+    const answer = await postJson(`http://127.0.0.1:${port}/graphql`, { query: '{ exceptions(first: 1) { totalCount } }' }, bearer('demo-token-acme'));
     expect(answer.status).toBe(200);
 
     const gateway = descendantsOf(child.pid!).filter((p) => /^\S*node /.test(p.command) && p.command.endsWith('src/main.ts'));

@@ -7,6 +7,7 @@ import { sha256 } from '../hardening/support/http.ts';
 import { compileRelay, RELAY_CONFIG, type RelayCompilation } from '../../scripts/compile-relay.ts';
 import { accountOf, sortRecords } from '../support/expected.ts';
 import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { bearer, postGraphQL, type GraphQLBody } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
 const ARTIFACTS = [
@@ -133,17 +134,11 @@ describe('Relay client operations', () => {
 describe('trusted documents in production (node src/main.ts, NODE_ENV=production, TRUSTED_DOCUMENTS=<Relay manifest>)', () => {
   let gateway: GatewayProcess;
   let url: string;
-  const post = async (body: unknown, headers: Record<string, string> = {}) => {
-    const response = await fetch(`${url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.acme}`, ...headers },
-      body: JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as { data?: Record<string, { edges: { node: { id: string } }[] }>; errors?: { message: string; extensions: Record<string, unknown> }[] } };
-  };
+  type ExceptionPages = Record<string, { edges: { node: { id: string } }[] }>;
+  const post = (body: unknown) => postGraphQL<ExceptionPages>(`${url}/graphql`, body, bearer(stack.acme));
   const expectedExceptions = () =>
     sortRecords(stack.sandbox.store.exceptions(accountOf(stack.sandbox, stack.acme)), [[(e) => e.createdAt, 'DESC']]).slice(0, 3).map((e) => e.id);
-  const ids = (body: { data?: Record<string, { edges: { node: { id: string } }[] }> }) => body.data!.exceptions!.edges.map((e) => e.node.id);
+  const ids = (body: GraphQLBody<ExceptionPages>) => body.data!.exceptions!.edges.map((e) => e.node.id);
 
   beforeAll(async () => {
     ({ process: gateway, origin: url } = await startProductionGateway({ UPSTREAM_URL: stack.sandbox.url, LOG_LEVEL: 'warn', TRUSTED_DOCUMENTS: compilation.manifestFile }, 20_000));

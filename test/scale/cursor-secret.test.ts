@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { graphql, logLines, until } from './support/http.ts';
+import { until } from '../support/time.ts';
+import { graphql, logLines } from './support/http.ts';
 
 // Sealed cursors across gateway processes (a restart, another replica): the real process, as
 // `npm start` runs it, reading CURSOR_SECRET from its environment.

@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { graphql, logLines, send, until } from './support/http.ts';
+import { until } from '../support/time.ts';
+import { graphql, logLines, send } from './support/http.ts';
 
 // WORKERS=2 as `npm start` runs it, with a short heartbeat timeout: a worker whose event loop is
 // stopped (SIGSTOP: it keeps its connections and its share of new ones, and answers nothing) is

@@ -3,7 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { hasHaproxy, hasRedis, startReplicaSet, type ReplicaSet } from '../../scripts/replica-set.ts';
 import { watchOutput } from '../support/gateway-process.ts';
-import { graphql, sleep, until } from './support/http.ts';
+import { bearer, postJson } from '../support/graphql-client.ts';
+import { sleep, until } from '../support/time.ts';
+import { graphql } from './support/http.ts';
 
 // Three real gateway processes over one platform sandbox and Redis, behind a real HAProxy running
 // deploy/haproxy/haproxy.cfg as shipped (its server lines set to the loopback gateways), under steady
@@ -45,11 +47,7 @@ function startLoad(url: string, expected: unknown, maxRequests = 20_000) {
       requests++;
       let reason: string | undefined;
       try {
-        const response = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token-acme' },
-          body: JSON.stringify({ query: QUERY }),
-        });
+        const response = await postJson(url, { query: QUERY }, bearer('demo-token-acme'));
         const text = await response.text();
         if (response.status !== 200) reason = `HTTP ${response.status}: ${text.slice(0, 120)}`;
         else if (JSON.stringify(JSON.parse(text)) !== JSON.stringify(expected)) reason = `unexpected answer: ${text.slice(0, 200)}`;

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { graphql, logLines, send, until } from './support/http.ts';
+import { until } from '../support/time.ts';
+import { graphql, logLines, send } from './support/http.ts';
 
 // SHUTDOWN_DELAY_MS in the single-process gateway (WORKERS=1), as a load balancer sees it.
 

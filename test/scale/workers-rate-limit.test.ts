@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { graphql, logLines, until } from './support/http.ts';
+import { until } from '../support/time.ts';
+import { graphql, logLines } from './support/http.ts';
 
 // WORKERS=2 without Redis: the caller's rate budget is one for the process group, counted by the
 // primary, not one per worker.

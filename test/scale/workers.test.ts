@@ -3,7 +3,8 @@ import { createServer, type Server } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { startGatewayProcess, startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { graphql, logLines, send, sleep, until } from './support/http.ts';
+import { sleep, until } from '../support/time.ts';
+import { graphql, logLines, send } from './support/http.ts';
 
 // The process group as `npm start` runs it with WORKERS=2: a primary and two gateway workers.
 

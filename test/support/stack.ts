@@ -3,15 +3,11 @@ import { testConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox/index.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
+import { bearer, postGraphQL, type GraphQLAnswer } from './graphql-client.ts';
 import { AnswerRecorder, PlatformContract } from './platform-contract.ts';
 
 /** Read once per test file: every stack's sandbox answers are checked against it. */
 const contract = PlatformContract.fromFile();
-
-interface GraphQLResponse<T = Record<string, unknown>> {
-  status: number;
-  body: { data?: T | null; errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[] };
-}
 
 export interface Stack {
   sandbox: Sandbox;
@@ -19,7 +15,7 @@ export interface Stack {
   acme: string;
   globex: string;
   /** POSTs an operation to /graphql; `token: null` sends no Authorization header. */
-  gql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, options?: { token?: string | null; headers?: Record<string, string> }): Promise<GraphQLResponse<T>>;
+  gql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, options?: { token?: string | null; headers?: Record<string, string> }): Promise<GraphQLAnswer<T>>;
   /** Platform requests (api host) recorded since the last reset. */
   platformCalls(): Sandbox['requests'];
   /** Every API answer of the sandbox, checked against openapi/platform.yaml as it is sent. */
@@ -47,12 +43,9 @@ export async function startStack(env: Record<string, string> = {}, sandboxOption
     gateway,
     acme: token('acme'),
     globex: token('globex'),
-    async gql(query, variables, options = {}) {
-      const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
-      const t = options.token === undefined ? token('acme') : options.token;
-      if (t !== null) headers.authorization = `Bearer ${t}`;
-      const response = await fetch(`${gateway.url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
-      return { status: response.status, body: (await response.json()) as GraphQLResponse['body'] } as never;
+    gql(query, variables, options = {}) {
+      const caller = options.token === undefined ? token('acme') : options.token;
+      return postGraphQL(`${gateway.url}/graphql`, { query, variables }, { ...options.headers, ...(caller === null ? {} : bearer(caller)) });
     },
     platformCalls: () => sandbox.requests.filter((r) => r.host === 'api'),
     answers,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, loadConfig, testConfig } from '../../src/config.ts';
-import { ConfigError as SandboxConfigError, optionsFromEnv } from '../../sandbox/env.ts';
+import { ConfigError, loadConfig, testConfig } from '../src/config.ts';
+import { ConfigError as SandboxConfigError, optionsFromEnv } from '../sandbox/env.ts';
 
 describe('operations settings', () => {
   it('defaults: metrics on, readiness probe 500 ms cached 2 s, no tracing, no Redis', () => {
