@@ -60,6 +60,12 @@ export interface PlatformClientOptions {
   onTokenRefused?: () => void;
 }
 
+/** A GET as the request's loader keeps it: identical paths are one GET, whichever route asks. */
+interface PlatformGet {
+  route: string;
+  pathAndQuery: string;
+}
+
 /**
  * The platform as seen by one GraphQL request: it carries the caller's
  * Authorization header (the request id is the request scope's), makes each distinct GET once per
@@ -68,12 +74,6 @@ export interface PlatformClientOptions {
  * identical GETs of concurrent requests with one call, but each request parses
  * its own copy of the answer).
  */
-/** A GET as the request's loader keeps it: identical paths are one GET, whichever route asks. */
-interface PlatformGet {
-  route: string;
-  pathAndQuery: string;
-}
-
 export class PlatformClient {
   private readonly authorization: string | undefined;
   private readonly http: PlatformHttp;

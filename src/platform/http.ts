@@ -7,7 +7,7 @@ import { errorFromResponse, failureOf } from './error-mapping.ts';
 import { RouteGuards } from './route-guard.ts';
 import { SharedReads } from './shared-reads.ts';
 import { PlatformTransport } from './transport.ts';
-import type { Answer, Exchange, UpstreamCallEvent, UpstreamObserver, UpstreamRequest, UpstreamResponse, UpstreamSpan, UpstreamTracer } from './upstream-call.ts';
+import type { Answer, UpstreamCallEvent, UpstreamObserver, UpstreamRequest, UpstreamResponse, UpstreamSpan, UpstreamTracer } from './upstream-call.ts';
 
 export type { UpstreamCallEvent, UpstreamObserver, UpstreamRequest, UpstreamResponse, UpstreamSpan, UpstreamTracer } from './upstream-call.ts';
 
@@ -28,7 +28,8 @@ const ONE = (): number => 1;
  *   transport    (transport.ts)      got sends it, retrying reads; the only code that talks HTTP
  *   failure mapping (error-mapping.ts) a non-2xx answer or a failure becomes a public code
  *
- * and every call is reported to the observers and its span.
+ * and every call is reported to the observers and its span. The route guard's per-request half,
+ * the calls budget (CallBudget), is applied by PlatformClient before a call reaches send().
  */
 export class PlatformHttp {
   private readonly transport: PlatformTransport;
@@ -112,16 +113,14 @@ export class PlatformHttp {
     try {
       // A call queued behind others (a loader's concurrency limit) may start after its request was stopped.
       if (request.signal?.aborted) throw request.signal.reason;
-      const exchange: Exchange = (signal, callers) =>
-        this.routes.through(request.route, signal, callers, (attemptTimedOut) => this.transport.call(request, signal, traceparent, attemptTimedOut));
       let answer: Answer;
       if (request.method === 'GET' && this.reads.enabled) {
         const key = `${request.credential ?? this.reads.credentialKey(request.authorization)} ${request.pathAndQuery}`;
         const read = this.reads.inFlight(key);
         shared = read !== undefined;
-        answer = await this.reads.wait(read ?? this.reads.start(key, exchange), request.signal);
+        answer = await this.reads.wait(read ?? this.reads.start(key, (signal, callers) => this.exchange(request, signal, callers, traceparent)), request.signal);
       } else {
-        answer = await exchange(request.signal, ONE);
+        answer = await this.exchange(request, request.signal, ONE, traceparent);
       }
       status = answer.status;
       retries = answer.retries;
@@ -139,6 +138,11 @@ export class PlatformHttp {
       this.emit(request, requestId, started, status, retries, shared, span, String(mapped.extensions.code));
       throw mapped;
     }
+  }
+
+  /** The call through the route guard and the transport, stopped by `signal`. */
+  private exchange(request: UpstreamRequest, signal: AbortSignal | undefined, callers: () => number, traceparent: string | undefined): Promise<Answer> {
+    return this.routes.through(request.route, signal, callers, (attemptTimedOut) => this.transport.call(request, signal, traceparent, attemptTimedOut));
   }
 
   private emit(request: UpstreamRequest, requestId: string | undefined, started: number, status: number, retries: number, shared: boolean, span: UpstreamSpan | undefined, errorCode?: string) {
