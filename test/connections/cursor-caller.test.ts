@@ -84,6 +84,22 @@ describe('anchored cursors sealed for their caller', () => {
     expect(tag).toEqual(aesCmac(keys.cmac, Buffer.concat([bytes.subarray(0, SEAL_AT), keyId, record, callerHash])));
   });
 
+  it('name a caller of a token of any length by the HMAC-SHA256 of the token, a token longer than 4 kB included', () => {
+    useCursorSecret(SECRET);
+    for (const token of ['t', 'acme-token-0123456789', 'ü'.repeat(2_047), 'k'.repeat(4_096), 'k'.repeat(4_097), 'z'.repeat(20_000)]) {
+      const bytes = Buffer.from(encodeAnchoredCursor(42, ANCHOR, BINDING, new CursorCaller(`Bearer ${token}`)), 'base64url');
+      const keys = sealKeys(SECRET);
+      const record = createDecipheriv('aes-256-ctr', keys.cipher, bytes.subarray(SEAL_AT, KEY_ID_AT)).update(bytes.subarray(RECORD_AT));
+      const expected = aesCmac(keys.cmac, Buffer.concat([bytes.subarray(0, SEAL_AT), bytes.subarray(KEY_ID_AT, RECORD_AT), record, callerHashOf(SECRET, token)]));
+      expect([token.length, bytes.subarray(SEAL_AT, KEY_ID_AT)]).toEqual([token.length, expected]);
+    }
+    // A long token hashed after a short one, and the short one again: each its own caller.
+    const long = new CursorCaller(`Bearer ${'k'.repeat(5_000)}`);
+    const cursor = encodeAnchoredCursor(42, ANCHOR, BINDING, acme);
+    expect(refusal(encodeAnchoredCursor(42, ANCHOR, BINDING, long), acme).message).toBe(MALFORMED);
+    expect(readCursor(cursor, BINDING, 'after', acme)).toEqual({ position: 42, anchor: ANCHOR });
+  });
+
   it('sealed for their caller by earlier gateways with an HMAC-SHA256 tag (version 3) are read by that caller alone', () => {
     useCursorSecret(SECRET);
     const clear = packAnchored(42, hashesOf(BINDING).digest, ANCHOR, true);
