@@ -63,7 +63,8 @@ function hmacPads(key: Uint8Array, messageBytes: number): HmacPads {
   const inner = Buffer.alloc(BLOCK_BYTES + messageBytes);
   const outer = Buffer.alloc(BLOCK_BYTES + DIGEST_BYTES);
   for (let index = 0; index < BLOCK_BYTES; index++) {
-    const byte = index < key.length ? (key[index] as number) : 0;
+    // A key shorter than the block is padded with zeros.
+    const byte = key[index] ?? 0;
     inner[index] = byte ^ 0x36;
     outer[index] = byte ^ 0x5c;
   }
