@@ -22,13 +22,13 @@ export interface ExecutionRequest {
 export interface CompiledCacheOptions {
   /** Compiled documents kept at most. */
   maxEntries: number;
-  /** Estimated heap of the compiled documents kept, in bytes (see `compile`). */
+  /** Estimated heap of the compiled documents kept, in bytes (see `compilePlan`). */
   maxBytes: number;
   /** A document is compiled on its `minUses`-th execution among recent ones; before that graphql-js runs it. */
   minUses: number;
 }
 
-/** What graphql-jit produced for one (document, operation) pair, and what a request needs to run it as graphql-js would. */
+/** Operation names longer than this are never compiled: no application names its operations so, and every cache key stays small. */
 const MAX_COMPILED_NAME_CHARS = 256;
 /** Documents remembered while they wait for their `minUses`-th execution (each key at most 256 + 65 characters). */
 const MAX_PENDING_KEYS = 4_096;
@@ -187,7 +187,6 @@ export class CompiledExecution {
   }
 }
 
-/** The estimated heap of an entry that holds no compiled code: its key twice (the map and the string) and the entry. */
 function isPromiseLike<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }

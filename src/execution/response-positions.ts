@@ -14,6 +14,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 
+/** A position of the response: whether its value is non-null, and the positions under it by response key ('#' for a list's items), in document order. */
 export interface Position {
   nonNull: boolean;
   order: number;
