@@ -274,7 +274,8 @@ async function main(): Promise<void> {
     children.push(sandbox);
     await waitForReady(`${sandboxUrl}/__sandbox/requests`, sandbox, performance.now());
     const gateway = spawnLogged({
-      name: 'gateway', command: process.execPath, args: [...ts, ...(oldSpace ? [`--max-old-space-size=${oldSpace}`] : []), 'src/main.ts'], cwd: ROOT, logDir,
+      // V8's compilation cache off, as `npm start` runs the gateway.
+      name: 'gateway', command: process.execPath, args: [...ts, '--no-compilation-cache', ...(oldSpace ? [`--max-old-space-size=${oldSpace}`] : []), 'src/main.ts'], cwd: ROOT, logDir,
       env: { ...baseEnv, ...gatewayEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(gatewayPort) },
     });
     children.push(gateway);

@@ -1,7 +1,7 @@
 import { writeValue, readValue, isKeyValue } from './anchor-values.ts';
 import { BINDING_DIGEST_BYTES } from './binding-hash.ts';
 import { CursorReader, CursorWriter } from './cursor-bytes.ts';
-import { KEY_ID_BYTES, SEAL_TAG_BYTES, seal, unseal, type Unreadable } from './cursor-seal.ts';
+import { KEY_ID_BYTES, SEAL_TAG_BYTES, seal, unseal, type CursorSpan, type Unreadable } from './cursor-seal.ts';
 import type { Anchor, KeyValue } from './types.ts';
 
 /**
@@ -10,13 +10,16 @@ import type { Anchor, KeyValue } from './types.ts';
  * page).
  *
  * Layout: version byte, position (unsigned LEB128), the first bytes of the binding's SHA-256, then
- * (version 3) the seal's tag and key id (cursor-seal.ts), then the record part: the id (a kind
- * byte, then 16 bytes of a UUID or the text), a count byte (255: no keys carried) and one tagged
- * value per key (anchor-values.ts). Version 3 seals the record part for its caller (the seal covers
- * a hash of the caller's token, which the cursor does not carry); version 2 carried it in clear and
- * is still read.
+ * (versions 3 and 4) the seal's tag and key id (cursor-seal.ts), then the record part: the id (a
+ * kind byte, then 16 bytes of a UUID or the text), a count byte (255: no keys carried) and one
+ * tagged value per key (anchor-values.ts). Version 4 seals the record part for its caller (the seal
+ * covers a hash of the caller's token, which the cursor does not carry) with an AES-CMAC tag;
+ * version 3, made by earlier gateways, is the same with an HMAC-SHA256 tag, and version 2 carried the
+ * record part in clear: both are still read.
  */
-export const ANCHORED_VERSION = 3;
+export const ANCHORED_VERSION = 4;
+/** Made by earlier gateways: sealed as version 4, its tag an HMAC-SHA256. */
+export const HMAC_SEALED_VERSION = 3;
 /** Made by earlier gateways: the record part in clear. */
 export const CLEAR_ANCHORED_VERSION = 2;
 
@@ -59,7 +62,7 @@ function writeRecord(anchor: Anchor): void {
 }
 
 /**
- * The cursor's text, sealed (version 3) for `caller` (a callerHash) unless `clear` asks for the
+ * The cursor's text, sealed (version 4) for `caller` (a callerHash) unless `clear` asks for the
  * version 2 spelling.
  */
 export function packAnchored(position: number, digest: Buffer, anchor: Anchor, clear = false, caller = NO_CALLER): string {
@@ -72,24 +75,37 @@ export function packAnchored(position: number, digest: Buffer, anchor: Anchor, c
   return writer.base64url();
 }
 
+/** A page's cursors, packed one after another to be sealed together; grown for a page that needs more. */
+let pageBytes = Buffer.allocUnsafe(8 * 1024);
+
 /**
- * The sealed cursors of `anchors`, each at its position, for `caller`: packed one by one, then
- * sealed together (one cipher call for the page).
+ * The sealed cursors of `anchors`, each at its position, for `caller`: packed one after another into
+ * one buffer, then sealed together (a few cipher calls for the page).
  */
 export function packAnchoredPage(positions: readonly number[], digest: Buffer, anchors: readonly Anchor[], caller = NO_CALLER): string[] {
-  const packed = anchors.map((anchor, index) => {
+  const binding = digest.subarray(0, BINDING_DIGEST_BYTES);
+  const cursors: CursorSpan[] = [];
+  let end = 0;
+  for (let index = 0; index < anchors.length; index++) {
     writer.reset();
     writer.byte(ANCHORED_VERSION);
     writer.varint(positions[index] as number);
-    writer.bytes(digest.subarray(0, BINDING_DIGEST_BYTES));
+    writer.bytes(binding);
     const sealAt = writer.length;
     writer.truncate(sealAt + SEAL_BYTES);
-    writeRecord(anchor);
-    const bytes = Buffer.from(scratch.subarray(0, writer.length));
-    return { bytes, clear: bytes.subarray(0, sealAt), tagAndKeyId: bytes.subarray(sealAt, sealAt + SEAL_BYTES), record: bytes.subarray(sealAt + SEAL_BYTES) };
-  });
-  seal(packed, caller);
-  return packed.map(({ bytes }) => bytes.toString('base64url'));
+    writeRecord(anchors[index] as Anchor);
+    const length = writer.length;
+    if (end + length > pageBytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(2 * pageBytes.length, end + length));
+      pageBytes.copy(grown, 0, 0, end);
+      pageBytes = grown;
+    }
+    scratch.copy(pageBytes, end, 0, length);
+    cursors.push({ start: end, sealAt: end + sealAt, end: end + length });
+    end += length;
+  }
+  seal(pageBytes, cursors, caller);
+  return cursors.map((cursor) => pageBytes.toString('base64url', cursor.start, cursor.end));
 }
 
 function readRecord(reader: CursorReader): Anchor {
@@ -117,7 +133,7 @@ function varintLength(value: number): number {
 }
 
 interface UnpackedAnchored {
-  version: typeof ANCHORED_VERSION | typeof CLEAR_ANCHORED_VERSION;
+  version: typeof ANCHORED_VERSION | typeof HMAC_SEALED_VERSION | typeof CLEAR_ANCHORED_VERSION;
   position: number;
   digest: Buffer;
   /** Null for a sealed cursor whose record part cannot be read (`unreadable` says why). */
@@ -132,7 +148,7 @@ interface UnpackedAnchored {
 export function unpackAnchored(bytes: Buffer, caller = NO_CALLER): UnpackedAnchored {
   const reader = new CursorReader(bytes);
   const version = reader.byte();
-  if (version !== ANCHORED_VERSION && version !== CLEAR_ANCHORED_VERSION) throw new RangeError('not an anchored cursor');
+  if (version !== ANCHORED_VERSION && version !== HMAC_SEALED_VERSION && version !== CLEAR_ANCHORED_VERSION) throw new RangeError('not an anchored cursor');
   const position = reader.varint();
   const digest = reader.bytes(BINDING_DIGEST_BYTES);
   if (version === CLEAR_ANCHORED_VERSION) return { version, position, digest, anchor: readRecord(reader) };
@@ -143,7 +159,8 @@ export function unpackAnchored(bytes: Buffer, caller = NO_CALLER): UnpackedAncho
   const keyId = reader.bytes(KEY_ID_BYTES);
   // The shortest record part: a kind byte, an id of one byte at least, a count byte.
   if (bytes.length - sealAt - SEAL_BYTES < 3) throw new RangeError('cursor ends early');
-  const record = unseal(bytes.subarray(0, sealAt), tag, keyId, bytes.subarray(sealAt + SEAL_BYTES), caller);
+  const mac = version === ANCHORED_VERSION ? 'aes-cmac' : 'hmac-sha256';
+  const record = unseal(bytes.subarray(0, sealAt), tag, keyId, bytes.subarray(sealAt + SEAL_BYTES), caller, mac);
   if (typeof record === 'string') return { version, position, digest, anchor: null, unreadable: record };
   return { version, position, digest, anchor: readRecord(new CursorReader(record)) };
 }

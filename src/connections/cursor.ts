@@ -1,5 +1,5 @@
 import { badUserInput } from '../errors.ts';
-import { ANCHORED_VERSION, CLEAR_ANCHORED_VERSION, packAnchored, packAnchoredPage, unpackAnchored } from './anchored-cursor.ts';
+import { ANCHORED_VERSION, CLEAR_ANCHORED_VERSION, HMAC_SEALED_VERSION, packAnchored, packAnchoredPage, unpackAnchored } from './anchored-cursor.ts';
 import { BINDING_DIGEST_BYTES, hashesOf } from './binding-hash.ts';
 import { NO_CALLER, type CursorCaller } from './caller.ts';
 import { otherKeysRefused } from './cursor-seal.ts';
@@ -132,7 +132,7 @@ export function readCursor(cursor: string, binding: string, argumentName = 'curs
   if (typeof cursor !== 'string' || cursor.length > MAX_CURSOR_LENGTH || !BASE64URL.test(cursor)) throw malformed();
   const bytes = Buffer.from(cursor, 'base64url');
   const { hash, digest } = hashesOf(binding);
-  if (bytes[0] === ANCHORED_VERSION || bytes[0] === CLEAR_ANCHORED_VERSION) {
+  if (bytes[0] === ANCHORED_VERSION || bytes[0] === HMAC_SEALED_VERSION || bytes[0] === CLEAR_ANCHORED_VERSION) {
     const callerHash = caller.hash();
     let unpacked: ReturnType<typeof unpackAnchored>;
     try {

@@ -1,4 +1,4 @@
-import { createDecipheriv, createHmac, hkdfSync } from 'node:crypto';
+import { createDecipheriv } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { packAnchored, unpackAnchored } from '../../src/connections/anchored-cursor.ts';
 import { hashesOf } from '../../src/connections/binding-hash.ts';
@@ -6,6 +6,7 @@ import { useCursorSecret } from '../../src/connections/cursor-seal.ts';
 import { decodeCursor, encodeAnchoredCursor, encodeCursor, readCursor } from '../../src/connections/index.ts';
 import type { Anchor } from '../../src/connections/index.ts';
 import { rejection } from '../support/rejection.ts';
+import { aesCmac, hmacSealedCursor, sealKeys } from './seal-reference.ts';
 
 const BINDING = 'exceptions?sort=createdAt%2CDESC';
 const UUID = '144dd391-6a98-4e9f-906f-34d220a04a6b';
@@ -222,18 +223,32 @@ describe('sealed anchored cursors', () => {
     expect(rejection(() => readCursor(asClear.toString('base64url'), BINDING, 'after')).message).toBe(MALFORMED);
   });
 
-  it('are sealed as docs/security.md says: keys by HKDF-SHA256 of CURSOR_SECRET, an HMAC-SHA256 tag, AES-256-CTR under it', () => {
+  it('are sealed as docs/security.md says: keys by HKDF-SHA256 of CURSOR_SECRET, an AES-256-CMAC tag, AES-256-CTR under it', () => {
     const secret = 'replicas share this secret, 32+ chars';
     useCursorSecret(secret);
     const bytes = Buffer.from(encodeAnchoredCursor(42, ANCHOR, BINDING), 'base64url');
-    const keys = Buffer.from(hkdfSync('sha256', secret, 'gateway cursors', 'anchored cursor keys', 68));
+    const keys = sealKeys(secret);
+    expect(bytes[0]).toBe(4);
     const [tag, keyId, sealed] = [bytes.subarray(SEAL_AT, KEY_ID_AT), bytes.subarray(KEY_ID_AT, RECORD_AT), bytes.subarray(RECORD_AT)];
-    expect(keyId).toEqual(keys.subarray(64));
-    const record = createDecipheriv('aes-256-ctr', keys.subarray(32, 64), tag).update(sealed);
+    expect(keyId).toEqual(keys.keyId);
+    const record = createDecipheriv('aes-256-ctr', keys.cipher, tag).update(sealed);
     const clear = Buffer.from(packAnchored(42, hashesOf(BINDING).digest, ANCHOR, true), 'base64url');
     expect(record).toEqual(clear.subarray(SEAL_AT));
-    const mac = createHmac('sha256', keys.subarray(0, 32)).update(bytes.subarray(0, SEAL_AT)).update(keyId).update(record).digest();
-    expect(tag).toEqual(mac.subarray(0, 16));
+    expect(tag).toEqual(aesCmac(keys.cmac, Buffer.concat([bytes.subarray(0, SEAL_AT), keyId, record])));
+  });
+
+  it('sealed by earlier gateways with an HMAC-SHA256 tag (version 3) are read, and refused when any byte changed', () => {
+    const secret = 'replicas share this secret, 32+ chars';
+    useCursorSecret(secret);
+    const cursor = hmacSealedCursor(secret, packAnchored(42, hashesOf(BINDING).digest, ANCHOR, true), SEAL_AT);
+    expect(readCursor(cursor, BINDING, 'after')).toEqual({ position: 42, anchor: ANCHOR });
+    const real = Buffer.from(cursor, 'base64url');
+    for (let index = 1; index < real.length; index++) {
+      if (index >= KEY_ID_AT && index < RECORD_AT) continue;
+      const bytes = Buffer.from(real);
+      bytes[index] = (bytes[index] as number) ^ 0x01;
+      expect([index, rejection(() => readCursor(bytes.toString('base64url'), BINDING, 'after')).message]).toEqual([index, MALFORMED]);
+    }
   });
 
   it('read back under the same CURSOR_SECRET in another process (a restart, another replica)', () => {

@@ -1,4 +1,4 @@
-import { createDecipheriv, createHmac, hkdfSync } from 'node:crypto';
+import { createDecipheriv, createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { packAnchored } from '../../src/connections/anchored-cursor.ts';
 import { hashesOf } from '../../src/connections/binding-hash.ts';
@@ -6,6 +6,7 @@ import { NO_CALLER } from '../../src/connections/caller.ts';
 import { drawnCursorSecret, useCursorSecret } from '../../src/connections/cursor-seal.ts';
 import { CursorCaller, encodeAnchoredCursor, readCursor, type Anchor } from '../../src/connections/index.ts';
 import { rejection } from '../support/rejection.ts';
+import { aesCmac, callerHashOf, hmacSealedCursor, sealKeys } from './seal-reference.ts';
 
 const BINDING = 'exceptions?sort=createdAt%2CDESC';
 const UUID = '144dd391-6a98-4e9f-906f-34d220a04a6b';
@@ -75,13 +76,36 @@ describe('anchored cursors sealed for their caller', () => {
   it('are sealed as docs/security.md says: the tag also covers HMAC-SHA256 of the token, under a key derived from CURSOR_SECRET', () => {
     useCursorSecret(SECRET);
     const bytes = Buffer.from(encodeAnchoredCursor(42, ANCHOR, BINDING, acme), 'base64url');
-    const keys = Buffer.from(hkdfSync('sha256', SECRET, 'gateway cursors', 'anchored cursor keys', 100));
-    const callerHash = createHmac('sha256', keys.subarray(68, 100)).update('acme-token-0123456789').digest();
+    const keys = sealKeys(SECRET);
+    const callerHash = createHmac('sha256', keys.caller).update('acme-token-0123456789').digest();
     const [tag, keyId, sealed] = [bytes.subarray(SEAL_AT, KEY_ID_AT), bytes.subarray(KEY_ID_AT, RECORD_AT), bytes.subarray(RECORD_AT)];
-    const record = createDecipheriv('aes-256-ctr', keys.subarray(32, 64), tag).update(sealed);
+    const record = createDecipheriv('aes-256-ctr', keys.cipher, tag).update(sealed);
     expect(record).toEqual(Buffer.from(packAnchored(42, hashesOf(BINDING).digest, ANCHOR, true), 'base64url').subarray(SEAL_AT));
-    const mac = createHmac('sha256', keys.subarray(0, 32)).update(bytes.subarray(0, SEAL_AT)).update(keyId).update(record).update(callerHash).digest();
-    expect(tag).toEqual(mac.subarray(0, 16));
+    expect(tag).toEqual(aesCmac(keys.cmac, Buffer.concat([bytes.subarray(0, SEAL_AT), keyId, record, callerHash])));
+  });
+
+  it('name a caller of a token of any length by the HMAC-SHA256 of the token, a token longer than 4 kB included', () => {
+    useCursorSecret(SECRET);
+    for (const token of ['t', 'acme-token-0123456789', 'ü'.repeat(2_047), 'k'.repeat(4_096), 'k'.repeat(4_097), 'z'.repeat(20_000)]) {
+      const bytes = Buffer.from(encodeAnchoredCursor(42, ANCHOR, BINDING, new CursorCaller(`Bearer ${token}`)), 'base64url');
+      const keys = sealKeys(SECRET);
+      const record = createDecipheriv('aes-256-ctr', keys.cipher, bytes.subarray(SEAL_AT, KEY_ID_AT)).update(bytes.subarray(RECORD_AT));
+      const expected = aesCmac(keys.cmac, Buffer.concat([bytes.subarray(0, SEAL_AT), bytes.subarray(KEY_ID_AT, RECORD_AT), record, callerHashOf(SECRET, token)]));
+      expect([token.length, bytes.subarray(SEAL_AT, KEY_ID_AT)]).toEqual([token.length, expected]);
+    }
+    // A long token hashed after a short one, and the short one again: each its own caller.
+    const long = new CursorCaller(`Bearer ${'k'.repeat(5_000)}`);
+    const cursor = encodeAnchoredCursor(42, ANCHOR, BINDING, acme);
+    expect(refusal(encodeAnchoredCursor(42, ANCHOR, BINDING, long), acme).message).toBe(MALFORMED);
+    expect(readCursor(cursor, BINDING, 'after', acme)).toEqual({ position: 42, anchor: ANCHOR });
+  });
+
+  it('sealed for their caller by earlier gateways with an HMAC-SHA256 tag (version 3) are read by that caller alone', () => {
+    useCursorSecret(SECRET);
+    const clear = packAnchored(42, hashesOf(BINDING).digest, ANCHOR, true);
+    const cursor = hmacSealedCursor(SECRET, clear, SEAL_AT, callerHashOf(SECRET, 'acme-token-0123456789'));
+    expect(readCursor(cursor, BINDING, 'after', acme)).toEqual({ position: 42, anchor: ANCHOR });
+    expect(refusal(cursor, globex).message).toBe(MALFORMED);
   });
 
   it('made before cursors had a caller, or in clear by earlier gateways, are read by a caller as their position alone', () => {

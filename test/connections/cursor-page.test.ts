@@ -58,6 +58,19 @@ describe('the cursors of a page', () => {
     expect(anchoredPageEncoder(BINDING, acme)([], [])).toEqual([]);
   });
 
+  it('are the texts each would have alone on a page larger than the buffers kept for pages, and read back each with its anchor', () => {
+    useCursorSecret(SECRET);
+    // 100 cursors of about 560 bytes: past the page buffer and the tag input kept by the process.
+    const large = Array.from({ length: 100 }, (_, index): Anchor => ({ id: `row-${index}`, keys: ['x'.repeat(380) + String(index).padStart(3, '0'), 'y'.repeat(10), `row-${index}`] }));
+    const places = large.map((_, index) => 1_000 + index);
+    const one = anchoredCursorEncoder(BINDING, acme);
+    const together = anchoredPageEncoder(BINDING, acme)(places, large);
+    expect(together).toEqual(places.map((position, index) => one(position, large[index]!)));
+    expect(together.map((cursor) => readCursor(cursor, BINDING, 'after', acme))).toEqual(places.map((position, index) => ({ position, anchor: large[index] })));
+    // The next, small page is sealed alike in the grown buffers.
+    expect(anchoredPageEncoder(BINDING, acme)(positions, anchors)).toEqual(positions.map((position, index) => one(position, anchors[index]!)));
+  });
+
   it('refuse a position no list can have', () => {
     expect(() => anchoredPageEncoder(BINDING, acme)([1, 2 ** 30 + 1], anchors.slice(0, 2))).toThrow(new RangeError('cursor position must be an integer between 0 and 1073741824, got 1073741825'));
   });

@@ -1,0 +1,194 @@
+/**
+ * What a Relay page's cursors cost the gateway: the CPU per request of workload (a)'s exceptions
+ * page of 20 (assignee and note on each) asked two ways, with every edge's `cursor` and the
+ * `endCursor`, and the same page without them, in alternating rounds at a fixed rate over one
+ * gateway; and the gateway's start-up (spawn → `/healthz` on its admin listener). Optionally writes
+ * the gateway's CPU profile and prints its heaviest functions by self time.
+ *
+ *   node --disable-warning=ExperimentalWarning bench/relay-page-cost.ts [--rounds N] [--seconds S] [--rate R] [--profile DIR]
+ *
+ * The gateway runs with the Node flags of `npm start`, as in bench/run.ts, in production mode,
+ * without read sharing. On a shared machine the figures move with the others' load: compare the two
+ * rows of one run, which alternate so that a change in load falls on both.
+ */
+import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { readCpuSeconds } from './lib/processes.ts';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const NODE = path.join(ROOT, 'node_modules/.bin/node');
+const HOST = '127.0.0.1';
+const PORTS = { sandbox: 24710, content: 24711, gateway: 24700, admin: 24701 } as const;
+const TOKEN = 'demo-token-acme';
+const FIELDS = 'id status assignedTo { id firstName lastName email } notes { id title contentText }';
+const QUERIES = {
+  'with cursors': `query RelayPage { exceptions(first: 20) { edges { cursor node { ${FIELDS} } } pageInfo { hasNextPage endCursor } totalCount } }`,
+  'without cursors': `query RelayPage { exceptions(first: 20) { edges { node { ${FIELDS} } } pageInfo { hasNextPage } totalCount } }`,
+} as const;
+type Variant = keyof typeof QUERIES;
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' },
+    seconds: { type: 'string', default: '8' },
+    rate: { type: 'string', default: '400' },
+    profile: { type: 'string' },
+    /** Only this variant (for a profile of it alone). */
+    only: { type: 'string' },
+  },
+});
+const rounds = Number(values.rounds);
+const seconds = Number(values.seconds);
+const rate = Number(values.rate);
+const variants = (Object.keys(QUERIES) as Variant[]).filter((variant) => values.only === undefined || variant === values.only);
+if (variants.length === 0) throw new Error(`--only must be one of: ${Object.keys(QUERIES).join(', ')}`);
+
+function startFlags(): string[] {
+  const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const tokens = start.split(/\s+/).filter((token) => token !== 'exec');
+  return tokens.slice(1, tokens.indexOf('src/main.ts'));
+}
+
+async function ready(url: string, timeoutMs = 30_000): Promise<void> {
+  const until = performance.now() + timeoutMs;
+  while (performance.now() < until) {
+    const ok = await fetch(url).then((response) => response.ok, () => false);
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`${url} not ready`);
+}
+
+/** CPU seconds of the gateway per request answered with a page, over one run of `variant`. */
+async function round(pid: number, variant: Variant): Promise<number> {
+  const body = JSON.stringify({ query: QUERIES[variant] });
+  const before = readCpuSeconds(pid);
+  let pages = 0;
+  let failures = 0;
+  await new Promise<void>((resolve, reject) => {
+    autocannon(
+      {
+        url: `http://${HOST}:${PORTS.gateway}`,
+        connections: 8,
+        overallRate: rate,
+        duration: seconds,
+        requests: [
+          {
+            method: 'POST',
+            path: '/graphql',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+            body,
+            onResponse: (status: number, text: string) => {
+              const answer = JSON.parse(text) as { data?: { exceptions?: { edges?: unknown[] } }; errors?: unknown };
+              if (status === 200 && answer.errors === undefined && answer.data?.exceptions?.edges?.length === 20) pages++;
+              else failures++;
+            },
+          },
+        ],
+      },
+      (error: Error | null) => (error ? reject(error) : resolve()),
+    );
+  });
+  if (failures > 0) throw new Error(`${failures} answers without a page of 20 (${variant})`);
+  return (readCpuSeconds(pid) - before) / pages;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+function frameName(node: ProfileNode): string {
+  const frame = node.callFrame;
+  const where = frame.url.replace(/^file:\/\/.*?\/(node_modules|src)\//, '$1/');
+  return `${frame.functionName || '(anonymous)'} ${where}:${frame.lineNumber + 1}`;
+}
+
+/** The gateway's own functions (src/) with the most total time (theirs and their callees'), as shares of the busy samples. */
+function heaviestOwn(file: string, count = 25): string[] {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[]; samples: number[] };
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const total = new Map<string, number>();
+  let busy = 0;
+  for (const id of profile.samples) {
+    if (byId.get(id)?.callFrame.functionName === '(idle)') continue;
+    busy++;
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const node = byId.get(at) as ProfileNode;
+      if (!node.callFrame.url.includes('/src/')) continue;
+      const name = frameName(node);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      total.set(name, (total.get(name) ?? 0) + 1);
+    }
+  }
+  return [...total.entries()].sort((a, b) => b[1] - a[1]).slice(0, count).map(([name, samples]) => `${((100 * samples) / busy).toFixed(1).padStart(5)} %  ${name}`);
+}
+
+/** The functions with the most self time in a .cpuprofile, as shares of its busy (not idle) samples. */
+function heaviest(file: string, count = 30): string[] {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[]; samples: number[] };
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map<string, number>();
+  for (const id of profile.samples) {
+    const node = byId.get(id);
+    if (!node || node.callFrame.functionName === '(idle)') continue;
+    const name = frameName(node);
+    self.set(name, (self.get(name) ?? 0) + 1);
+  }
+  const total = [...self.values()].reduce((sum, samples) => sum + samples, 0);
+  return [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, count).map(([name, samples]) => `${((100 * samples) / total).toFixed(1).padStart(5)} %  ${name}`);
+}
+
+const env = { PATH: process.env.PATH, HOME: process.env.HOME };
+const sandbox = spawn(NODE, ['--disable-warning=ExperimentalWarning', 'sandbox/main.ts'], {
+  cwd: ROOT, stdio: 'ignore',
+  env: { ...env, SANDBOX_HOST: HOST, SANDBOX_PORT: String(PORTS.sandbox), SANDBOX_CONTENT_PORT: String(PORTS.content), SANDBOX_LATENCY_MS: '0' },
+});
+const profileFlags = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [];
+try {
+  await ready(`http://${HOST}:${PORTS.sandbox}/__sandbox/requests`);
+  const spawned = performance.now();
+  const gateway = spawn(NODE, [...startFlags(), ...profileFlags, 'src/main.ts'], {
+    cwd: ROOT, stdio: 'ignore',
+    env: { ...env, NODE_ENV: 'production', UPSTREAM_URL: `http://${HOST}:${PORTS.sandbox}`, UPSTREAM_SHARE_READS: 'false', HOST, PORT: String(PORTS.gateway), ADMIN_HOST: HOST, ADMIN_PORT: String(PORTS.admin) },
+  });
+  try {
+    await ready(`http://${HOST}:${PORTS.admin}/healthz`);
+    console.log(`start-up ${(performance.now() - spawned).toFixed(0)} ms (spawn → admin /healthz)`);
+    const pid = gateway.pid as number;
+    // Warm-up: compiled execution, the JIT, the keep-alive pool.
+    for (const variant of variants) await round(pid, variant);
+    const figures: Record<Variant, number[]> = { 'with cursors': [], 'without cursors': [] };
+    for (let index = 0; index < rounds; index++) {
+      for (const variant of index % 2 === 0 ? variants : [...variants].reverse()) figures[variant].push(await round(pid, variant));
+    }
+    for (const variant of variants) console.log(`${variant.padEnd(16)} ${figures[variant].map((s) => (s * 1e6).toFixed(0)).join(' ')} µs CPU per page, median ${(median(figures[variant]) * 1e6).toFixed(0)}`);
+    if (variants.length === 2) {
+      const [withCursors, without] = [median(figures['with cursors']), median(figures['without cursors'])];
+      console.log(`cursors add ${((withCursors / without - 1) * 100).toFixed(1)} %`);
+    }
+  } finally {
+    gateway.kill('SIGTERM');
+    await new Promise((resolve) => gateway.once('exit', resolve));
+  }
+  if (values.profile) {
+    const newest = readdirSync(values.profile).filter((name) => name.endsWith('.cpuprofile')).sort().at(-1);
+    if (newest) console.log(['self time:', ...heaviest(path.join(values.profile, newest)), 'total time, src/:', ...heaviestOwn(path.join(values.profile, newest))].join('\n'));
+  }
+} finally {
+  sandbox.kill('SIGTERM');
+}
