@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HeaderMap, type ApolloServer, type BaseContext } from '@apollo/server';
 import type { NodeHandler } from './hardening/cors.ts';
-import { currentRequestId, runWithRequestId } from './observability/request-scope.ts';
+import { currentRequestId, runWithRequestId } from './request/scope.ts';
 
 /**
  * The GraphQL endpoint: one request path from node:http to Apollo Server's

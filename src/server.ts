@@ -17,7 +17,7 @@ import { setupHardening } from './hardening/index.ts';
 import { Readiness } from './health.ts';
 import { createLogger } from './logger.ts';
 import { setupObservability } from './observability/index.ts';
-import { serveInRequestScope } from './observability/request-scope.ts';
+import { serveInRequestScope } from './request/scope.ts';
 import { PlatformHttp } from './platform/http.ts';
 import type { ExampleValues } from './playground/index.ts';
 import { buildSchema } from './schema.ts';

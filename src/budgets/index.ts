@@ -9,7 +9,7 @@ import type { NodeHandler } from '../hardening/cors.ts';
 import { sendError } from '../hardening/http.ts';
 import { withDefaults } from '../hardening/limits.ts';
 import type { RateLimitedCaller } from '../observability/metrics.ts';
-import { currentRequestId } from '../observability/request-scope.ts';
+import { currentRequestId } from '../request/scope.ts';
 import { MAX_BUCKETS, MemoryBuckets, type BucketPolicy, type BucketState, type BucketStore } from './bucket.ts';
 import { bearerToken, canonicalAuthorization, clientAddress, tokenKey } from './caller.ts';
 import { CallEstimator } from './estimate.ts';

@@ -3,7 +3,7 @@ import express, { type ErrorRequestHandler, type RequestHandler } from 'express'
 import type { Logger } from 'pino';
 import { clip } from '../client-text.ts';
 import { ErrorCode } from '../errors.ts';
-import { currentRequestId } from '../observability/request-scope.ts';
+import { currentRequestId } from '../request/scope.ts';
 import type { NodeHandler } from './cors.ts';
 
 /** Longest request path written to a log line: the path is the client's choice. */

@@ -5,7 +5,7 @@ import { Kind, parse } from 'graphql';
 import type { Logger } from 'pino';
 import { clip } from '../client-text.ts';
 import { ErrorCode } from '../errors.ts';
-import { currentRequestId } from '../observability/request-scope.ts';
+import { currentRequestId } from '../request/scope.ts';
 import type { NodeHandler } from './cors.ts';
 import { sendError } from './http.ts';
 

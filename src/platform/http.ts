@@ -6,7 +6,7 @@ import { routeLimits, type Config } from '../config.ts';
 import { RouteBreakers, breakerKey, type BreakerState, type RouteBreaker } from './breaker.ts';
 import { Bulkhead, RouteBusy } from './bulkhead.ts';
 import { RequestDeadlineExceeded } from './cancellation.ts';
-import { currentRequestId } from '../observability/request-scope.ts';
+import { currentRequestId } from '../request/scope.ts';
 import { errorFromResponse, transportError } from './error-mapping.ts';
 import { PlatformError } from './platform-error.ts';
 

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 // must end the request whatever the request's kind.
 
 const actual = await import('../../src/hardening/index.ts');
-const { currentRequestId } = await import('../../src/observability/request-scope.ts');
+const { currentRequestId } = await import('../../src/request/scope.ts');
 
 interface Seen {
   requestId: string | undefined;
