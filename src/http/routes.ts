@@ -1,5 +1,4 @@
 import type { ServerResponse } from 'node:http';
-import contentType from 'content-type';
 import { ErrorCode } from '../errors.ts';
 import type { Readiness } from '../health.ts';
 import type { MetricsAnswer } from '../observability/index.ts';
@@ -12,18 +11,18 @@ export interface OperatorRoutes {
   scrape: (() => Promise<MetricsAnswer>) | undefined;
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 /** A route's own path: case-insensitive, one trailing slash allowed (as Express routes matched). */
 function routeOf(path: string): string {
   const lower = path.toLowerCase();
   return lower.length > 1 && lower.endsWith('/') ? lower.slice(0, -1) : lower;
 }
 
-/** A text answer with its length; the charset parameter of `type` set to UTF-8 (parameters in content-type's order). */
+/** A text answer with its length; `type` names its charset (every answer here is UTF-8). */
 function send(res: ServerResponse, status: number, type: string, body: string): void {
-  const media = contentType.parse(type);
-  media.parameters.charset = 'utf-8';
   res.statusCode = status;
-  res.setHeader('Content-Type', contentType.format(media));
+  res.setHeader('Content-Type', type);
   res.setHeader('Content-Length', Buffer.byteLength(body));
   res.end(body);
 }
@@ -39,11 +38,11 @@ export function operatorRoutesStage({ readiness, scrape }: OperatorRoutes): Stag
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     switch (routeOf(pathOf(req))) {
       case '/healthz':
-        return send(res, 200, 'application/json', JSON.stringify({ status: 'ok' }));
+        return send(res, 200, JSON_TYPE, JSON.stringify({ status: 'ok' }));
       case '/readyz':
         readiness.check().then((report) => {
           res.setHeader('Cache-Control', 'no-store');
-          send(res, report.status === 'ready' ? 200 : 503, 'application/json', JSON.stringify(report));
+          send(res, report.status === 'ready' ? 200 : 503, JSON_TYPE, JSON.stringify(report));
         }, next);
         return;
       case '/metrics':
