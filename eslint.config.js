@@ -35,4 +35,12 @@ export default tseslint.config(
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
+  {
+    // The paging library and the platform seam sit below observability: they read the request's
+    // identity from src/request/, and observability watches them through events, never the reverse.
+    files: ['src/connections/**/*.ts', 'src/platform/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/observability', '**/observability/**'], message: 'src/connections/ and src/platform/ may not import src/observability/: request identity is in src/request/.' }] }],
+    },
+  },
 );

@@ -33,7 +33,7 @@ export const ErrorCode = {
   PERSISTED_QUERY_NOT_FOUND: 'PERSISTED_QUERY_NOT_FOUND',
   /** Automatic persisted queries are off (PERSISTED_QUERIES=false). */
   PERSISTED_QUERY_NOT_SUPPORTED: 'PERSISTED_QUERY_NOT_SUPPORTED',
-  // Refusals of the request body, before GraphQL (src/hardening/http.ts).
+  // Refusals of the request body, before GraphQL (src/http/body.ts).
   /** The body is larger than MAX_BODY_BYTES. */
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   /** The body's charset or content encoding is not one the gateway reads (HTTP 415). */

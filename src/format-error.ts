@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { clip, clipEchoes, clipEchoesDeep, MAX_MESSAGE_CHARS } from './client-text.ts';
 import { ErrorCode } from './errors.ts';
 import { persistedQueryRefusalCode } from './hardening/persisted-queries.ts';
-import { currentRequestId } from './observability/request-scope.ts';
+import { currentRequestId } from './request/scope.ts';
 
 /** Codes whose message is written for clients; any other error is unexpected, and its text stays in the logs. */
 const PUBLIC_CODES: ReadonlySet<string> = new Set<string>([...Object.values(ErrorCode), ...Object.values(ApolloServerErrorCode)].filter((code) => code !== ErrorCode.INTERNAL_SERVER_ERROR));

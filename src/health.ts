@@ -1,5 +1,4 @@
 import { connect } from 'node:net';
-import type { Request, Response } from 'express';
 import type { PlatformHttp } from './platform/http.ts';
 
 type NotReadyReason = 'shutting down' | 'upstream unreachable';
@@ -107,13 +106,5 @@ export class Readiness {
       return this.last;
     });
     return this.pending;
-  }
-
-  /** Express handler for GET /readyz: 200 when ready, 503 with the reason otherwise. */
-  handler() {
-    return async (_req: Request, res: Response): Promise<void> => {
-      const report = await this.check();
-      res.status(report.status === 'ready' ? 200 : 503).set('cache-control', 'no-store').json(report);
-    };
   }
 }

@@ -1,10 +1,9 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import express from 'express';
 import type { Logger } from 'pino';
 import { startAdminListener, type AdminListener } from './admin.ts';
 import type { Config } from './config.ts';
@@ -12,18 +11,20 @@ import { useCursorSecret } from './connections/cursor-seal.ts';
 import { createContext, type GatewayContext } from './context.ts';
 import { CompiledExecution, compiledExecutionGateway } from './execution/compiled-executor.ts';
 import { formatError } from './format-error.ts';
-import { graphqlEndpoint } from './graphql-http.ts';
 import { setupHardening } from './hardening/index.ts';
 import { Readiness } from './health.ts';
+import { frontDoor } from './http/front-door.ts';
+import { graphqlStage } from './http/graphql.ts';
+import { playgroundStage } from './http/playground.ts';
+import { notFoundStage, operatorRoutesStage } from './http/routes.ts';
+import type { Stage } from './http/stage.ts';
 import { createLogger } from './logger.ts';
 import { setupObservability } from './observability/index.ts';
-import { serveInRequestScope } from './observability/request-scope.ts';
 import { PlatformHttp } from './platform/http.ts';
 import type { ExampleValues } from './playground/index.ts';
 import { buildSchema } from './schema.ts';
 
 export interface Gateway {
-  app: express.Express;
   server: Server;
   apollo: ApolloServer<GatewayContext>;
   http: PlatformHttp;
@@ -33,16 +34,6 @@ export interface Gateway {
   /** The admin listener's base URL (health, readiness, metrics), e.g. http://127.0.0.1:9090; undefined with ADMIN_PORT=off. */
   adminUrl: string | undefined;
   close(): Promise<void>;
-}
-
-/**
- * Express tags every answer it sends with a weak ETag. Its answers here are
- * health, readiness, metrics and refusals, which change with every call or
- * are never cached, so a tag only costs a hash of each body; the playground's
- * static files keep theirs (served by express.static, which sets its own).
- */
-function withoutEtags(app: express.Express): void {
-  app.set('etag', false);
 }
 
 /**
@@ -62,11 +53,6 @@ function inlineTraceWhenAsked(): ApolloServerPlugin<GatewayContext> {
       return traced?.(requestContext);
     },
   };
-}
-
-/** The GraphQL endpoint's own path, served straight from the listener (`/graphql/` and below reach it through the app). */
-function isGraphQLPath(url: string | undefined): boolean {
-  return url === '/graphql' || (url !== undefined && url.startsWith('/graphql?'));
 }
 
 /** Interval at which Node checks HEADERS_TIMEOUT_MS and REQUEST_TIMEOUT_MS (its default, 30 s, would let a request outlive a small bound by that much). */
@@ -127,10 +113,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   // Without a secret, cursors keep the key this process drew at start-up.
   if (config.paging.cursorSecret !== undefined) useCursorSecret(config.paging.cursorSecret);
   const http = new PlatformHttp(upstreamUrl, config.upstream, config.platformProtection);
-  const app = express();
-  app.disable('x-powered-by');
-  withoutEtags(app);
-  // The listener is set once the GraphQL route exists; the drain plugin needs the server first.
+  // The listener is set once the GraphQL stage exists; the drain plugin needs the server first.
   const server = boundedServer(config, logger);
   const observability = await setupObservability({ config, http, logger });
   const readiness = new Readiness({ upstreamUrl, http, ...config.readiness });
@@ -173,52 +156,24 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   });
   await apollo.start();
 
-  // An error the GraphQL endpoint hands to the app (below) is answered by the app's error handler.
-  const failures = new WeakMap<IncomingMessage, unknown>();
-  app.use((req, _res, next) => {
-    const failure = failures.get(req);
-    if (failure === undefined) return next();
-    failures.delete(req);
-    next(failure);
-  });
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', readiness.handler());
   // With the admin listener, production scrapes go there only: /metrics on the public port costs
   // CPU per scrape and shows operation names to anyone who can reach it. Outside production it
   // stays on both, for a developer's curl. Health and readiness stay on both in every mode.
   const adminOn = config.admin.port !== 'off';
-  if (!(production && adminOn)) observability.mount(app);
-  if (config.playground) {
-    // Loaded only where the playground is served: production start-up does not pay for it.
-    const { playgroundRouter } = await import('./playground/index.ts');
-    app.use(playgroundRouter({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues }));
-  }
-  const graphql = graphqlEndpoint({
-    apollo,
-    context: async (req, res) => createContext({ config, http, logger, tokens: hardening.budgets.tokens }, req.headers, res),
-    chain: hardening.graphqlChain,
-    fail: (req, res, error) => {
-      failures.set(req, error);
-      app(req, res);
-    },
-  });
-  // `/graphql/` and paths below it, and the playground's GET when it is not a page: the same endpoint.
-  app.use('/graphql', (req, res, next) => graphql(req, res, next));
-  app.use(hardening.notFound);
-  app.use(hardening.errorHandler);
-
-  // The server's only listener: every request gets its id here, and /graphql goes straight to the
-  // endpoint. With the playground served, a GET (or HEAD) goes through the app, whose router serves a
-  // browser the page and passes anything else on to the same endpoint.
-  const direct = (method: string | undefined) => !config.playground || (method !== 'GET' && method !== 'HEAD');
-  server.on('request', (req, res) => {
-    serveInRequestScope(req, () => {
-      if (isGraphQLPath(req.url) && direct(req.method)) graphql(req, res);
-      else app(req, res);
-    });
-  });
+  // The whole request path, in order: each stage answers the request or passes it on (src/http/).
+  const stages: Stage[] = [
+    // /healthz, /readyz and /metrics.
+    operatorRoutesStage({ readiness, scrape: production && adminOn ? undefined : observability.scrape }),
+    // The playground's page (a browser's GET of /graphql) and bundle, where it is served.
+    ...(config.playground ? [await playgroundStage({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues })] : []),
+    // Any path but /graphql and below: a JSON 404.
+    notFoundStage,
+    // CORS, admission, the body, the batch limit, trusted documents (src/hardening/index.ts).
+    ...hardening.graphqlChain,
+    // Apollo Server, with the one context factory.
+    graphqlStage({ apollo, context: async (req, res) => createContext({ config, http, logger, tokens: hardening.budgets.tokens }, req.headers, res) }),
+  ];
+  server.on('request', frontDoor(stages, logger));
 
   await listen(server, config.port, config.host);
   const { port } = server.address() as AddressInfo;
@@ -238,7 +193,6 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     }
   }
   return {
-    app,
     server,
     apollo,
     http,

@@ -5,11 +5,11 @@ import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { ErrorCode } from '../errors.ts';
-import type { NodeHandler } from '../hardening/cors.ts';
-import { sendError } from '../hardening/http.ts';
+import { refuse } from '../http/refusal.ts';
+import type { Stage } from '../http/stage.ts';
 import { withDefaults } from '../hardening/operation-values.ts';
 import type { RateLimitedCaller } from '../observability/metrics.ts';
-import { currentRequestId } from '../observability/request-scope.ts';
+import { currentRequestId } from '../request/scope.ts';
 import { MAX_BUCKETS, MemoryBuckets, type BucketPolicy, type BucketState, type BucketStore } from './bucket.ts';
 import { bearerToken, canonicalAuthorization, clientAddress, tokenKey } from './caller.ts';
 import { CallEstimator } from './estimate.ts';
@@ -66,7 +66,7 @@ const CALLS_POLICY_NAME = 'platform-calls';
 
 export interface Budgets {
   /** First handler of the GraphQL route. */
-  admission: NodeHandler;
+  admission: Stage;
   /** The calls budget, when RATE_LIMIT_PER_SECOND is set. */
   plugin(schema: GraphQLSchema): ApolloServerPlugin<BudgetContext> | undefined;
   /** What the process knows of tokens; the per-request platform client consults it. */
@@ -130,7 +130,7 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
     });
   };
 
-  const admission: NodeHandler = (req, res, next) => {
+  const admission: Stage = (req, res, next) => {
     const token = bearerToken(req.headers.authorization);
     const address = addressOf(req);
     const key = token === undefined ? undefined : tokenKey(token);
@@ -160,10 +160,9 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
         const retryAfter = retryAfterSeconds(state.retryAfterMs);
         logger.debug({ requestId: currentRequestId(), retryAfter }, 'refused: too many tokens the platform has not accepted from this address');
         res.setHeader('Retry-After', String(retryAfter));
-        sendError(res, 429, `Too many requests with tokens the platform has not accepted from this address: retry after ${retryAfter} s`, {
+        refuse(res, 429, `Too many requests with tokens the platform has not accepted from this address: retry after ${retryAfter} s`, {
           code: ErrorCode.RATE_LIMITED,
           limit: 'AUTH_FAILURE_LIMIT_PER_MINUTE',
-          requestId: currentRequestId(),
         });
         return;
       }

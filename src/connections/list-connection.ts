@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { currentRequestId } from '../observability/request-scope.ts';
+import { currentRequestId } from '../request/scope.ts';
 import { queryString, type PlatformClient, type Query } from '../platform/client.ts';
 import type { CursorCaller } from './caller.ts';
 import { orderOf } from './order.ts';

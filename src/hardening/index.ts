@@ -1,11 +1,13 @@
 import type { ApolloServerPlugin, PersistedQueryOptions } from '@apollo/server';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { ParseOptions, ValidationRule } from 'graphql';
 import type { Logger } from 'pino';
 import { setupBudgets, type BudgetObserver, type Budgets } from '../budgets/index.ts';
 import { ConfigError, type Config } from '../config.ts';
-import { webClientHeaders, type NodeHandler } from './cors.ts';
-import { batchLimit, graphqlBodyReader, httpErrorHandler, notFoundHandler, playgroundOff } from './http.ts';
+import { batchLimitStage } from '../http/batch-limit.ts';
+import { bodyStage } from '../http/body.ts';
+import { playgroundOffStage } from '../http/playground.ts';
+import type { Stage } from '../http/stage.ts';
+import { webClientHeaders } from '../http/web-client-headers.ts';
 import { noIntrospection } from './introspection.ts';
 import { hideSuggestionsPlugin, limitValidationRules, parseOptions, queryLimitsPlugin } from './limits.ts';
 import { persistedQueries } from './persisted-queries.ts';
@@ -24,15 +26,11 @@ export interface Hardening {
     allowBatchedHttpRequests: boolean;
   };
   /**
-   * Every handler a request to /graphql goes through before Apollo Server, in order (see
-   * `graphqlChain`). The GraphQL endpoint (src/graphql-http.ts) runs this list and nothing else,
-   * however the request arrives: POST or GET, plain, compressed or batched.
+   * The stages (src/http/) a request to /graphql goes through before the GraphQL handler, in order
+   * (see `graphqlChain`); the front door (src/server.ts) runs them for every request to the
+   * endpoint, however it arrives: POST or GET, plain, compressed or batched.
    */
-  graphqlChain: NodeHandler[];
-  /** Mount after every route: a JSON 404 for any other path. */
-  notFound: RequestHandler;
-  /** Mount last on the app: JSON errors without internals for anything that fails outside Apollo. */
-  errorHandler: ErrorRequestHandler;
+  graphqlChain: Stage[];
   /** Caller admission, the calls budget and what is known of tokens (src/budgets/). */
   budgets: Budgets;
   /** Releases the shared stores (persisted queries, budgets), if any. */
@@ -49,7 +47,6 @@ export interface HardeningObservers {
 /** The gateway's abuse limits and request hygiene, from the configuration. */
 export async function setupHardening(config: Config, logger: Logger, observers: HardeningObservers = {}): Promise<Hardening> {
   const { limits } = config;
-  const http = { bodyBytes: limits.bodyBytes, allowBatchedRequests: config.allowBatchedRequests, maxBatchSize: limits.batchSize };
   const trusted = config.trustedDocuments && (await trustedDocuments(config.trustedDocuments.file));
   const apq = await persistedQueries({ ...config.persistedQueries, redisUrl: config.redisUrl }, logger);
   const budgets = await setupBudgets(config, logger, observers.rateLimit);
@@ -67,12 +64,12 @@ export async function setupHardening(config: Config, logger: Logger, observers: 
       // CORS and `Cache-Control: no-store` first, so every answer below carries them; a preflight ends here.
       webClientHeaders(config.cors),
       // A browser opening the endpoint where the playground is not served gets a page saying so.
-      !config.playground && playgroundOff,
+      !config.playground && playgroundOffStage,
       // Who is asking (one token however it is spelled, else the client address); too many refused tokens from one address: 429 before the body is read.
       budgets.admission,
-      // `req.body`: plain JSON, compressed, in another UTF charset, or none (GET); refusals of the body go to the error handler.
-      graphqlBodyReader(http),
-      config.allowBatchedRequests && batchLimit(http),
+      // `req.body`: plain JSON, compressed, in another UTF charset, or none (GET); a body that cannot be read is refused there.
+      bodyStage(limits.bodyBytes, logger),
+      config.allowBatchedRequests && batchLimitStage(limits.batchSize),
       // Ids of trusted documents swapped for their text (and, in `only` mode, anything else refused).
       trusted &&
         trustedDocumentsHandler(trusted, {
@@ -82,8 +79,6 @@ export async function setupHardening(config: Config, logger: Logger, observers: 
           onRefusal: observers.onTrustedDocumentRefusal,
         }),
     ]),
-    notFound: notFoundHandler(),
-    errorHandler: httpErrorHandler(http, logger),
     budgets,
     async close() {
       await Promise.all([apq.close(), budgets.close()]);
@@ -92,14 +87,12 @@ export async function setupHardening(config: Config, logger: Logger, observers: 
 }
 
 /**
- * The ordered chain of /graphql handlers, the one place it is listed (above).
- * Each is a node-style `(req, res, next)` handler: it may answer the request
- * itself (and not call `next`), call `next()` to pass it on, or `next(error)`
- * to have the app's error handler answer. An entry that is not a function is a
- * handler the configuration leaves out.
+ * The ordered stages of /graphql before the GraphQL handler, the one place they are listed (above).
+ * Each answers the request itself or passes it on (src/http/stage.ts). An entry that is not a
+ * function is a stage the configuration leaves out.
  */
-function graphqlChain(handlers: Array<NodeHandler | false | undefined>): NodeHandler[] {
-  return handlers.filter((handler): handler is NodeHandler => typeof handler === 'function');
+function graphqlChain(stages: Array<Stage | false | undefined>): Stage[] {
+  return stages.filter((stage): stage is Stage => typeof stage === 'function');
 }
 
 /** A manifest that cannot be used stops start-up like a bad variable does. */

@@ -88,9 +88,12 @@ export async function persistedQueries(settings: PersistedQuerySettings, logger:
   if (!settings.redisUrl) return { option: { ttl }, close: async () => {} };
 
   // Loaded only when configured: the Redis client is a sizeable part of start-up otherwise.
-  const [{ KeyvAdapter }, { createKeyv }] = await Promise.all([import('@apollo/utils.keyvadapter'), import('@keyv/redis')]);
+  const [{ KeyvAdapter }, { createKeyv, defaultReconnectStrategy }] = await Promise.all([import('@apollo/utils.keyvadapter'), import('@keyv/redis')]);
 
-  const keyv = createKeyv(settings.redisUrl, {
+  // node-redis' own options: commands fail at once while disconnected instead of queueing until the
+  // store is back; reconnection as the keyv store does it when given a URL.
+  const connection = { url: settings.redisUrl, disableOfflineQueue: true, socket: { reconnectStrategy: defaultReconnectStrategy } };
+  const keyv = createKeyv(connection, {
     namespace: 'gateway-apq',
     throwOnConnectError: false,
     throwOnErrors: true,
@@ -98,9 +101,6 @@ export async function persistedQueries(settings: PersistedQuerySettings, logger:
   });
   // An 'error' event without a listener would crash the process; Redis being away is a degraded mode, not a crash.
   keyv.on('error', (error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'persisted query store error'));
-  const client = (keyv.store as { client?: { options?: { disableOfflineQueue?: boolean } } }).client;
-  // Commands fail at once while disconnected instead of queueing until the store is back.
-  if (client?.options) client.options.disableOfflineQueue = true;
   // KeyvAdapter is typed against keyv's CommonJS build, @keyv/redis against its ESM build; it only calls get/set/delete, which both have.
   const adapter = new KeyvAdapter(keyv as unknown as ConstructorParameters<typeof KeyvAdapter<string>>[0], { disableBatchReads: true });
   const cache = tolerantCache(adapter, logger, settings.storeTimeoutMs);

@@ -5,9 +5,9 @@ import { Kind, parse } from 'graphql';
 import type { Logger } from 'pino';
 import { clip } from '../client-text.ts';
 import { ErrorCode } from '../errors.ts';
-import { currentRequestId } from '../observability/request-scope.ts';
-import type { NodeHandler } from './cors.ts';
-import { sendError } from './http.ts';
+import { refuse as refuseRequest } from '../http/refusal.ts';
+import type { Stage } from '../http/stage.ts';
+import { currentRequestId } from '../request/scope.ts';
 
 /**
  * Trusted documents (Apollo Router's safelist, Hive's persisted documents):
@@ -187,16 +187,15 @@ function getParameters(url: URL): Record<string, unknown> {
  * resolved GET has its URL rewritten. Works on plain Node requests (with
  * `body` set by a JSON parser) as well as on Express's.
  */
-export function trustedDocumentsHandler(documents: TrustedDocuments, { only, echoChars, logger, onRefusal }: TrustedDocumentsPolicy): NodeHandler {
+export function trustedDocumentsHandler(documents: TrustedDocuments, { only, echoChars, logger, onRefusal }: TrustedDocumentsPolicy): Stage {
   /**
    * Logged at info like every client mistake, with the request id of the answer; the metric is what an
    * operator watches (a burst of NOT_IN_LIST after a client release means the manifest was not deployed).
    */
   const refuse = (req: IncomingMessage, res: ServerResponse, code: ErrorCode, message: string): void => {
-    const requestId = currentRequestId();
-    logger.info({ requestId, code, message }, 'trusted document refused');
+    logger.info({ requestId: currentRequestId(), code, message }, 'trusted document refused');
     onRefusal?.(code);
-    sendError(res, 400, message, { code, requestId });
+    refuseRequest(res, 400, message, { code });
   };
   return (req, res, next) => {
     const withBody = req as IncomingMessage & { body?: unknown };

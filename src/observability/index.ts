@@ -1,6 +1,5 @@
 import cluster from 'node:cluster';
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { Express } from 'express';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
@@ -17,9 +16,7 @@ export interface Observability {
   plugin: ApolloServerPlugin<GatewayContext>;
   metrics: GatewayMetrics | undefined;
   tracing: Tracing | undefined;
-  /** Adds GET /metrics when metrics are on. */
-  mount(app: Express): void;
-  /** The answer to a scrape (the whole process group's metrics in a cluster worker); undefined when metrics are off. */
+  /** The answer to a scrape of /metrics (the whole process group's metrics in a cluster worker); undefined when metrics are off. */
   scrape: (() => Promise<MetricsAnswer>) | undefined;
   /** Flushes pending spans; call after the HTTP server has drained. */
   close(): Promise<void>;
@@ -68,13 +65,6 @@ export async function setupObservability({ config, http, logger, spanExporter }:
     metrics,
     tracing,
     scrape,
-    mount(app) {
-      if (!scrape) return;
-      app.get('/metrics', async (_req, res) => {
-        const answer = await scrape();
-        res.status(answer.status).set('content-type', answer.contentType).send(answer.body);
-      });
-    },
     async close() {
       await tracing?.shutdown();
       group?.leave();

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { clip, clipEchoes } from '../client-text.ts';
 import type { GatewayContext } from '../context.ts';
 import type { GatewayMetrics } from './metrics.ts';
-import { currentRequestId } from './request-scope.ts';
+import { currentRequestId } from '../request/scope.ts';
 import type { RequestSummary } from './request-summary.ts';
 import type { Tracing } from './tracing.ts';
 

@@ -2,7 +2,7 @@ import { RequestError } from 'got';
 import { routeLimits, type Config } from '../config.ts';
 import type { BreakerState } from './breaker.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { currentRequestId } from '../observability/request-scope.ts';
+import { currentRequestId } from '../request/scope.ts';
 import { errorFromResponse, failureOf } from './error-mapping.ts';
 import { RouteGuards } from './route-guard.ts';
 import { SharedReads } from './shared-reads.ts';

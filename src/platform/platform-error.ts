@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import type { ErrorCode } from '../errors.ts';
-import { currentRequestId } from '../observability/request-scope.ts';
+import { currentRequestId } from '../request/scope.ts';
 
 /** What the platform said about one rejected field (`errors[]` of its validation body). */
 export interface PlatformFieldError {

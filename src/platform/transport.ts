@@ -3,7 +3,7 @@ import https from 'node:https';
 import got, { HTTPError, TimeoutError, type Got, type Request as GotRequest, type PlainResponse } from 'got';
 import type { Config } from '../config.ts';
 import type { Clock } from './clock.ts';
-import { currentRequestId } from '../observability/request-scope.ts';
+import { currentRequestId } from '../request/scope.ts';
 import type { Answer, UpstreamRequest } from './upstream-call.ts';
 
 function answerOf(response: PlainResponse, body: string, retries: number): Answer {

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ConfigError, loadConfig, testConfig } from '../../src/config.ts';
-import { originAllowed, webClientHeaders } from '../../src/hardening/cors.ts';
+import { originAllowed, webClientHeaders } from '../../src/http/web-client-headers.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
 const APP = 'http://localhost:5173';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { gzipSync } from 'node:zlib';
 import type { Config } from '../../src/config.ts';
-import type { NodeHandler } from '../../src/hardening/cors.ts';
+import type { Stage } from '../../src/http/stage.ts';
 import type { Logger } from 'pino';
 
 // A handler registered once in the hardening chain (where a rate limit is added) must run exactly
@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 // must end the request whatever the request's kind.
 
 const actual = await import('../../src/hardening/index.ts');
-const { currentRequestId } = await import('../../src/observability/request-scope.ts');
+const { currentRequestId } = await import('../../src/request/scope.ts');
 
 interface Seen {
   requestId: string | undefined;
@@ -21,7 +21,7 @@ interface Seen {
 const seen: Seen[] = [];
 
 /** Refuses a request carrying `x-refuse`, as a rate limit would; records every request it sees. */
-const probe: NodeHandler = (req, res, next) => {
+const probe: Stage = (req, res, next) => {
   seen.push({ requestId: req.headers['x-request-id'] as string | undefined, scope: currentRequestId(), method: req.method, bodyRead: 'body' in req });
   if (req.headers['x-refuse'] === undefined) return next();
   res.statusCode = 429;

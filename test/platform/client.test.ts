@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import nock from 'nock';
 import { createLogger } from '../../src/logger.ts';
-import { runWithRequestId } from '../../src/observability/request-scope.ts';
+import { runWithRequestId } from '../../src/request/scope.ts';
 import { pathSegment, queryString } from '../../src/platform/client.ts';
 import { RequestClient } from '../support/request-client.ts';
 import type { PlatformHttp} from '../../src/platform/http.ts';

@@ -3,7 +3,7 @@ import nock from 'nock';
 import { exceptionsQuery, fetchExceptions } from '../../src/exceptions/api.ts';
 import { RequestClient } from '../support/request-client.ts';
 import { parseErrorBody } from '../../src/platform/error-body.ts';
-import { runWithRequestId } from '../../src/observability/request-scope.ts';
+import { runWithRequestId } from '../../src/request/scope.ts';
 import { errorFromResponse, retryAfterSeconds } from '../../src/platform/error-mapping.ts';
 import type { PlatformHttp} from '../../src/platform/http.ts';
 import { type UpstreamCallEvent } from '../../src/platform/http.ts';

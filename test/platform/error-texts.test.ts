@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { runWithRequestId } from '../../src/observability/request-scope.ts';
+import { runWithRequestId } from '../../src/request/scope.ts';
 import { parseErrorBody } from '../../src/platform/error-body.ts';
 import { codeForStatus, errorFromResponse, retryAfterSeconds, transportError } from '../../src/platform/error-mapping.ts';
 import { NO_REDACTION, TOKEN_ECHO_MIN, tokenRedactor } from '../../src/platform/token-redaction.ts';

@@ -3,7 +3,7 @@ import nock from 'nock';
 import { ErrorCode } from '../../src/errors.ts';
 import { rethrowOnArguments } from '../../src/platform/argument-errors.ts';
 import type { PlatformClient } from '../../src/platform/client.ts';
-import { runWithRequestId } from '../../src/observability/request-scope.ts';
+import { runWithRequestId } from '../../src/request/scope.ts';
 import { RequestClient } from '../support/request-client.ts';
 import { PlatformError } from '../../src/platform/platform-error.ts';
 import { PlatformHttp } from '../../src/platform/http.ts';

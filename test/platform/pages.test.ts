@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import nock from 'nock';
 import { RequestClient } from '../support/request-client.ts';
 import { PlatformHttp } from '../../src/platform/http.ts';
-import { runWithRequestId } from '../../src/observability/request-scope.ts';
+import { runWithRequestId } from '../../src/request/scope.ts';
 import { readPage, readRecord } from '../../src/platform/pages.ts';
 import { useNock } from './nock-guard.ts';
 import { PLATFORM_URL, TOKEN, failure, json, syncFailure, upstreamSettings } from './support.ts';

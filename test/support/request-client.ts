@@ -1,4 +1,4 @@
-import { runWithRequestId } from '../../src/observability/request-scope.ts';
+import { runWithRequestId } from '../../src/request/scope.ts';
 import { PlatformClient, type PlatformClientOptions, type Query } from '../../src/platform/client.ts';
 import type { PlatformHttp } from '../../src/platform/http.ts';
 

@@ -4,7 +4,7 @@ import nock from 'nock';
 import { ErrorCode } from '../../src/errors.ts';
 import { formatError } from '../../src/format-error.ts';
 import { createLogger } from '../../src/logger.ts';
-import { runWithRequestId } from '../../src/observability/request-scope.ts';
+import { runWithRequestId } from '../../src/request/scope.ts';
 import { PlatformClient } from '../../src/platform/client.ts';
 import type { PlatformHttp} from '../../src/platform/http.ts';
 import { type UpstreamCallEvent } from '../../src/platform/http.ts';
@@ -12,7 +12,7 @@ import { PlatformError } from '../../src/platform/platform-error.ts';
 import { useNock } from '../platform/nock-guard.ts';
 import { PLATFORM_URL, TOKEN, failure, observedPlatformHttp } from '../platform/support.ts';
 
-// The request id lives in the request scope only (src/observability/request-scope.ts): a platform
+// The request id lives in the request scope only (src/request/scope.ts): a platform
 // call, its event and its error take the id of the request they run in, and code running outside a
 // request has none, rather than one invented on the spot.
 

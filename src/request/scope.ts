@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage } from 'node:http';
-import { requestIdFrom } from '../request-id.ts';
+import { requestIdFrom } from './request-id.ts';
 
 /**
  * The id of the HTTP request being served, decided once when the request

@@ -1,6 +1,6 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import cors from 'cors';
 import type { CorsConfig } from '../config.ts';
+import type { Stage } from './stage.ts';
 
 /**
  * Headers a browser app may send: the token, the JSON content type, the
@@ -17,9 +17,6 @@ export function originAllowed(config: CorsConfig, origin: string): boolean {
   return config.origins.includes(origin.toLowerCase()) || (config.allowLoopbackOrigins && LOOPBACK_ORIGIN.test(origin));
 }
 
-/** Works on plain Node requests as well as on Express's, which extend them. */
-export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
-
 /**
  * Cross-origin access to the GraphQL endpoint, with the `cors` package. An
  * allowed origin gets `Access-Control-Allow-Origin` echoed back (never `*`,
@@ -28,7 +25,7 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next: (err
  * 204 without them, so the browser refuses the call. Apollo's CSRF prevention
  * still applies behind this: CORS decides who may read, not who may send.
  */
-function corsHandler(config: CorsConfig): NodeHandler {
+function corsHandler(config: CorsConfig): Stage {
   const middleware = cors({
     origin: (origin, callback) => callback(null, origin !== undefined && originAllowed(config, origin)),
     methods: ['GET', 'POST', 'OPTIONS'],
@@ -65,13 +62,13 @@ function corsHandler(config: CorsConfig): NodeHandler {
  * them. The header is set before the GraphQL server writes its answer, so it
  * covers every outcome (data, GraphQL errors, refusals of the body).
  */
-const noStore: NodeHandler = (_req, res, next) => {
+const noStore: Stage = (_req, res, next) => {
   res.setHeader('Cache-Control', 'no-store');
   next();
 };
 
 /** CORS then `Cache-Control: no-store`, as one handler for the GraphQL route. */
-export function webClientHeaders(config: CorsConfig): NodeHandler {
+export function webClientHeaders(config: CorsConfig): Stage {
   const corsPolicy = corsHandler(config);
   return (req, res, next) => {
     corsPolicy(req, res, (error) => {

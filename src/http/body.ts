@@ -1,0 +1,130 @@
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import bodyParser from 'body-parser';
+import contentType from 'content-type';
+import type { Logger } from 'pino';
+import getRawBody from 'raw-body';
+import { clip } from '../client-text.ts';
+import { ErrorCode } from '../errors.ts';
+import { currentRequestId } from '../request/scope.ts';
+import { refuse } from './refusal.ts';
+import { pathOf, type Stage } from './stage.ts';
+
+/** Longest request path written to a log line: the path is the client's choice. */
+const MAX_LOGGED_PATH_CHARS = 200;
+
+/** The shape of the errors body-parser and raw-body give (http-errors with a `type`). */
+interface BodyError extends Error {
+  status: number;
+  type: string;
+}
+
+function isBodyError(error: unknown): error is BodyError {
+  return typeof error === 'object' && error !== null && typeof (error as BodyError).status === 'number' && typeof (error as BodyError).type === 'string';
+}
+
+/** The type of a body that is not valid data of its declared Content-Encoding (body-parser leaves zlib's errors untyped). */
+const ENCODING_INVALID = 'encoding.invalid';
+
+function sizeLabel(bytes: number): string {
+  return bytes % 1024 === 0 ? `${bytes / 1024} kB` : `${bytes} bytes`;
+}
+
+/** What a refusal of the body means to a client. Messages are ours: the parser's may quote the body back. */
+function describe(type: string, bodyBytes: number, headers: IncomingHttpHeaders): { status: number; message: string; extensions: Record<string, unknown> } {
+  switch (type) {
+    case 'entity.too.large':
+      return { status: 413, message: `Request body is larger than the ${sizeLabel(bodyBytes)} limit`, extensions: { code: ErrorCode.PAYLOAD_TOO_LARGE, limit: 'MAX_BODY_BYTES', max: bodyBytes } };
+    case 'entity.parse.failed':
+      return { status: 400, message: 'Request body is not valid JSON', extensions: { code: ErrorCode.BAD_REQUEST } };
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return { status: 415, message: 'Request body must be JSON in UTF-8, optionally compressed with gzip, deflate, br or zstd', extensions: { code: ErrorCode.UNSUPPORTED_MEDIA_TYPE } };
+    case ENCODING_INVALID:
+      // Only an encoding the reader supports gets here (anything else is 415), so the name is ours to repeat.
+      return {
+        status: 400,
+        message: `Request body is not valid ${String(headers['content-encoding']).toLowerCase()} data: it could not be decompressed`,
+        extensions: { code: ErrorCode.BAD_CONTENT_ENCODING },
+      };
+    default:
+      return { status: 400, message: 'Request body could not be read', extensions: { code: ErrorCode.BAD_REQUEST } };
+  }
+}
+
+const DECIMAL = /^\d{1,9}$/;
+
+/** Whether the declared type is what body-parser's JSON parser reads without transformation: JSON in UTF-8. */
+function isPlainJson(type: string): boolean {
+  try {
+    const media = contentType.parse(type);
+    const charset = media.parameters.charset;
+    const parameters = Object.keys(media.parameters).length;
+    return media.type === 'application/json' && (charset === undefined ? parameters === 0 : parameters === 1 && charset.toLowerCase() === 'utf-8');
+  } catch {
+    return false;
+  }
+}
+
+/** The declared length of a body the plain reader can take (uncompressed UTF-8 JSON within the limit), else undefined. */
+function plainLength(req: IncomingMessage, limit: number): number | undefined {
+  if (req.method !== 'POST') return undefined;
+  const { headers } = req;
+  const type = headers['content-type'];
+  const length = headers['content-length'];
+  if (type === undefined || headers['content-encoding'] !== undefined || headers['transfer-encoding'] !== undefined) return undefined;
+  if (length === undefined || !DECIMAL.test(length) || !isPlainJson(type)) return undefined;
+  const bytes = Number(length);
+  return bytes > 0 && bytes <= limit ? bytes : undefined;
+}
+
+/** body-parser's strict JSON reading: a UTF-8 BOM dropped, an object or array at the top, else a parse failure. */
+function parseJson(buffer: Buffer): { value: unknown } | { failed: true } {
+  const start = buffer.length >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
+  const text = buffer.toString('utf8', start);
+  const first = /^[ \t\n\r]*(.)/s.exec(text)?.[1];
+  if (first !== '{' && first !== '[') return { failed: true };
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return { failed: true };
+  }
+}
+
+type WithBody = IncomingMessage & { body?: unknown };
+
+/**
+ * `req.body` of a GraphQL request. The common request (a POST of plain UTF-8 JSON with a declared
+ * length) is read with raw-body and parsed here; everything else (compressed bodies, other UTF
+ * charsets, chunked uploads, GET) by body-parser's JSON reader with the same limit, which leaves
+ * `req.body` undefined when there is no JSON body. A body that cannot be read is refused here, with
+ * a code (413, 415 or 400) and a message of our own.
+ */
+export function bodyStage(bodyBytes: number, logger: Logger): Stage {
+  const general = bodyParser.json({ limit: bodyBytes }) as unknown as Stage;
+  const refused = (req: IncomingMessage, res: Parameters<Stage>[1], type: string) => {
+    const { status, message, extensions } = describe(type, bodyBytes, req.headers);
+    // Only the parser's classification: its message may hold what the client sent.
+    logger.info({ requestId: currentRequestId(), path: clip(pathOf(req), MAX_LOGGED_PATH_CHARS), status, reason: type }, 'request body refused');
+    refuse(res, status, message, extensions);
+  };
+  const failed = (req: IncomingMessage, res: Parameters<Stage>[1], next: Parameters<Stage>[2], error: unknown) => {
+    // zlib's errors reach us untyped (and as 400): a body that is not what its Content-Encoding says.
+    const type = isBodyError(error) ? error.type : error instanceof Error && req.headers['content-encoding'] !== undefined ? ENCODING_INVALID : undefined;
+    const status = (error as { status?: unknown } | null)?.status;
+    if (type !== undefined && typeof status === 'number' && status >= 400 && status < 500) return refused(req, res, type);
+    next(error);
+  };
+  return (req, res, next) => {
+    const length = plainLength(req, bodyBytes);
+    if (length === undefined) {
+      general(req, res, (error?: unknown) => (error === undefined || error === null ? next() : failed(req, res, next, error)));
+      return;
+    }
+    getRawBody(req, { length, limit: bodyBytes }).then((buffer) => {
+      const parsed = parseJson(buffer);
+      if ('failed' in parsed) return refused(req, res, 'entity.parse.failed');
+      (req as WithBody).body = parsed.value;
+      next();
+    }, (error: unknown) => failed(req, res, next, error));
+  };
+}

@@ -1,0 +1,49 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { clip } from '../client-text.ts';
+import { currentRequestId, runWithRequestId, serveInRequestScope } from '../request/scope.ts';
+import { refuseUnexpected } from './refusal.ts';
+import { pathOf, type Stage } from './stage.ts';
+
+/** Longest request path written to a log line: the path is the client's choice. */
+const MAX_LOGGED_PATH_CHARS = 200;
+
+/**
+ * The server's one request listener: every request gets its id (src/request/), then goes through
+ * `stages` in order until one answers. The list is the whole request path, written once in
+ * src/server.ts: the operator's routes and the playground, then the GraphQL endpoint's stages
+ * (web-client headers, admission, body, batch limit, trusted documents, …) and, last, the GraphQL
+ * handler. A stage that reports a failure (`next(error)`) or throws ends the list there: the
+ * failure is logged and answered 500 on the spot (or the connection cut when the answer has begun).
+ */
+export function frontDoor(stages: readonly Stage[], logger: Logger): (req: IncomingMessage, res: ServerResponse) => void {
+  const failed = (req: IncomingMessage, res: ServerResponse, thrown: unknown) => {
+    // A rejection without a reason is still a failure: the log must show one.
+    const error = thrown ?? new Error('request failed without a reason');
+    logger.error({ requestId: currentRequestId(), path: clip(pathOf(req), MAX_LOGGED_PATH_CHARS), err: error }, 'request failed');
+    if (res.headersSent) res.destroy(error as Error);
+    else refuseUnexpected(res);
+  };
+
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
+    const requestId = currentRequestId();
+    let index = 0;
+    const next = (error?: unknown): void => {
+      if (error !== undefined && error !== null) return failed(req, res, error);
+      // A stage that calls back from a stream's events (the body reader) is outside the request's
+      // scope there: every later stage (refusals, Apollo, the context) must still read its id.
+      if (requestId !== undefined && currentRequestId() !== requestId) return runWithRequestId(requestId, () => next());
+      const stage = stages[index++];
+      // The GraphQL handler, last, always answers; running off the end would leave the request hanging.
+      if (stage === undefined) return failed(req, res, new Error('no stage answered the request'));
+      try {
+        stage(req, res, next);
+      } catch (thrown) {
+        failed(req, res, thrown);
+      }
+    };
+    next();
+  };
+
+  return (req, res) => serveInRequestScope(req, () => serve(req, res));
+}
