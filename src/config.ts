@@ -101,7 +101,7 @@ const configSchema = schema.transform((read, ctx) => {
     upstreamUrl: e.UPSTREAM_URL?.replace(/\/+$/, ''),
     /** Where spans go when `tracing.exporter` is `otlp` (with `none`, no tracing code is loaded at all). */
     tracing: { endpoint: e.OTEL_TRACES_EXPORTER === 'otlp' ? (tracesEndpoint(e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, e.OTEL_EXPORTER_OTLP_ENDPOINT) ?? 'http://localhost:4318/v1/traces') : undefined },
-    /** Which browser origins may call the gateway (see src/hardening/cors.ts). */
+    /** Which browser origins may call the gateway (see src/http/web-client-headers.ts). */
     cors,
     /** Trusted documents: a Relay persisted-query manifest (id → document); `only` refuses anything not in it. */
     trustedDocuments: e.TRUSTED_DOCUMENTS ? { file: e.TRUSTED_DOCUMENTS, only: e.TRUSTED_DOCUMENTS_ONLY } : undefined,
