@@ -9,9 +9,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  */
 export type Stage = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
 
-/** The path of a request, without its query string. */
+/** The path of a request, without its query string; from an absolute-form target (`GET http://host/path`) too. */
 export function pathOf(req: IncomingMessage): string {
   const url = req.url ?? '/';
+  if (!url.startsWith('/')) return URL.canParse(url) ? new URL(url).pathname : url;
   const query = url.indexOf('?');
   return query < 0 ? url : url.slice(0, query);
 }

@@ -48,7 +48,7 @@ let development: Stack;
 beforeAll(async () => {
   [production, development] = await Promise.all([
     startStack({ NODE_ENV: 'production', ALLOW_BATCHED_REQUESTS: 'true' }),
-    // The playground is served: a GET reaches the endpoint through the app's router.
+    // The playground is served: a GET goes past its router to the endpoint's stages.
     startStack({ NODE_ENV: 'development' }),
   ]);
 });

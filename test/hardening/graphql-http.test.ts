@@ -77,7 +77,7 @@ const cases: Array<[string, string | Uint8Array<ArrayBuffer>, Record<string, str
 
 describe('the GraphQL route served from node:http', () => {
   for (const [name, body, headers] of cases) {
-    it(`answers ${name} exactly as the Express route does`, async () => {
+    it(`answers ${name} at /graphql exactly as at /graphql/`, async () => {
       const fast = await send(stack, '/graphql', body, headers);
       const express = await send(stack, '/graphql/', body, headers);
       expect(fast).toEqual(express);
@@ -103,7 +103,7 @@ describe('the GraphQL route served from node:http', () => {
     expect(answer.etag).toBeNull();
   });
 
-  it('applies the web-client headers and trusted documents as the Express route does', async () => {
+  it('applies the web-client headers and trusted documents at /graphql as at /graphql/', async () => {
     const fromApp = { ...json, origin: 'https://app.example.com' };
     const fromElsewhere = { ...json, origin: 'https://evil.example.com' };
     const bodies = [JSON.stringify({ documentId: 'count-v1' }), JSON.stringify({ query: COUNT }), JSON.stringify({ query: '{ exceptions(first: 2) { totalCount } }' }), JSON.stringify({ documentId: 'nope' })];
@@ -120,7 +120,7 @@ describe('the GraphQL route served from node:http', () => {
     expect((await send(guarded, '/graphql', bodies[2]!, fromApp)).status).toBe(400);
   });
 
-  it('hands batches to the Express route, where their size limit applies', async () => {
+  it('applies the batch size limit at /graphql as at /graphql/', async () => {
     const two = JSON.stringify([{ query: '{ __typename }' }, { query: '{ a: __typename }' }]);
     const three = JSON.stringify([{ query: '{ __typename }' }, { query: '{ __typename }' }, { query: '{ __typename }' }]);
     expect(await send(batching, '/graphql', two, json)).toEqual(await send(batching, '/graphql/', two, json));

@@ -149,11 +149,19 @@ describeRedis('automatic persisted queries shared through Redis', () => {
   let redis: RedisServer;
   let first: Stack;
   let second: Stack;
+  /** The warnings of `first`, where the store's failures are logged. */
+  const firstWarnings: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
     redis = await startRedisServer();
     const env = { REDIS_URL: redis.url, PERSISTED_QUERY_STORE_TIMEOUT_MS: '300' };
-    [first, second] = await Promise.all([startStack(env), startStack(env)]);
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        firstWarnings.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    [first, second] = await Promise.all([startStack(env, {}, createLogger('warn', { destination })), startStack(env)]);
   });
   afterAll(async () => {
     await Promise.all([first?.close(), second?.close()]);
@@ -180,5 +188,14 @@ describeRedis('automatic persisted queries shared through Redis', () => {
     second.sandbox.resetRequests();
     expectOpenExceptions(second, await send(second, { query: QUERY, extensions: persisted() }));
     expect((await fetch(`${first.gateway.url}/healthz`)).status).toBe(200);
+  });
+
+  // node-redis (@redis/client 5.12.1, checked) with its public `disableOfflineQueue` option: a command
+  // sent while the client is disconnected fails at once with its ClientOfflineError, instead of
+  // waiting in the offline queue until the store timeout gives up on it.
+  it('fails a lookup at once while Redis is away, instead of queueing it', async () => {
+    const failures = () => firstWarnings.filter((line) => line.msg === 'persisted query store failed' && line.operation === 'get').map((line) => line.err);
+    for (let attempt = 0; attempt < 10 && !failures().includes('The client is offline'); attempt++) expectNotFound(await send(first, { extensions: persisted() }));
+    expect(failures()).toContain('The client is offline');
   });
 });

@@ -130,7 +130,7 @@ describe('unknown paths in production', () => {
     ['POST', '/graphq'],
     ['GET', '/nope'],
     ['DELETE', '/healthz/x'],
-  ])('%s %s: a JSON 404 with a code, not Express’s HTML page', async (method, path) => {
+  ])('%s %s: a JSON 404 with a code, not an HTML page', async (method, path) => {
     const response = await read(
       await fetch(`${production.gateway.url}${path}`, { method, headers: { 'content-type': 'application/json', 'x-request-id': 'lost-1' }, body: method === 'POST' ? QUERY : undefined }),
     );
