@@ -14,7 +14,7 @@ import type { PlatformHttp } from './platform/http.ts';
 
 /**
  * Everything one GraphQL request may use. Built fresh per request; nothing in it outlives the request.
- * The request id is not in it: errors and log lines read it from the request scope (request-scope.ts).
+ * The request id is not in it: errors and log lines read it from the request scope (src/request/scope.ts).
  */
 export interface GatewayContext {
   config: Config;

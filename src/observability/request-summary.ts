@@ -3,7 +3,7 @@
 
 /** What is known about one GraphQL request once its response is ready: one log line, one metric sample, one span. */
 export interface RequestSummary {
-  /** The request scope's id (request-scope.ts). */
+  /** The request scope's id (src/request/scope.ts). */
   requestId: string | undefined;
   /** The operation's name as the document declares it (or as the client sent it when the document did not resolve), cut to MAX_ECHOED_CHARS. */
   operationName: string | null;

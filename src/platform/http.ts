@@ -98,7 +98,7 @@ export class PlatformHttp {
   }
 
   /**
-   * Sends one request for the request being handled (request-scope.ts), whose id its event, span and
+   * Sends one request for the request being handled (src/request/scope.ts), whose id its event, span and
    * `x-request-id` carry; resolves with a 2xx answer or rejects with a PlatformError. Failures are
    * mapped here, in the caller's own scope, so each caller of a shared read gets its own id.
    */

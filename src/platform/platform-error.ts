@@ -19,7 +19,7 @@ export interface UpstreamDetails {
  * A failed platform call, already mapped to the gateway's public error code.
  * It is a GraphQLError so resolvers can let it propagate untouched; the mutation
  * turns `fieldErrors` of a BAD_USER_INPUT into user errors. Its `extensions.requestId` is the id of
- * the request being handled where it is made (request-scope.ts), none outside a request; formatError
+ * the request being handled where it is made (src/request/scope.ts), none outside a request; formatError
  * sets the answer's from the scope in any case.
  */
 export class PlatformError extends GraphQLError {

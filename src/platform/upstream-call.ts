@@ -8,7 +8,7 @@ export interface UpstreamCallEvent {
   status: number;
   durationMs: number;
   retries: number;
-  /** The request that made the call (request-scope.ts); none for a call made outside a request. */
+  /** The request that made the call (src/request/scope.ts); none for a call made outside a request. */
   requestId: string | undefined;
   /** Public error code when the call failed. */
   errorCode?: string;
