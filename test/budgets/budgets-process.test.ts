@@ -5,6 +5,7 @@ import { createClient } from '@redis/client';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
 import { hasRedisServer, startRedisServer, type RedisServer } from '../support/redis-server.ts';
+import { sleep } from '../support/time.ts';
 
 // Budgets on the real process (`node src/main.ts` in production mode, as `npm start` runs it) over
 // one in-process sandbox, whose request log shows which platform calls were made.
@@ -60,7 +61,6 @@ async function resetPlatformCalls(): Promise<void> {
   await (await fetch(`${sandbox.url}/__sandbox/requests`, { method: 'DELETE' })).arrayBuffer();
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const ONE_CALL = '{ exceptions(first: 1) { totalCount } }';
 const THREE_AREAS = `query Three($filter: LinxBatchFilter!, $account: ID!) {
