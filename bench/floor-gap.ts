@@ -1,0 +1,180 @@
+/**
+ * The gateway against the design-card floor, workload by workload: saturation throughput and CPU
+ * per operation of each, in alternating runs over one sandbox, so that both see the same machine.
+ * Optionally writes the gateway's CPU profile and prints its heaviest functions by self time.
+ * Quicker than `npm run bench` and only about the floor: for iterating on the gateway's own cost.
+ *
+ *   node --disable-warning=ExperimentalWarning bench/floor-gap.ts [--workloads abcd] [--rounds N] [--seconds S] [--profile DIR]
+ *
+ * Both run with the Node flags of `npm start`, in production mode, without read sharing, pinned to
+ * CPU 1 while the sandbox and the load generator share CPU 0 (as in bench/run.ts).
+ */
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { runLoad } from './lib/load.ts';
+import { canPin, type Child, readCpuSeconds, spawnLogged, waitForReady } from './lib/processes.ts';
+import { discoverFixtures } from './lib/sandbox-client.ts';
+import { buildWorkloads, type WorkloadId } from './lib/workloads.ts';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const NODE = path.join(ROOT, 'node_modules/.bin/node');
+const HOST = '127.0.0.1';
+const PORTS = { sandbox: 24810, content: 24811, gateway: 24800, floor: 24801 } as const;
+
+const { values } = parseArgs({
+  options: {
+    workloads: { type: 'string', default: 'abcd' },
+    rounds: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '4' },
+    connections: { type: 'string', default: '32' },
+    profile: { type: 'string' },
+    verbose: { type: 'boolean', default: false },
+  },
+});
+const rounds = Number(values.rounds);
+const seconds = Number(values.seconds);
+const connections = Number(values.connections);
+
+function startFlags(): string[] {
+  const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const tokens = start.split(/\s+/).filter((token) => token !== 'exec');
+  return tokens.slice(1, tokens.indexOf('src/main.ts'));
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+interface Window {
+  /** ms since the process was spawned */
+  from: number;
+  to: number;
+}
+
+/** Self time of one profile by place (package, src/ folder, node: module or native function) and by function, in samples. */
+function selfTimes(dir: string, window: { from: number; to: number }): { interval: number; byPlace: Map<string, number>; byFunction: Map<string, number> } {
+  const file = readdirSync(dir).filter((name) => name.endsWith('.cpuprofile')).sort().at(-1);
+  if (file === undefined) throw new Error(`no profile in ${dir}`);
+  const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number };
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const byFunction = new Map<string, number>();
+  const byPlace = new Map<string, number>();
+  // Only the samples of the measured rounds: start-up, warm-up and shutdown are not per operation.
+  let at = 0;
+  let counted = 0;
+  for (const [index, id] of profile.samples.entries()) {
+    at += (profile.timeDeltas[index] as number) / 1000;
+    if (at < window.from || at > window.to) continue;
+    counted++;
+    const frame = (byId.get(id) as ProfileNode).callFrame;
+    if (frame.functionName === '(idle)' || frame.functionName === '(program)') continue;
+    const where = frame.url.replace(/^file:\/\/.*?\/(node_modules|src|bench)\//, '$1/');
+    const name = `${frame.functionName || '(anonymous)'} ${where}:${frame.lineNumber + 1}`;
+    byFunction.set(name, (byFunction.get(name) ?? 0) + 1);
+    const place = where.startsWith('node_modules/')
+      ? where.split('/').slice(0, where.startsWith('node_modules/@') ? 3 : 2).join('/')
+      : where.startsWith('src/') ? where.split('/').slice(0, 2).join('/') : where !== '' ? where : frame.functionName || '(native)';
+    byPlace.set(place, (byPlace.get(place) ?? 0) + 1);
+  }
+  return { interval: ((window.to - window.from) * 1000) / counted, byPlace, byFunction };
+}
+
+/** The two profiles side by side in µs of self time per operation, the largest differences first. */
+function compareProfiles(dir: string, operations: { gateway: number; floor: number }, windows: { gateway: Window; floor: Window }, count = 45): string[] {
+  const gateway = selfTimes(path.join(dir, 'gateway'), windows.gateway);
+  const floor = selfTimes(path.join(dir, 'floor'), windows.floor);
+  const table = (key: 'byPlace' | 'byFunction') => {
+    const names = new Set([...gateway[key].keys(), ...floor[key].keys()]);
+    const rows = [...names].map((name) => {
+      const g = ((gateway[key].get(name) ?? 0) * gateway.interval) / operations.gateway;
+      const f = ((floor[key].get(name) ?? 0) * floor.interval) / operations.floor;
+      return { name, g, f };
+    });
+    return rows.sort((a, b) => Math.abs(b.g - b.f) - Math.abs(a.g - a.f)).slice(0, count)
+      .map((row) => `${row.g.toFixed(1).padStart(7)} ${row.f.toFixed(1).padStart(7)} ${(row.g - row.f).toFixed(1).padStart(7)}  ${row.name}`);
+  };
+  const sum = (times: ReturnType<typeof selfTimes>, n: number) => ([...times.byPlace.values()].reduce((a, b) => a + b, 0) * times.interval) / n;
+  return [
+    `busy µs per operation over the whole run (profiled): gateway ${sum(gateway, operations.gateway).toFixed(0)}, floor ${sum(floor, operations.floor).toFixed(0)}`,
+    'gateway   floor    diff  (µs of self time per operation) by place:', ...table('byPlace'), '', 'by function:', ...table('byFunction'),
+  ];
+}
+
+async function main(): Promise<void> {
+  const logDir = mkdtempSync(path.join(os.tmpdir(), 'floor-gap-'));
+  const pin = canPin();
+  const cpu = (n: number) => (pin ? n : undefined);
+  const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, ADMIN_PORT: 'off' };
+  const children: Child[] = [];
+  const operations = { gateway: 0, floor: 0 };
+  const spawned = { gateway: 0, floor: 0 };
+  const windows = { gateway: { from: Infinity, to: 0 }, floor: { from: Infinity, to: 0 } };
+  try {
+    const sandbox = spawnLogged({
+      name: 'sandbox', command: NODE, args: ['--disable-warning=ExperimentalWarning', 'sandbox/main.ts'], cwd: ROOT, logDir, cpu: cpu(0),
+      env: { ...baseEnv, SANDBOX_HOST: HOST, SANDBOX_PORT: String(PORTS.sandbox), SANDBOX_CONTENT_PORT: String(PORTS.content), SANDBOX_LATENCY_MS: '0' },
+    });
+    children.push(sandbox);
+    const sandboxUrl = `http://${HOST}:${PORTS.sandbox}`;
+    await waitForReady(`${sandboxUrl}/__sandbox/requests`, sandbox, performance.now());
+    const profileFlags = (name: string) => (values.profile === undefined ? [] : ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${path.join(values.profile, name)}`]);
+    spawned.gateway = performance.now();
+    const gateway = spawnLogged({
+      name: 'gateway', command: NODE, args: [...startFlags(), ...profileFlags('gateway'), 'src/main.ts'], cwd: ROOT, logDir, cpu: cpu(1),
+      env: { ...baseEnv, UPSTREAM_SHARE_READS: 'false', NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.gateway) },
+    });
+    children.push(gateway);
+    spawned.floor = performance.now();
+    const floor = spawnLogged({
+      name: 'floor', command: NODE, args: [...startFlags(), ...profileFlags('floor'), 'bench/design-card-floor.ts'], cwd: ROOT, logDir, cpu: cpu(1),
+      env: { ...baseEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.floor) },
+    });
+    children.push(floor);
+    const gatewayMs = await waitForReady(`http://${HOST}:${PORTS.gateway}/healthz`, gateway, performance.now());
+    await waitForReady(`http://${HOST}:${PORTS.floor}/healthz`, floor, performance.now());
+    console.log(`gateway ready after ${gatewayMs.toFixed(0)} ms of polling`);
+    const { fixtures } = await discoverFixtures(sandboxUrl, 'demo-token-acme');
+    const workloads = buildWorkloads(fixtures).filter((w) => values.workloads.includes(w.id as WorkloadId));
+    console.log('workload  gateway ops/s  floor ops/s  ratio   gateway µs/op  floor µs/op  ratio');
+    for (const workload of workloads) {
+      const samples = { gateway: { ops: [] as number[], cpu: [] as number[] }, floor: { ops: [] as number[], cpu: [] as number[] } };
+      const targets = [
+        { name: 'gateway' as const, pid: gateway.pid, origin: `http://${HOST}:${PORTS.gateway}`, calls: workload.plans.gateway?.calls },
+        { name: 'floor' as const, pid: floor.pid, origin: `http://${HOST}:${PORTS.floor}`, calls: workload.plans.gateway?.calls },
+      ];
+      for (const target of targets) await runLoad({ origin: target.origin, calls: target.calls ?? [], connections, durationS: 1 });
+      for (let round = 0; round < rounds; round++) {
+        for (const target of targets) {
+          const before = readCpuSeconds(target.pid);
+          const window = windows[target.name];
+          window.from = Math.min(window.from, performance.now() - spawned[target.name]);
+          const result = await runLoad({ origin: target.origin, calls: target.calls ?? [], connections, durationS: seconds });
+          if (result.failures > 0) throw new Error(`${target.name} (${workload.id}): ${[...result.failureReasons.keys()].join('; ')}`);
+          operations[target.name] += result.valid;
+          window.to = performance.now() - spawned[target.name];
+          samples[target.name].ops.push(result.valid / result.durationS);
+          samples[target.name].cpu.push((1e6 * (readCpuSeconds(target.pid) - before)) / result.valid);
+        }
+      }
+      const g = { ops: median(samples.gateway.ops), cpu: median(samples.gateway.cpu) };
+      const f = { ops: median(samples.floor.ops), cpu: median(samples.floor.cpu) };
+      if (values.verbose) console.log(JSON.stringify(samples, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v)));
+      console.log(`(${workload.id})       ${g.ops.toFixed(0).padStart(9)}  ${f.ops.toFixed(0).padStart(11)}  ${(g.ops / f.ops).toFixed(2).padStart(5)}   ${g.cpu.toFixed(0).padStart(13)}  ${f.cpu.toFixed(0).padStart(11)}  ${(g.cpu / f.cpu).toFixed(2).padStart(5)}`);
+    }
+  } finally {
+    for (const child of children.reverse()) await child.stop();
+  }
+  if (values.profile !== undefined) for (const line of compareProfiles(values.profile, operations, windows)) console.log(line);
+}
+
+await main();
