@@ -124,7 +124,12 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
 
   const schema = buildSchema();
   const budgetPlugin: ApolloServerPlugin<GatewayContext> | undefined = hardening.budgets.plugin(schema);
-  const compiled = config.compiledExecution.enabled ? new CompiledExecution(schema, { maxEntries: config.compiledExecution.cacheSize, maxBytes: config.compiledExecution.cacheBytes, minUses: config.compiledExecution.minUses }) : undefined;
+  const compiled = config.compiledExecution.enabled
+    ? new CompiledExecution(schema, { maxEntries: config.compiledExecution.cacheSize, maxBytes: config.compiledExecution.cacheBytes, minUses: config.compiledExecution.minUses }, (error) => {
+      if (error === undefined) logger.debug('graphql-jit loaded: documents run compiled from their COMPILED_QUERY_MIN_USES-th use');
+      else logger.error({ err: error }, 'graphql-jit failed to load: documents run on graphql-js');
+    })
+    : undefined;
   const apollo = new ApolloServer<GatewayContext>({
     // The compiled executor keeps Apollo's pipeline and replaces only graphql-js' interpretation of each document.
     ...(compiled ? { gateway: compiledExecutionGateway(compiled, schema) } : { schema }),
@@ -177,11 +182,6 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
 
   await listen(server, config.port, config.host);
   const { port } = server.address() as AddressInfo;
-  // After listening, so start-up does not wait for the compiler; a failure leaves graphql-js answering.
-  void compiled?.load().then(
-    () => logger.debug('graphql-jit loaded: documents run compiled from their COMPILED_QUERY_MIN_USES-th use'),
-    (error: unknown) => logger.error({ err: error }, 'graphql-jit failed to load: documents run on graphql-js'),
-  );
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   let admin: AdminListener | undefined;
   if (config.admin.port !== 'off') {

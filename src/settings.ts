@@ -303,7 +303,7 @@ export const SETTINGS = {
   },
   COMPILED_QUERY_MIN_USES: {
     group: 'execution', config: 'compiledExecution.minUses', schema: int(1, 1_000), default: 10,
-    doc: 'a document is compiled on its Nth execution, counted among the 4 096 most recent documents not compiled yet; until then graphql-js interprets it, so a document sent a few times never costs a compile (`1` compiles every document at once)',
+    doc: 'a document is compiled on its Nth execution, counted among the 4 096 most recent documents not compiled yet; until then graphql-js interprets it, so a document sent a few times never costs a compile (`1` compiles every document at once); graphql-jit itself is loaded when the first document reaches this count',
   },
 
   // Client connections

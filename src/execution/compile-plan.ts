@@ -4,7 +4,7 @@ import { guardedVariables } from './guarded-variables.ts';
 import { takeGeneratedCodeLength, WITH_GENERATED_CODE } from './jit-generated-code.ts';
 import type { Position } from './response-positions.ts';
 
-/** graphql-jit's entry points, loaded once the server listens (compiled-executor.ts). */
+/** graphql-jit's entry points, loaded when a document first reaches its minUses-th use (compiled-executor.ts). */
 export interface Jit {
   compileQuery: typeof compileQuery;
   isCompiledQuery: typeof isCompiledQuery;

@@ -58,17 +58,25 @@ export class CompiledExecution {
   /** Executions so far of documents not compiled yet, oldest first. */
   private readonly pending = new Map<string, number>();
   private cost = 0;
-  /** graphql-jit (and the JSON-schema compiler it loads) is loaded once the server listens; graphql-js answers until then. */
+  /**
+   * graphql-jit (and the JSON-schema compiler it loads, about a hundred modules) is loaded when the
+   * first document reaches its `minUses`-th execution, not at start-up: a process answers its probes
+   * without waiting for it, and one that never sees a document twice never loads it. graphql-js
+   * answers until it has loaded.
+   */
   private jit: Jit | undefined;
   private loading: Promise<void> | undefined;
+  private readonly onLoaded: ((error?: unknown) => void) | undefined;
 
-  constructor(schema: GraphQLSchema, options: CompiledCacheOptions) {
+  constructor(schema: GraphQLSchema, options: CompiledCacheOptions, onLoaded?: (error?: unknown) => void) {
     this.schema = schema;
     this.options = options;
+    this.onLoaded = onLoaded;
   }
 
   /**
-   * Loads the compiler; until it has, documents run on graphql-js.
+   * Loads the compiler (once; later calls share the first's outcome); until it has, documents run
+   * on graphql-js. `onLoaded` hears the outcome.
    *
    * The gateway's process runs with V8's in-memory compilation cache off
    * (`--no-compilation-cache` on its command line: package.json `start`, the
@@ -81,9 +89,16 @@ export class CompiledExecution {
    * changing it once code has run.
    */
   load(): Promise<void> {
-    this.loading ??= import('graphql-jit').then((jit) => {
-      this.jit = jit;
-    });
+    this.loading ??= import('graphql-jit').then(
+      (jit) => {
+        this.jit = jit;
+        this.onLoaded?.();
+      },
+      (error: unknown) => {
+        this.onLoaded?.(error);
+        throw error;
+      },
+    );
     return this.loading;
   }
 
@@ -151,7 +166,8 @@ export class CompiledExecution {
 
   private planFor(request: ExecutionRequest): Plan | null {
     const jit = this.jit;
-    if (!jit) return null;
+    // While the compiler loads (or after it failed to), graphql-js answers and nothing is counted.
+    if (!jit && this.loading !== undefined) return null;
     const name = request.operationName ?? '';
     if (name.length > MAX_COMPILED_NAME_CHARS) return null;
     const key = `${name}\n${request.documentKey}`;
@@ -164,9 +180,11 @@ export class CompiledExecution {
     }
     const uses = (this.pending.get(key) ?? 0) + 1;
     this.pending.delete(key);
-    if (uses < this.options.minUses) {
+    if (uses < this.options.minUses || !jit) {
       this.pending.set(key, uses);
       if (this.pending.size > MAX_PENDING_KEYS) this.pending.delete(this.pending.keys().next().value as string);
+      // The first document used often enough starts the compiler's load; a failure is reported through onLoaded.
+      if (!jit && uses >= this.options.minUses) this.load().catch(() => undefined);
       return null;
     }
     const { plan, cost } = compilePlan(jit, this.schema, request.document, request.operationName, key);

@@ -36,8 +36,12 @@ describe.each([
     const started = await startProductionGateway({ UPSTREAM_URL: sandbox.url, COMPILED_EXECUTION: compiled, COMPILED_QUERY_MIN_USES: '1', LOG_LEVEL: 'debug' });
     gateway = started.process;
     endpoint = `${started.origin}/graphql`;
-    // graphql-jit is loaded once the server listens (graphql-js answers until then), and says so.
-    if (compiled === 'true') await gateway.waitFor(/"msg":"graphql-jit loaded/, 20_000);
+    // graphql-jit is loaded when a document first reaches its COMPILED_QUERY_MIN_USES-th use
+    // (graphql-js answers until then), and the process says so.
+    if (compiled === 'true') {
+      expect(await postGraphQL(endpoint, { query: '{ __typename }' })).toEqual({ status: 200, body: { data: { __typename: 'Query' } } });
+      await gateway.waitFor(/"msg":"graphql-jit loaded/, 20_000);
+    }
   }, 40_000);
   afterAll(async () => {
     await gateway.stop();
