@@ -4,7 +4,11 @@
  * Optionally writes the gateway's CPU profile and prints its heaviest functions by self time.
  * Quicker than `npm run bench` and only about the floor: for iterating on the gateway's own cost.
  *
- *   node --disable-warning=ExperimentalWarning bench/floor-gap.ts [--workloads abcd] [--rounds N] [--seconds S] [--profile DIR]
+ *   node --disable-warning=ExperimentalWarning bench/floor-gap.ts [--workloads abcd] [--rounds N] [--seconds S] [--profile DIR] [--baseline CHECKOUT]
+ *
+ * With --baseline, the gateway of another checkout (an earlier revision, say) runs beside this one
+ * as a third target, so that a change is measured before and after in one run. Ratios are the
+ * medians of each round's ratio, which the machine's drift between rounds affects less.
  *
  * Both run with the Node flags of `npm start`, in production mode, without read sharing, pinned to
  * CPU 1 while the sandbox and the load generator share CPU 0 (as in bench/run.ts).
@@ -22,7 +26,7 @@ import { buildWorkloads, type WorkloadId } from './lib/workloads.ts';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
 const HOST = '127.0.0.1';
-const PORTS = { sandbox: 24810, content: 24811, gateway: 24800, floor: 24801 } as const;
+const PORTS = { sandbox: 24810, content: 24811, gateway: 24800, floor: 24801, baseline: 24802 } as const;
 
 const { values } = parseArgs({
   options: {
@@ -32,6 +36,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '32' },
     profile: { type: 'string' },
     verbose: { type: 'boolean', default: false },
+    /** A checkout of another revision (with its node_modules): its gateway runs as a third target, for before and after in one run. */
+    baseline: { type: 'string' },
   },
 });
 const rounds = Number(values.rounds);
@@ -54,6 +60,8 @@ interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
 }
+
+type TargetName = 'gateway' | 'floor' | 'baseline';
 
 interface Window {
   /** ms since the process was spawned */
@@ -116,9 +124,9 @@ async function main(): Promise<void> {
   const cpu = (n: number) => (pin ? n : undefined);
   const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, ADMIN_PORT: 'off' };
   const children: Child[] = [];
-  const operations = { gateway: 0, floor: 0 };
-  const spawned = { gateway: 0, floor: 0 };
-  const windows = { gateway: { from: Infinity, to: 0 }, floor: { from: Infinity, to: 0 } };
+  const operations: Record<TargetName, number> = { gateway: 0, floor: 0, baseline: 0 };
+  const spawned: Record<TargetName, number> = { gateway: 0, floor: 0, baseline: 0 };
+  const windows: Record<TargetName, Window> = { gateway: { from: Infinity, to: 0 }, floor: { from: Infinity, to: 0 }, baseline: { from: Infinity, to: 0 } };
   try {
     const sandbox = spawnLogged({
       name: 'sandbox', command: NODE, args: ['--disable-warning=ExperimentalWarning', 'sandbox/main.ts'], cwd: ROOT, logDir, cpu: cpu(0),
@@ -140,36 +148,53 @@ async function main(): Promise<void> {
       env: { ...baseEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.floor) },
     });
     children.push(floor);
+    let baseline: Child | undefined;
+    if (values.baseline !== undefined) {
+      spawned.baseline = performance.now();
+      baseline = spawnLogged({
+        name: 'baseline', command: path.join(values.baseline, 'node_modules/.bin/node'), args: [...startFlags(), 'src/main.ts'], cwd: values.baseline, logDir, cpu: cpu(1),
+        env: { ...baseEnv, UPSTREAM_SHARE_READS: 'false', NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.baseline) },
+      });
+      children.push(baseline);
+    }
     const gatewayMs = await waitForReady(`http://${HOST}:${PORTS.gateway}/healthz`, gateway, performance.now());
     await waitForReady(`http://${HOST}:${PORTS.floor}/healthz`, floor, performance.now());
+    if (baseline) await waitForReady(`http://${HOST}:${PORTS.baseline}/healthz`, baseline, performance.now());
     console.log(`gateway ready after ${gatewayMs.toFixed(0)} ms of polling`);
     const { fixtures } = await discoverFixtures(sandboxUrl, 'demo-token-acme');
     const workloads = buildWorkloads(fixtures).filter((w) => values.workloads.includes(w.id as WorkloadId));
-    console.log('workload  gateway ops/s  floor ops/s  ratio   gateway µs/op  floor µs/op  ratio');
+    const processes = { gateway, floor, ...(baseline ? { baseline } : {}) } as Record<TargetName, Child>;
+    const names = Object.keys(processes) as TargetName[];
+    console.log(['workload', ...names.map((name) => `${name} ops/s`), ...names.map((name) => `${name} µs/op`), 'gateway÷floor ops', 'gateway÷floor µs', ...(baseline ? ['gateway÷baseline ops', 'gateway÷baseline µs'] : [])].join(' | '));
     for (const workload of workloads) {
-      const samples = { gateway: { ops: [] as number[], cpu: [] as number[] }, floor: { ops: [] as number[], cpu: [] as number[] } };
-      const targets = [
-        { name: 'gateway' as const, pid: gateway.pid, origin: `http://${HOST}:${PORTS.gateway}`, calls: workload.plans.gateway?.calls },
-        { name: 'floor' as const, pid: floor.pid, origin: `http://${HOST}:${PORTS.floor}`, calls: workload.plans.gateway?.calls },
-      ];
-      for (const target of targets) await runLoad({ origin: target.origin, calls: target.calls ?? [], connections, durationS: 1 });
+      const samples = Object.fromEntries(names.map((name) => [name, { ops: [] as number[], cpu: [] as number[] }])) as Record<TargetName, { ops: number[]; cpu: number[] }>;
+      const calls = workload.plans.gateway?.calls ?? [];
+      const origin = (name: TargetName) => `http://${HOST}:${PORTS[name]}`;
+      for (const name of names) await runLoad({ origin: origin(name), calls, connections, durationS: 1 });
       for (let round = 0; round < rounds; round++) {
-        for (const target of targets) {
-          const before = readCpuSeconds(target.pid);
-          const window = windows[target.name];
-          window.from = Math.min(window.from, performance.now() - spawned[target.name]);
-          const result = await runLoad({ origin: target.origin, calls: target.calls ?? [], connections, durationS: seconds });
-          if (result.failures > 0) throw new Error(`${target.name} (${workload.id}): ${[...result.failureReasons.keys()].join('; ')}`);
-          operations[target.name] += result.valid;
-          window.to = performance.now() - spawned[target.name];
-          samples[target.name].ops.push(result.valid / result.durationS);
-          samples[target.name].cpu.push((1e6 * (readCpuSeconds(target.pid) - before)) / result.valid);
+        for (const name of names) {
+          const pid = processes[name].pid;
+          const before = readCpuSeconds(pid);
+          const window = windows[name];
+          window.from = Math.min(window.from, performance.now() - spawned[name]);
+          const result = await runLoad({ origin: origin(name), calls, connections, durationS: seconds });
+          if (result.failures > 0) throw new Error(`${name} (${workload.id}): ${[...result.failureReasons.keys()].join('; ')}`);
+          operations[name] += result.valid;
+          window.to = performance.now() - spawned[name];
+          samples[name].ops.push(result.valid / result.durationS);
+          samples[name].cpu.push((1e6 * (readCpuSeconds(pid) - before)) / result.valid);
         }
       }
-      const g = { ops: median(samples.gateway.ops), cpu: median(samples.gateway.cpu) };
-      const f = { ops: median(samples.floor.ops), cpu: median(samples.floor.cpu) };
       if (values.verbose) console.log(JSON.stringify(samples, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v)));
-      console.log(`(${workload.id})       ${g.ops.toFixed(0).padStart(9)}  ${f.ops.toFixed(0).padStart(11)}  ${(g.ops / f.ops).toFixed(2).padStart(5)}   ${g.cpu.toFixed(0).padStart(13)}  ${f.cpu.toFixed(0).padStart(11)}  ${(g.cpu / f.cpu).toFixed(2).padStart(5)}`);
+      const ratio = (a: number[], b: number[]) => median(a.map((value, i) => value / (b[i] as number))).toFixed(2);
+      console.log([
+        `(${workload.id})`,
+        ...names.map((name) => median(samples[name].ops).toFixed(0)),
+        ...names.map((name) => median(samples[name].cpu).toFixed(0)),
+        ratio(samples.gateway.ops, samples.floor.ops),
+        ratio(samples.gateway.cpu, samples.floor.cpu),
+        ...(baseline ? [ratio(samples.gateway.ops, samples.baseline.ops), ratio(samples.gateway.cpu, samples.baseline.cpu)] : []),
+      ].join(' | '));
     }
   } finally {
     for (const child of children.reverse()) await child.stop();
