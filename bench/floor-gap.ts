@@ -38,6 +38,8 @@ const { values } = parseArgs({
     verbose: { type: 'boolean', default: false },
     /** A checkout of another revision (with its node_modules): its gateway runs as a third target, for before and after in one run. */
     baseline: { type: 'string' },
+    /** Extra settings of the baseline's gateway, `NAME=value` (repeatable): with --baseline . it measures what a feature costs. */
+    'baseline-env': { type: 'string', multiple: true, default: [] },
   },
 });
 const rounds = Number(values.rounds);
@@ -47,7 +49,7 @@ const connections = Number(values.connections);
 function startFlags(): string[] {
   const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const tokens = start.split(/\s+/).filter((token) => token !== 'exec');
-  return tokens.slice(1, tokens.indexOf('src/main.ts'));
+  return tokens.slice(1, tokens.indexOf('src/main.js'));
 }
 
 function median(values: number[]): number {
@@ -138,7 +140,7 @@ async function main(): Promise<void> {
     const profileFlags = (name: string) => (values.profile === undefined ? [] : ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${path.join(values.profile, name)}`]);
     spawned.gateway = performance.now();
     const gateway = spawnLogged({
-      name: 'gateway', command: NODE, args: [...startFlags(), ...profileFlags('gateway'), 'src/main.ts'], cwd: ROOT, logDir, cpu: cpu(1),
+      name: 'gateway', command: NODE, args: [...startFlags(), ...profileFlags('gateway'), 'src/main.js'], cwd: ROOT, logDir, cpu: cpu(1),
       env: { ...baseEnv, UPSTREAM_SHARE_READS: 'false', NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.gateway) },
     });
     children.push(gateway);
@@ -152,8 +154,8 @@ async function main(): Promise<void> {
     if (values.baseline !== undefined) {
       spawned.baseline = performance.now();
       baseline = spawnLogged({
-        name: 'baseline', command: path.join(values.baseline, 'node_modules/.bin/node'), args: [...startFlags(), 'src/main.ts'], cwd: values.baseline, logDir, cpu: cpu(1),
-        env: { ...baseEnv, UPSTREAM_SHARE_READS: 'false', NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.baseline) },
+        name: 'baseline', command: path.resolve(values.baseline, 'node_modules/.bin/node'), args: [...startFlags(), 'src/main.js'], cwd: path.resolve(values.baseline), logDir, cpu: cpu(1),
+        env: { ...baseEnv, UPSTREAM_SHARE_READS: 'false', NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.baseline), ...Object.fromEntries(values['baseline-env'].map((setting) => setting.split(/=(.*)/s).slice(0, 2))) },
       });
       children.push(baseline);
     }

@@ -275,7 +275,7 @@ async function main(): Promise<void> {
     await waitForReady(`${sandboxUrl}/__sandbox/requests`, sandbox, performance.now());
     const gateway = spawnLogged({
       // V8's compilation cache off, as `npm start` runs the gateway.
-      name: 'gateway', command: process.execPath, args: [...ts, '--no-compilation-cache', ...(oldSpace ? [`--max-old-space-size=${oldSpace}`] : []), 'src/main.ts'], cwd: ROOT, logDir,
+      name: 'gateway', command: process.execPath, args: [...ts, '--no-compilation-cache', ...(oldSpace ? [`--max-old-space-size=${oldSpace}`] : []), 'src/main.js'], cwd: ROOT, logDir,
       env: { ...baseEnv, ...gatewayEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(gatewayPort) },
     });
     children.push(gateway);

@@ -50,7 +50,7 @@ if (variants.length === 0) throw new Error(`--only must be one of: ${Object.keys
 function startFlags(): string[] {
   const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const tokens = start.split(/\s+/).filter((token) => token !== 'exec');
-  return tokens.slice(1, tokens.indexOf('src/main.ts'));
+  return tokens.slice(1, tokens.indexOf('src/main.js'));
 }
 
 async function ready(url: string, timeoutMs = 30_000): Promise<void> {
@@ -162,7 +162,7 @@ const profileFlags = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.pr
 try {
   await ready(`http://${HOST}:${PORTS.sandbox}/__sandbox/requests`);
   const spawned = performance.now();
-  const gateway = spawn(NODE, [...startFlags(), ...profileFlags, 'src/main.ts'], {
+  const gateway = spawn(NODE, [...startFlags(), ...profileFlags, 'src/main.js'], {
     cwd: ROOT, stdio: 'ignore',
     env: { ...env, NODE_ENV: 'production', UPSTREAM_URL: `http://${HOST}:${PORTS.sandbox}`, UPSTREAM_SHARE_READS: 'false', HOST, PORT: String(PORTS.gateway), ADMIN_HOST: HOST, ADMIN_PORT: String(PORTS.admin) },
   });

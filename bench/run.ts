@@ -158,8 +158,8 @@ function startFlags(): string[] {
   const tokens = (scripts.start ?? '').split(/\s+/).filter(Boolean);
   // `exec` only replaces the shell npm starts with the gateway's own process.
   if (tokens[0] === 'exec') tokens.shift();
-  const entry = tokens.indexOf('src/main.ts');
-  if (tokens[0] !== 'node' || entry < 0) throw new Error(`package.json "start" is not "[exec] node [flags] src/main.ts": ${scripts.start}`);
+  const entry = tokens.indexOf('src/main.js');
+  if (tokens[0] !== 'node' || entry < 0) throw new Error(`package.json "start" is not "[exec] node [flags] src/main.js": ${scripts.start}`);
   return tokens.slice(1, entry);
 }
 
@@ -465,7 +465,7 @@ async function main(): Promise<void> {
     for (const [name, port] of ports) {
       if (!(await portFree(port))) throw new Error(`port ${port} (${name}) is in use on ${HOST}; stop whatever listens there`);
     }
-    for (const file of ['sandbox/main.ts', 'src/main.ts']) {
+    for (const file of ['sandbox/main.ts', 'src/main.js']) {
       if (!existsSync(path.join(ROOT, file))) throw new Error(`${file} does not exist yet`);
     }
     settings.pinned = canPin();
@@ -523,7 +523,7 @@ async function main(): Promise<void> {
     // libraries into the page cache. The floor runs with the gateway's Node flags (heap sizing among
     // them), so that the two differ only in code.
     const { child: gateway, startupMs } = await startTimed(() => spawnLogged({
-      name: 'gateway', command: node, args: [...startFlags(), 'src/main.ts'], cwd: ROOT, logDir, cpu: cpu(1),
+      name: 'gateway', command: node, args: [...startFlags(), 'src/main.js'], cwd: ROOT, logDir, cpu: cpu(1),
       env: { ...baseEnv, ...WITHOUT_SHARED_READS, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.gateway) },
     }), `${origins.gateway}/healthz`, settings.startupAttempts, children);
     const idleMiB = readRssBytes(gateway.pid) / MiB;
@@ -551,7 +551,7 @@ async function main(): Promise<void> {
       const port = PORTS.variants + index;
       const origin = `http://${HOST}:${port}`;
       const child = spawnLogged({
-        name: `${name}-${index}`, command: node, args: [...startFlags(), 'src/main.ts'], cwd: ROOT, logDir, cpu: cpu(1),
+        name: `${name}-${index}`, command: node, args: [...startFlags(), 'src/main.js'], cwd: ROOT, logDir, cpu: cpu(1),
         env: { ...baseEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(port), ...spec.env },
       });
       try {

@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { testConfig } from '../../src/config.ts';
 import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
 
-// The bounds on client connections, on the real process (`node src/main.ts`, production mode)
+// The bounds on client connections, on the real process (`node src/main.js`, production mode)
 // with small settings: a request whose headers or body trickle in is cut, and connections beyond
 // MAX_CONNECTIONS are closed as they are accepted.
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
 
-// The real process (`NODE_ENV=production node src/main.ts`) over its embedded sandbox, with the
+// The real process (`NODE_ENV=production node src/main.js`) over its embedded sandbox, with the
 // sandbox's exceptions route hanging: what a hung route may and may not do to the gateway.
 
 const TOKEN = 'demo-token-acme';
