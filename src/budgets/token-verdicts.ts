@@ -46,6 +46,12 @@ class ExpiringSet {
     return false;
   }
 
+  /** Whether the key expires more than half its lifetime from now (re-adding it would change little). */
+  fresh(key: string, now: number): boolean {
+    const expiry = this.#expiries.get(key);
+    return expiry !== undefined && expiry - now > this.#ttlMs / 2;
+  }
+
   add(key: string, now: number): void {
     this.#expiries.delete(key);
     if (this.#expiries.size >= this.#max) this.#expiries.delete(this.#expiries.keys().next().value!);
@@ -113,7 +119,9 @@ export class TokenVerdicts {
     const now = this.#clock();
     if (outcome === 'accepted') {
       this.#refused.delete(key);
-      this.#accepted.add(key, now);
+      // Every accepted call reports: a token re-added at most every half lifetime keeps its place
+      // among the newest without moving in the map on each call.
+      if (!this.#accepted.fresh(key, now)) this.#accepted.add(key, now);
     } else if (outcome === 'refused') {
       // A token accepted until now (one 401 of one route, or a token that just expired) becomes
       // unknown: its next call probes alone, and a second 401 refuses it.

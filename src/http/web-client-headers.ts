@@ -40,7 +40,7 @@ function corsHandler(config: CorsConfig): Stage {
     // The answer depends on the Origin header whatever it holds: shared caches must key on it.
     res.setHeader('Vary', 'Origin');
     // `cors` calls back with null, not undefined, when it passes a request on.
-    middleware(req, res, (error?: unknown) => {
+    const passed = (error?: unknown) => {
       if (error !== undefined && error !== null) {
         next(error);
         return;
@@ -53,7 +53,11 @@ function corsHandler(config: CorsConfig): Stage {
         return;
       }
       next();
-    });
+    };
+    // Without an Origin header (a server, a script, a router) `cors` adds nothing and passes the
+    // request on: it is passed on here without the options copy `cors` makes for every request.
+    if (req.headers.origin === undefined) passed();
+    else middleware(req, res, passed);
   };
 }
 

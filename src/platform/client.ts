@@ -77,7 +77,8 @@ interface PlatformGet {
 export class PlatformClient {
   private readonly authorization: string | undefined;
   private readonly http: PlatformHttp;
-  private readonly gets: DataLoader<PlatformGet, unknown, string>;
+  /** Built on the first cached GET: a request that reads only documents (their own loader) needs none. */
+  #gets: DataLoader<PlatformGet, unknown, string> | undefined;
   /** Stops every call of this request: its deadline, or the caller hanging up (see cancellation.ts). */
   private readonly signal: AbortSignal | undefined;
   /** The route guard's per-request half: the call budget and the token gate. */
@@ -99,14 +100,19 @@ export class PlatformClient {
       onTokenRefused: options.onTokenRefused,
       signal,
     });
-    // Deduplication within this request (docs/platform.md): identical GETs, whichever route asks,
-    // are one call and one parsed answer for the request's lifetime. Across requests, the shared
-    // reads of PlatformHttp join identical GETs in flight; they keep nothing once a call settles.
-    this.gets = new DataLoader((gets) => Promise.all(gets.map((get) => this.fetchGet(get).catch((error: Error) => error))), {
+  }
+
+  /**
+   * Deduplication within this request (docs/platform.md): identical GETs, whichever route asks,
+   * are one call and one parsed answer for the request's lifetime. Across requests, the shared
+   * reads of PlatformHttp join identical GETs in flight; they keep nothing once a call settles.
+   */
+  private get gets(): DataLoader<PlatformGet, unknown, string> {
+    return (this.#gets ??= new DataLoader((gets) => Promise.all(gets.map((get) => this.fetchGet(get).catch((error: Error) => error))), {
       // Nothing to batch upstream: the loader is here for per-request dedup of identical GETs.
       batch: false,
       cacheKeyFn: (get) => get.pathAndQuery,
-    });
+    }));
   }
 
   /** Upstream calls this request made (for logs and the benchmark). */
