@@ -3,6 +3,7 @@ import type { Fault } from '../../sandbox/index.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { accountOf, isoInstant, sortRecords } from '../support/expected.ts';
 import { watchUnhandledRejections, type RejectionWatch } from './support/process-probe.ts';
+import { sleep } from '../support/time.ts';
 
 // Short timeouts so a hang costs well under a second; a breaker that never opens, so every case meets the platform.
 const ENV = {
@@ -84,7 +85,7 @@ afterAll(async () => {
 /** Sockets are released on their 'close' event, a moment after the response: waits for that, within a bound. */
 async function activeSocketsSettle(): Promise<number> {
   const deadline = Date.now() + 1_000;
-  while (stack.gateway.http.socketCounts().active > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  while (stack.gateway.http.socketCounts().active > 0 && Date.now() < deadline) await sleep(10);
   return stack.gateway.http.socketCounts().active;
 }
 

@@ -5,6 +5,7 @@ import { createLogger } from '../../src/logger.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { hasRedisServer, startRedisServer, type RedisServer } from '../support/redis-server.ts';
 import { post, sha256, type RawResponse } from './support/http.ts';
+import { sleep } from '../support/time.ts';
 
 const QUERY = 'query OpenExceptions { exceptions(first: 2, filter: { status: [NEW] }) { nodes { id status } } }';
 const HASH = sha256(QUERY);
@@ -174,7 +175,7 @@ describeRedis('automatic persisted queries shared through Redis', () => {
     // Registration is written after the response is sent; give it a moment.
     let response = await send(second, { extensions: persisted() });
     for (let attempt = 0; attempt < 20 && response.json?.errors; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
+      await sleep(25);
       response = await send(second, { extensions: persisted() });
     }
     expectOpenExceptions(second, response);

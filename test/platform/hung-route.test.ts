@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
 import { bearer, graphqlClient, type GraphQLClient } from '../support/graphql-client.ts';
+import { sleep } from '../support/time.ts';
 
 // The real process (`NODE_ENV=production node src/main.ts`) over its embedded sandbox, with the
 // sandbox's exceptions route hanging: what a hung route may and may not do to the gateway.
@@ -46,7 +47,7 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
   const deadline = performance.now() + 10_000;
   while (!(await condition())) {
     if (performance.now() > deadline) throw new Error(`condition not met within 10 s: ${condition.toString()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
   }
 }
 
