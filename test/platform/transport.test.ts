@@ -45,14 +45,11 @@ describe('timeouts', () => {
   it('a platform that never answers → UPSTREAM_TIMEOUT after the response timeout, socket closed', async () => {
     const wire = await setup(hang, { UPSTREAM_RESPONSE_TIMEOUT_MS: '200', UPSTREAM_RETRY_LIMIT: '0' });
 
-    const started = performance.now();
     const error = await failure(wire.client.get('exceptions.list', '/exceptions'));
-    const elapsed = performance.now() - started;
 
+    // The response timeout ended the call (the message names which timer fired), not an answer: none came.
     expect(error.message).toBe('The platform did not answer in time (response timeout)');
     expect(error.extensions).toEqual({ code: 'UPSTREAM_TIMEOUT' });
-    expect(elapsed).toBeGreaterThanOrEqual(195);
-    expect(elapsed).toBeLessThan(5_000); // our timeout fired, far before any test timeout
     expect(wire.server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /exceptions']);
     expect(eventsOf(events)).toEqual([
       { route: 'exceptions.list', method: 'GET', status: 0, retries: 0, requestId: REQUEST_ID, errorCode: 'UPSTREAM_TIMEOUT' },
@@ -94,15 +91,16 @@ describe('timeouts', () => {
     };
     const wire = await setup(trickle, { UPSTREAM_RESPONSE_TIMEOUT_MS: '200', UPSTREAM_REQUEST_TIMEOUT_MS: '500', UPSTREAM_RETRY_LIMIT: '0' });
 
-    const started = performance.now();
     const error = await failure(wire.client.get('exceptions.list', '/exceptions'));
-    const elapsed = performance.now() - started;
 
+    // The whole-request timer ended the call, though every byte beat the response timeout: the
+    // platform had begun a 200 answer whose body never completed, so the call reports no status.
     expect(error.message).toBe('The platform did not answer in time (request timeout)');
     expect(error.extensions).toEqual({ code: 'UPSTREAM_TIMEOUT' });
-    expect(elapsed).toBeGreaterThanOrEqual(495);
-    expect(elapsed).toBeLessThan(5_000); // our timeout fired, far before any test timeout
     expect(wire.server.requests).toHaveLength(1);
+    expect(eventsOf(events)).toEqual([
+      { route: 'exceptions.list', method: 'GET', status: 0, retries: 0, requestId: REQUEST_ID, errorCode: 'UPSTREAM_TIMEOUT' },
+    ]);
     await expectNoSocketsLeft(wire.http, wire.server);
   });
 });
