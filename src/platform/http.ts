@@ -100,7 +100,7 @@ export class PlatformHttp {
   /**
    * Sends one request for the request being handled (src/request/scope.ts), whose id its event, span and
    * `x-request-id` carry; resolves with a 2xx answer or rejects with a PlatformError. Failures are
-   * mapped here, in the caller's own scope, so each caller of a shared read gets its own id.
+   * mapped here, in the caller's own scope, so each caller of a shared read gets its own error and event.
    */
   async send(request: UpstreamRequest): Promise<UpstreamResponse> {
     const started = performance.now();

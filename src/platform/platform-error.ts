@@ -1,6 +1,5 @@
 import { GraphQLError } from 'graphql';
 import type { ErrorCode } from '../errors.ts';
-import { currentRequestId } from '../request/scope.ts';
 
 /** What the platform said about one rejected field (`errors[]` of its validation body). */
 export interface PlatformFieldError {
@@ -18,9 +17,8 @@ export interface UpstreamDetails {
 /**
  * A failed platform call, already mapped to the gateway's public error code.
  * It is a GraphQLError so resolvers can let it propagate untouched; the mutation
- * turns `fieldErrors` of a BAD_USER_INPUT into user errors. Its `extensions.requestId` is the id of
- * the request being handled where it is made (src/request/scope.ts), none outside a request; formatError
- * sets the answer's from the scope in any case.
+ * turns `fieldErrors` of a BAD_USER_INPUT into user errors. It carries no request id: formatError
+ * stamps the answer's from the request scope, the one place an error gets it.
  */
 export class PlatformError extends GraphQLError {
   readonly code: ErrorCode;
@@ -32,8 +30,6 @@ export class PlatformError extends GraphQLError {
     details: { upstream?: UpstreamDetails; retryAfter?: number; fieldErrors?: PlatformFieldError[] } = {},
   ) {
     const extensions: Record<string, unknown> = { code };
-    const requestId = currentRequestId();
-    if (requestId !== undefined) extensions.requestId = requestId;
     if (details.upstream && Object.keys(details.upstream).length > 0) extensions.upstream = details.upstream;
     if (details.retryAfter !== undefined) extensions.retryAfter = details.retryAfter;
     super(message, { extensions });

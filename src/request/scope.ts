@@ -7,7 +7,7 @@ import { requestIdFrom } from './request-id.ts';
  * reaches the server (`serveInRequestScope`, the server's only request
  * listener), and read only from here: refusals made before or around Apollo
  * Server, every error it formats, every log line, platform call (its
- * `x-request-id`, event and span) and PlatformError, so an answer, its log
+ * `x-request-id`, event and span), so an answer, its log
  * lines and its platform calls all carry the same id. Code running outside a
  * request (start-up, a function a test calls directly) has no id, and nothing
  * invents one: tests run the code they check inside `runWithRequestId`.

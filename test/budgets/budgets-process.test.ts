@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createClient } from '@redis/client';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { postJson } from '../support/graphql-client.ts';
 import { hasRedisServer, startRedisServer, type RedisServer } from '../support/redis-server.ts';
 import { sleep } from '../support/time.ts';
 
@@ -46,10 +47,9 @@ interface Answer {
   body: { data?: Record<string, unknown> | null; errors?: { message: string; path?: string[]; extensions?: Record<string, unknown> }[]; extensions?: Record<string, unknown> };
 }
 
+/** The answer with its headers (the RateLimit fields), sent with the shared client as `authorization`, or with none. */
 async function post(origin: string, authorization: string | undefined, query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<Answer> {
-  const sent: Record<string, string> = { 'content-type': 'application/json', ...headers };
-  if (authorization !== undefined) sent.authorization = authorization;
-  const response = await fetch(`${origin}/graphql`, { method: 'POST', headers: sent, body: JSON.stringify({ query, variables }) });
+  const response = await postJson(`${origin}/graphql`, { query, variables }, authorization === undefined ? headers : { ...headers, authorization });
   return { status: response.status, headers: response.headers, body: (await response.json()) as Answer['body'] };
 }
 

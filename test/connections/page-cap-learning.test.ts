@@ -5,6 +5,7 @@ import { testConfig } from '../../src/config.ts';
 import { PAGE_CAP_FLOOR } from '../../src/connections/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
+import { bearer, postGraphQL } from '../support/graphql-client.ts';
 import { LogCapture } from '../support/log-capture.ts';
 import { item, type Item } from './keyed-platform.ts';
 
@@ -67,12 +68,7 @@ async function gatewayOver(answer: Answer, log: LogCapture) {
   gateway = await startGateway(testConfig(), platform.url, { logger: createLogger('info', { destination: log }) });
   const url = gateway.url;
   return async (first: number, token: string) => {
-    const response = await fetch(`${url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ query: PAGE, variables: { first } }),
-    });
-    const body = (await response.json()) as { data?: { exceptions: { edges: { node: { id: string } }[]; pageInfo: { hasNextPage: boolean }; totalCount: number } }; errors?: unknown };
+    const { body } = await postGraphQL<{ exceptions: { edges: { node: { id: string } }[]; pageInfo: { hasNextPage: boolean }; totalCount: number } }>(`${url}/graphql`, { query: PAGE, variables: { first } }, bearer(token));
     expect(body.errors).toBeUndefined();
     return body.data!.exceptions;
   };

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import type { DocumentRecord } from '../../sandbox/data/records.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { accountOf, actor, isoInstant } from '../support/expected.ts';
+import { sleep } from '../support/time.ts';
 
 const FIELDS = `id providerExternalId provider businessAccountId holderId holderType documentType name description number issuingDate
   issuingCountryCode issuingStateCode extension contentLength version expiryDate status verificationStatus metadata
@@ -207,7 +208,7 @@ describe('updateDocument', () => {
       const r = await stack.gql<{ document: { status: string; version: string; url: Url } }>(`query($id: ID!) { document(id: $id) { status version url { allowed value } } }`, { id: doc.id });
       current = r.body.data!.document;
       if (current.status === 'SCANNED') break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await sleep(20);
     }
     expect(current!.status).toBe('SCANNED');
     expect(current!.version).toBe(String(Number(doc.version) + 1));

@@ -170,10 +170,7 @@ describe.each(['apollo', 'hive'])('docs/federation.md: the %s router recipe', (n
 });
 
 describe('docs/federation.md: the Hive Gateway recipe prices operations from the cost directives', () => {
-  const post = async (text: string) => {
-    const response = await fetch(routers.hive!.url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.acme}` }, body: JSON.stringify({ query: text }) });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  };
+  const post = (text: string) => postGraphQL(routers.hive!.url, { query: text }, bearer(stack.acme));
   const pages = (count: number, first: number) => `{ ${Array.from({ length: count }, (_, i) => `p${i}: exceptions(first: ${first}) { nodes { id } }`).join(' ')} }`;
 
   it('refuses a query the directives price over maxCost before this subgraph sees it', async () => {

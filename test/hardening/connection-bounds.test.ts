@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type Socket } from 'node:net';
 import { testConfig } from '../../src/config.ts';
 import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { sleep } from '../support/time.ts';
 
 // The bounds on client connections, on the real process (`node src/main.js`, production mode)
 // with small settings: a request whose headers or body trickle in is cut, and connections beyond
@@ -139,7 +140,7 @@ describe('bounds on client connections', () => {
         const again = await open();
         held.push(again);
         status = await ask(again);
-        if (status === '') await new Promise((resolve) => setTimeout(resolve, 50));
+        if (status === '') await sleep(50);
       }
       expect(status).toBe('HTTP/1.1 200 OK');
       await gateway.waitFor(/"msg":"connections refused: MAX_CONNECTIONS open"/, 5_000);

@@ -5,6 +5,7 @@ import { createLogger } from '../../src/logger.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { hasRedisServer, startRedisServer, type RedisServer } from '../support/redis-server.ts';
 import { post, sha256, type RawResponse } from './support/http.ts';
+import { sleep } from '../support/time.ts';
 
 const QUERY = 'query OpenExceptions { exceptions(first: 2, filter: { status: [NEW] }) { nodes { id status } } }';
 const HASH = sha256(QUERY);
@@ -124,10 +125,9 @@ describe('a failing persisted-query store', () => {
     const { lines, logger } = capture();
     const never = new Promise<never>(() => {});
     const cache = tolerantCache({ get: () => never, set: () => never, delete: () => never }, logger, 30);
-    const started = performance.now();
+    // The store never settles: only the cache's own timer can turn the lookup into a miss.
     await expect(cache.get('apq:abc')).resolves.toBeUndefined();
-    expect(performance.now() - started).toBeLessThan(1_000);
-    expect(lines[0]).toMatchObject({ operation: 'get', err: 'no answer within 30 ms' });
+    expect(lines.map((l) => [l.operation, l.err, l.msg])).toEqual([['get', 'no answer within 30 ms', 'persisted query store failed']]);
   });
 
   it('passes answers of a healthy store through', async () => {
@@ -174,7 +174,7 @@ describeRedis('automatic persisted queries shared through Redis', () => {
     // Registration is written after the response is sent; give it a moment.
     let response = await send(second, { extensions: persisted() });
     for (let attempt = 0; attempt < 20 && response.json?.errors; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
+      await sleep(25);
       response = await send(second, { extensions: persisted() });
     }
     expectOpenExceptions(second, response);
@@ -182,9 +182,11 @@ describeRedis('automatic persisted queries shared through Redis', () => {
 
   it('keeps answering when Redis goes away: hashes miss, full queries work, the process stays healthy', async () => {
     await redis.stop();
-    const started = performance.now();
+    const lookupFailures = () => firstWarnings.filter((line) => line.msg === 'persisted query store failed' && line.operation === 'get').map((line) => line.err);
+    const before = lookupFailures().length;
     expectNotFound(await send(first, { extensions: persisted() }));
-    expect(performance.now() - started).toBeLessThan(5_000);
+    // The miss is the store's failure, logged: node-redis refusing the command, or the store timeout.
+    expect(lookupFailures().slice(before)).toEqual([expect.stringMatching(/^(The client is (offline|closed)|no answer within 300 ms)$/)]);
     second.sandbox.resetRequests();
     expectOpenExceptions(second, await send(second, { query: QUERY, extensions: persisted() }));
     expect((await fetch(`${first.gateway.url}/healthz`)).status).toBe(200);

@@ -7,6 +7,7 @@ import { createLogger } from '../../src/logger.ts';
 import { LogCapture } from '../support/log-capture.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { post, read } from './support/http.ts';
+import { sleep } from '../support/time.ts';
 
 const COUNT = 'query ExceptionCount { exceptions(first: 1) { totalCount } }';
 const QUERY = JSON.stringify({ query: '{ exceptions(first: 1) { totalCount } }' });
@@ -39,7 +40,7 @@ async function logLines(capture: LogCapture, msg: string): Promise<Record<string
   for (let attempt = 0; attempt < 50; attempt++) {
     const lines = capture.lines().filter((line) => line.msg === msg);
     if (lines.length > 0) return lines;
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await sleep(10);
   }
   return [];
 }

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { bearer, postJson } from '../support/graphql-client.ts';
 
 // `npm start` in production with trusted documents only (TRUSTED_DOCUMENTS set): the banner must
 // not offer the README's text queries, which are refused there, but the manifest's operations and
@@ -57,11 +58,7 @@ describe('the start-up banner with trusted documents only', () => {
     const { stdout } = await promisify(execFile)('bash', ['-c', command]);
     expect(JSON.parse(stdout)).toEqual({ data: { exceptions: { totalCount: ACME_EXCEPTIONS } } });
 
-    const text = await fetch(`${origin}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer demo-token-acme' },
-      body: JSON.stringify({ query: COUNT }),
-    });
+    const text = await postJson(`${origin}/graphql`, { query: COUNT }, bearer('demo-token-acme'));
     expect(text.status).toBe(400);
     expect(((await text.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('PERSISTED_QUERY_ID_REQUIRED');
   });

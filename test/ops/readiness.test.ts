@@ -6,6 +6,7 @@ import { createLogger } from '../../src/logger.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
 import { accountOf } from '../support/expected.ts';
 import { startStack, type Stack } from '../support/stack.ts';
+import { sleep } from '../support/time.ts';
 
 const INBOX = '{ exceptions(first: 1) { nodes { id } } }';
 
@@ -99,7 +100,7 @@ describe('GET /readyz', () => {
       const answers = await Promise.all([readyz(gateway.url), readyz(gateway.url), readyz(gateway.url)]);
       expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
       expect((await readyz(gateway.url)).status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await sleep(50);
       expect(platform.connections()).toBe(1);
     });
 
@@ -107,7 +108,7 @@ describe('GET /readyz', () => {
       const platform = await fakePlatform();
       const gateway = await gatewayOver(platform.url, { READY_CACHE_MS: '0' });
       for (let i = 0; i < 3; i++) expect((await readyz(gateway.url)).status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await sleep(50);
       expect(platform.connections()).toBe(3);
     });
   });

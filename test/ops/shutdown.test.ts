@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { watchOutput } from '../support/gateway-process.ts';
 import { bearer, postGraphQL, postJson } from '../support/graphql-client.ts';
+import { sleep } from '../support/time.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NODE = `${ROOT}node_modules/.bin/node`;
@@ -101,7 +102,7 @@ describe('SIGTERM', () => {
 
     // The query has reached the platform (and waits there) before the signal is sent.
     const deadline = performance.now() + 5_000;
-    while (!sandbox.requests.some((r) => r.route === 'exceptions') && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (!sandbox.requests.some((r) => r.route === 'exceptions') && performance.now() < deadline) await sleep(20);
     expect(sandbox.requests.filter((r) => r.route === 'exceptions')).toHaveLength(1);
 
     child.kill('SIGTERM');
@@ -111,7 +112,7 @@ describe('SIGTERM', () => {
     let refusedAt: number | undefined;
     for (let i = 0; i < 50 && refusedAt === undefined; i++) {
       if ((await tryConnect(Number(port))) === 'ECONNREFUSED') refusedAt = performance.now();
-      else await new Promise((r) => setTimeout(r, 20));
+      else await sleep(20);
     }
     expect(refusedAt).toBeDefined();
 

@@ -71,7 +71,7 @@ describe('circuit breaker', () => {
     const error = await failure(call(wire.http));
 
     expect(error.message).toBe('The platform is failing; calls are paused for a short cool-down');
-    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID });
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR' });
     expect(wire.server.requests).toHaveLength(THRESHOLD);
     expect(eventsOf(events).at(-1)).toEqual({
       route: 'documents.get',

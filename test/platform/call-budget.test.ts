@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { testConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
+import { graphqlClient } from '../support/graphql-client.ts';
 import { TOKEN, json, startServer, type TestServer } from './support.ts';
 
 // MAX_PLATFORM_CALLS_PER_REQUEST: one small query must not make the gateway call the platform without
@@ -45,23 +46,14 @@ async function setup(env: Record<string, string> = {}) {
   });
   // MAX_QUERY_COST refuses this document before any call (each walk is priced: docs/security.md); lifted so the walks reach the run-time bound.
   gateway = await startGateway(testConfig({ MAX_QUERY_COST: '1000000', ...env }), server.url, { logger: createLogger('silent') });
-  return { server, gateway };
-}
-
-async function gql(url: string, query: string) {
-  const response = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: TOKEN, 'x-request-id': 'budget-1' },
-    body: JSON.stringify({ query }),
-  });
-  return (await response.json()) as { data: Record<string, unknown>; errors?: { message: string; path: unknown[]; extensions: Record<string, unknown> }[] };
+  return { server, gateway, gql: graphqlClient(`${gateway.url}/graphql`, { authorization: TOKEN, 'x-request-id': 'budget-1' }) };
 }
 
 describe('the platform call budget of a request (MAX_PLATFORM_CALLS_PER_REQUEST)', () => {
   it('stops the 15-alias backward walk at 200 calls; the fields past it fail with the limit named, the rest of the query answers', async () => {
     const wire = await setup();
 
-    const body = await gql(wire.gateway.url, QUERY);
+    const { body } = await wire.gql(QUERY);
 
     expect(wire.server.requests).toHaveLength(200);
     expect(wire.server.requests.filter((r) => r.url === '/v1/documents/d1')).toHaveLength(1);
@@ -79,7 +71,7 @@ describe('the platform call budget of a request (MAX_PLATFORM_CALLS_PER_REQUEST)
   it('is a setting: with 2000 the same walks reach their own limit of 10 000 records instead', async () => {
     const wire = await setup({ MAX_PLATFORM_CALLS_PER_REQUEST: '2000' });
 
-    const body = await gql(wire.gateway.url, QUERY);
+    const { body } = await wire.gql(QUERY);
 
     expect(wire.server.requests).toHaveLength(1 + 15 * 101);
     expect(body.errors!.map((e) => e.message)).toEqual(
@@ -90,7 +82,7 @@ describe('the platform call budget of a request (MAX_PLATFORM_CALLS_PER_REQUEST)
   it('counts only calls made: a query well inside it answers in full', async () => {
     const wire = await setup({ MAX_PLATFORM_CALLS_PER_REQUEST: '2' });
 
-    const body = await gql(wire.gateway.url, '{ document(id: "d1") { id } a: document(id: "d1") { name } linxBatches(filter: { templateId: "t1", templateVersionId: "v1" }, first: 2) { nodes { id } } }');
+    const { body } = await wire.gql('{ document(id: "d1") { id } a: document(id: "d1") { name } linxBatches(filter: { templateId: "t1", templateVersionId: "v1" }, first: 2) { nodes { id } } }');
 
     expect(body).toEqual({ data: { document: { id: 'd1' }, a: { name: 'Passport' }, linxBatches: { nodes: [{ id: 'b0' }, { id: 'b1' }] } } });
     expect(wire.server.requests.map((r) => r.url).sort()).toEqual(['/v1/documents/d1', '/v2/linx/workflow-batches?page=1&size=3&templateId=t1&templateVersionId=v1']);

@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { CallerGone, RequestDeadlineExceeded, requestSignal } from '../../src/platform/cancellation.ts';
+import { sleep } from '../support/time.ts';
 
 // A request's abort signal: its deadline, and (with a response) the caller hanging up first.
 
@@ -65,7 +66,7 @@ describe('with a response', () => {
     expect(await call).toBe('done');
     await closed;
     // Longer than the deadline: a timer left running would abort the signal meanwhile.
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    await sleep(80);
     expect(signal.aborted).toBe(false);
   });
 });

@@ -3,6 +3,7 @@ import { testConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { UpstreamCallEvent } from '../../src/platform/http.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
+import { graphqlClient, postJson, type GraphQLClient } from '../support/graphql-client.ts';
 import { TOKEN, eventsOf, eventually, json, startServer, type Handler, type TestServer } from './support.ts';
 
 // The whole gateway over real loopback HTTP, with a hand-driven platform: what a
@@ -18,12 +19,12 @@ let events: UpstreamCallEvent[] = [];
 /** Per-attempt timeouts far beyond the test, so only the request's deadline or its caller can end a call. */
 const patient = { UPSTREAM_RESPONSE_TIMEOUT_MS: '60000', UPSTREAM_REQUEST_TIMEOUT_MS: '60000', UPSTREAM_BREAKER_THRESHOLD: '1000' };
 
-async function setup(handler: Handler, env: Record<string, string>): Promise<{ gateway: Gateway; server: TestServer }> {
+async function setup(handler: Handler, env: Record<string, string>): Promise<{ gateway: Gateway; server: TestServer; gql: GraphQLClient }> {
   server = await startServer(handler);
   gateway = await startGateway(testConfig({ ...patient, ...env }), server.url, { logger: createLogger('silent') });
   events = [];
   gateway.http.observe((event) => events.push(event));
-  return { gateway, server };
+  return { gateway, server, gql: graphqlClient(`${gateway.url}/graphql`, { authorization: TOKEN }) };
 }
 
 afterEach(async () => {
@@ -32,20 +33,6 @@ afterEach(async () => {
   gateway = undefined;
   server = undefined;
 });
-
-function post(url: string, query: string, variables: Record<string, unknown> = {}, signal?: AbortSignal) {
-  return fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: TOKEN },
-    body: JSON.stringify({ query, variables }),
-    signal,
-  });
-}
-
-async function gql(url: string, query: string, variables: Record<string, unknown> = {}) {
-  const response = await post(url, query, variables);
-  return { status: response.status, body: (await response.json()) as { data?: Record<string, unknown>; errors?: { message: string; path?: unknown[]; extensions?: Record<string, unknown> }[] } };
-}
 
 /** Sends the document and never finishes anything else: a body trickles a space every 20 ms, forever. */
 const documentsFineExceptionsTrickle: Handler = (request, response) => {
@@ -66,7 +53,7 @@ describe('the request deadline (REQUEST_DEADLINE_MS)', () => {
   it('cuts a trickled body: that field answers UPSTREAM_TIMEOUT, the rest of the query answers, nothing is retried', async () => {
     const wire = await setup(documentsFineExceptionsTrickle, { REQUEST_DEADLINE_MS: '400' });
 
-    const { status, body } = await gql(wire.gateway.url, '{ document(id: "d1") { id name } exceptions(first: 1) { nodes { id } } }');
+    const { status, body } = await wire.gql('{ document(id: "d1") { id name } exceptions(first: 1) { nodes { id } } }');
 
     expect(status).toBe(200);
     expect(body.data).toEqual({ document: { id: 'd1', name: 'Passport' }, exceptions: null });
@@ -83,7 +70,7 @@ describe('the request deadline (REQUEST_DEADLINE_MS)', () => {
     // The first retry would wait 2.5–5 s; the deadline comes first.
     const wire = await setup(unavailable, { REQUEST_DEADLINE_MS: '300', UPSTREAM_RETRY_BASE_MS: '5000' });
 
-    const { body } = await gql(wire.gateway.url, EXCEPTIONS);
+    const { body } = await wire.gql(EXCEPTIONS);
 
     expect(body.data).toEqual({ exceptions: null });
     expect(body.errors![0]).toMatchObject({ message: 'The platform did not answer in time (request deadline of 300 ms)', extensions: { code: 'UPSTREAM_TIMEOUT' } });
@@ -98,7 +85,7 @@ describe('the request deadline (REQUEST_DEADLINE_MS)', () => {
     const ids = ['d1', 'd2', 'd3', 'd4', 'd5', 'd6'];
     const query = `{ ${ids.map((id) => `${id}: document(id: "${id}") { id }`).join(' ')} }`;
 
-    const { body } = await gql(wire.gateway.url, query);
+    const { body } = await wire.gql(query);
 
     expect(body.data).toEqual(Object.fromEntries(ids.map((id) => [id, null])));
     expect(body.errors!.map((e) => [e.path, e.extensions!.code, e.message])).toEqual(
@@ -111,7 +98,7 @@ describe('the request deadline (REQUEST_DEADLINE_MS)', () => {
     const wire = await setup(hang, { REQUEST_DEADLINE_MS: '300' });
     const mutation = 'mutation($input: UpdateDocumentInput!) { updateDocument(input: $input) { document { id } } }';
 
-    const { body } = await gql(wire.gateway.url, mutation, { input: { id: 'd1', documentType: 'OTHER', name: 'Lease', description: 'Office lease' } });
+    const { body } = await wire.gql(mutation, { input: { id: 'd1', documentType: 'OTHER', name: 'Lease', description: 'Office lease' } });
 
     expect(body.data).toEqual({ updateDocument: null });
     expect(body.errors![0]).toMatchObject({ path: ['updateDocument'], extensions: { code: 'UPSTREAM_TIMEOUT' } });
@@ -129,7 +116,7 @@ describe('a caller that closes its connection', () => {
   it('stops the platform call in flight: the platform sees its connection closed', async () => {
     const wire = await setup(hang, {});
     const controller = new AbortController();
-    const request = post(wire.gateway.url, EXCEPTIONS, {}, controller.signal).catch((error: Error) => error.name);
+    const request = postJson(`${wire.gateway.url}/graphql`, { query: EXCEPTIONS }, { authorization: TOKEN }, controller.signal).catch((error: Error) => error.name);
 
     await eventually(() => wire.server.requests.length === 1);
     controller.abort();
@@ -146,7 +133,7 @@ describe('a caller that closes its connection', () => {
   it('cancels a pending retry: the platform sees one attempt', async () => {
     const wire = await setup(unavailable, { UPSTREAM_RETRY_BASE_MS: '2000' });
     const controller = new AbortController();
-    const request = post(wire.gateway.url, EXCEPTIONS, {}, controller.signal).catch((error: Error) => error.name);
+    const request = postJson(`${wire.gateway.url}/graphql`, { query: EXCEPTIONS }, { authorization: TOKEN }, controller.signal).catch((error: Error) => error.name);
 
     await eventually(() => wire.server.requests.length === 1);
     controller.abort();

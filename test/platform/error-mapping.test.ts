@@ -50,7 +50,7 @@ describe('status rows', () => {
 
       scope.done();
       expect(error.message).toBe(`${reason} (HTTP ${status}): Platform says ${status}`);
-      expect(error.extensions).toEqual({ code, requestId: REQUEST_ID, upstream: { status, traceId: `trace-${status}` } });
+      expect(error.extensions).toEqual({ code, upstream: { status, traceId: `trace-${status}` } });
       expect(error.fieldErrors).toEqual([]);
       expect(eventsOf(events)).toEqual([
         { route: 'documents.get', method: 'GET', status, retries: 0, requestId: REQUEST_ID, errorCode: code },
@@ -83,7 +83,6 @@ describe('status rows', () => {
       expect(error.message).toBe(`The platform rejected the request (HTTP ${status}): Validation failed`);
       expect(error.extensions).toEqual({
         code: 'BAD_USER_INPUT',
-        requestId: REQUEST_ID,
         upstream: { status, traceId: `trace-${status}`, errorCode: 'VALIDATION_ERROR' },
       });
       expect(error.fieldErrors).toEqual([
@@ -104,7 +103,7 @@ describe('status rows', () => {
 
     scope.done();
     expect(error.message).toBe('The platform is rate limiting this caller (HTTP 429): Slow down');
-    expect(error.extensions).toEqual({ code: 'RATE_LIMITED', requestId: REQUEST_ID, upstream: { status: 429, traceId: 'trace-429' }, retryAfter: 7 });
+    expect(error.extensions).toEqual({ code: 'RATE_LIMITED', upstream: { status: 429, traceId: 'trace-429' }, retryAfter: 7 });
   });
 
   it('429 → RATE_LIMITED with retryAfter from an HTTP date, counted from now', async () => {
@@ -127,7 +126,7 @@ describe('status rows', () => {
     const error = await failure(client.get('exceptions.list', '/exceptions'));
 
     scope.done();
-    expect(error.extensions).toEqual({ code: 'RATE_LIMITED', requestId: REQUEST_ID, upstream: { status: 429 }, retryAfter: 1 });
+    expect(error.extensions).toEqual({ code: 'RATE_LIMITED', upstream: { status: 429 }, retryAfter: 1 });
   });
 
   for (const status of [500, 502, 503, 504] as const) {
@@ -142,7 +141,7 @@ describe('status rows', () => {
 
       scope.done();
       expect(error.message).toBe(`The platform failed to answer (HTTP ${status})`);
-      expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID, upstream: { status, traceId: `trace-${status}` } });
+      expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', upstream: { status, traceId: `trace-${status}` } });
       expect(eventsOf(events)).toEqual([
         { route: 'acceptances.list', method: 'GET', status, retries: 0, requestId: REQUEST_ID, errorCode: 'UPSTREAM_ERROR' },
       ]);
@@ -156,7 +155,7 @@ describe('status rows', () => {
 
     scope.done();
     expect(error.message).toBe('The platform failed to answer (HTTP 302)');
-    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID, upstream: { status: 302 } });
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', upstream: { status: 302 } });
   });
 });
 
@@ -195,7 +194,6 @@ describe('error body shapes', () => {
     expect(error.message).toBe('The platform rejected the request (HTTP 422): Invalid document');
     expect(error.extensions).toEqual({
       code: 'BAD_USER_INPUT',
-      requestId: REQUEST_ID,
       upstream: { status: 422, traceId: 't-b', errorCode: 'INVALID_DOCUMENT' },
     });
     expect(error.fieldErrors).toEqual([
@@ -207,7 +205,7 @@ describe('error body shapes', () => {
   it('plain text: the first line, capped, becomes the detail', async () => {
     const conflict = await failWith(409, 'Document version 3 was replaced by version 4\n\tat com.platform.Documents.update', { 'content-type': 'text/plain' });
     expect(conflict.message).toBe('The platform reported a conflict (HTTP 409): Document version 3 was replaced by version 4');
-    expect(conflict.extensions).toEqual({ code: 'CONFLICT', requestId: REQUEST_ID, upstream: { status: 409 } });
+    expect(conflict.extensions).toEqual({ code: 'CONFLICT', upstream: { status: 409 } });
 
     const long = await failWith(400, 'x'.repeat(500), { 'content-type': 'text/plain' });
     expect(long.message).toBe(`The platform rejected the request (HTTP 400): ${'x'.repeat(200)}`);
@@ -217,7 +215,7 @@ describe('error body shapes', () => {
     const page = '<html>\r\n<head><title>403 Forbidden</title></head>\r\n<body><center><h1>403 Forbidden</h1></center><hr><center>nginx</center></body>\r\n</html>\r\n';
     const forbidden = await failWith(403, page, { 'content-type': 'text/html' });
     expect(forbidden.message).toBe('The access token is not allowed to do this (HTTP 403)');
-    expect(forbidden.extensions).toEqual({ code: 'FORBIDDEN', requestId: REQUEST_ID, upstream: { status: 403 } });
+    expect(forbidden.extensions).toEqual({ code: 'FORBIDDEN', upstream: { status: 403 } });
 
     // Mislabelled as text: recognised by its markup.
     const mislabelled = await failWith(404, '\n  <!DOCTYPE html><html><body>Not Found</body></html>', { 'content-type': 'text/plain' });
@@ -225,29 +223,29 @@ describe('error body shapes', () => {
 
     const badGateway = await failWith(502, '<html><body><h1>502 Bad Gateway</h1></body></html>', { 'content-type': 'text/html; charset=utf-8' });
     expect(badGateway.message).toBe('The platform failed to answer (HTTP 502)');
-    expect(badGateway.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID, upstream: { status: 502 } });
+    expect(badGateway.extensions).toEqual({ code: 'UPSTREAM_ERROR', upstream: { status: 502 } });
     for (const error of [forbidden, mislabelled, badGateway]) expect(error.message).not.toMatch(/[<>]/);
   });
 
   it('malformed JSON: the status still decides, with a generic message', async () => {
     const error = await failWith(400, '{"timestamp":"2026-11-20T10:15:30.123Z","traceId":"t-x","message":"size must', { 'content-type': 'application/json' });
     expect(error.message).toBe('The platform rejected the request (HTTP 400)');
-    expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', requestId: REQUEST_ID, upstream: { status: 400 } });
+    expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', upstream: { status: 400 } });
     expect(error.fieldErrors).toEqual([]);
   });
 
   it('empty body: the status still decides', async () => {
     const notFound = await failWith(404, '');
     expect(notFound.message).toBe('Not found on the platform (HTTP 404)');
-    expect(notFound.extensions).toEqual({ code: 'NOT_FOUND', requestId: REQUEST_ID, upstream: { status: 404 } });
+    expect(notFound.extensions).toEqual({ code: 'NOT_FOUND', upstream: { status: 404 } });
 
     const unauthorized = await failWith(401, '   \n');
     expect(unauthorized.message).toBe('The platform rejected the access token (HTTP 401)');
-    expect(unauthorized.extensions).toEqual({ code: 'UNAUTHENTICATED', requestId: REQUEST_ID, upstream: { status: 401 } });
+    expect(unauthorized.extensions).toEqual({ code: 'UNAUTHENTICATED', upstream: { status: 401 } });
 
     const serverError = await failWith(500, '');
     expect(serverError.message).toBe('The platform failed to answer (HTTP 500)');
-    expect(serverError.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID, upstream: { status: 500 } });
+    expect(serverError.extensions).toEqual({ code: 'UPSTREAM_ERROR', upstream: { status: 500 } });
   });
 });
 
@@ -287,9 +285,9 @@ describe('mapping functions', () => {
 
   it('errorFromResponse only sets retryAfter for 429', () => {
     const unavailable = runWithRequestId('r1', () => errorFromResponse({ status: 503, body: '', retryAfter: '30' }));
-    expect(unavailable.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: 'r1', upstream: { status: 503 } });
+    expect(unavailable.extensions).toEqual({ code: 'UPSTREAM_ERROR', upstream: { status: 503 } });
     const limited = runWithRequestId('r2', () => errorFromResponse({ status: 429, body: '', retryAfter: '30' }));
-    expect(limited.extensions).toEqual({ code: 'RATE_LIMITED', requestId: 'r2', upstream: { status: 429 }, retryAfter: 30 });
+    expect(limited.extensions).toEqual({ code: 'RATE_LIMITED', upstream: { status: 429 }, retryAfter: 30 });
   });
 });
 
@@ -314,7 +312,6 @@ describe('field errors of a list request, addressed to GraphQL arguments', () =>
     expect(error.message).toBe('The platform rejected the request (HTTP 400): Request validation failed');
     expect(error.extensions).toEqual({
       code: 'BAD_USER_INPUT',
-      requestId: REQUEST_ID,
       upstream: { status: 400, traceId: 'trace-list', errorCode: 'VALIDATION_ERROR' },
       field: ['filter', 'createdFrom'],
       fieldErrors: [
@@ -329,6 +326,6 @@ describe('field errors of a list request, addressed to GraphQL arguments', () =>
     const scope = nock(PLATFORM_URL).get('/exceptions').query(true).reply(400, json(shapeA('trace-a', 'Bad Request', 'No')), { 'content-type': 'application/json' });
     const error = await failure(fetchExceptions(client, exceptionsQuery(null, null), { page: 0, size: 5 }));
     scope.done();
-    expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', requestId: REQUEST_ID, upstream: { status: 400, traceId: 'trace-a' } });
+    expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', upstream: { status: 400, traceId: 'trace-a' } });
   });
 });

@@ -50,8 +50,8 @@ describe('transportError', () => {
   });
 
   it('names the status only when there was one', () => {
-    expect(runWithRequestId('r-s', () => transportError('network', 'unexpected failure', 502)).extensions).toStrictEqual({ code: 'UPSTREAM_ERROR', requestId: 'r-s', upstream: { status: 502 } });
-    expect(runWithRequestId('r-s', () => transportError('network', 'unexpected failure')).extensions).toStrictEqual({ code: 'UPSTREAM_ERROR', requestId: 'r-s' });
+    expect(runWithRequestId('r-s', () => transportError('network', 'unexpected failure', 502)).extensions).toStrictEqual({ code: 'UPSTREAM_ERROR', upstream: { status: 502 } });
+    expect(runWithRequestId('r-s', () => transportError('network', 'unexpected failure')).extensions).toStrictEqual({ code: 'UPSTREAM_ERROR' });
   });
 });
 
@@ -60,7 +60,7 @@ describe('errorFromResponse', () => {
     const body = JSON.stringify({ traceId: 'tr-5', message: 'db down at Repo.java:7', errorCode: 'INTERNAL' });
     const server = runWithRequestId('r-1', () => errorFromResponse({ status: 500, body, contentType: 'application/json' }));
     expect(server.message).toBe('The platform failed to answer (HTTP 500)');
-    expect(server.extensions).toStrictEqual({ code: 'UPSTREAM_ERROR', requestId: 'r-1', upstream: { status: 500, traceId: 'tr-5', errorCode: 'INTERNAL' } });
+    expect(server.extensions).toStrictEqual({ code: 'UPSTREAM_ERROR', upstream: { status: 500, traceId: 'tr-5', errorCode: 'INTERNAL' } });
     const client = runWithRequestId('r-2', () => errorFromResponse({ status: 499, body, contentType: 'application/json' }));
     expect(client.message).toBe('The platform failed to answer (HTTP 499): db down at Repo.java:7');
   });
@@ -68,7 +68,7 @@ describe('errorFromResponse', () => {
   it('a 429 with an unreadable Retry-After still waits a second; the token it echoes is cut', () => {
     const limited = runWithRequestId('r-3', () => errorFromResponse({ status: 429, body: 'slow down, abcdefghijk', retryAfter: 'soon' }, 'Bearer abcdefghijk'));
     expect(limited.message).toBe('The platform is rate limiting this caller (HTTP 429): slow down, [REDACTED]');
-    expect(limited.extensions).toStrictEqual({ code: 'RATE_LIMITED', requestId: 'r-3', upstream: { status: 429 }, retryAfter: 1 });
+    expect(limited.extensions).toStrictEqual({ code: 'RATE_LIMITED', upstream: { status: 429 }, retryAfter: 1 });
   });
 });
 

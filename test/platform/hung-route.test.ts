@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { bearer, graphqlClient, type GraphQLClient } from '../support/graphql-client.ts';
+import { sleep } from '../support/time.ts';
 
 // The real process (`NODE_ENV=production node src/main.js`) over its embedded sandbox, with the
 // sandbox's exceptions route hanging: what a hung route may and may not do to the gateway.
@@ -18,6 +20,8 @@ interface Running {
   /** The admin listener, where probes go. */
   admin: string;
   sandbox: string;
+  /** The caller's client of the gateway's `/graphql`. */
+  gql: GraphQLClient;
 }
 
 async function start(env: Record<string, string>): Promise<Running> {
@@ -27,22 +31,11 @@ async function start(env: Record<string, string>): Promise<Running> {
   const sandbox = started.platform!;
   const fault = await fetch(`${sandbox}/__sandbox/faults`, { method: 'POST', body: JSON.stringify({ route: 'exceptions', fault: { hang: true } }) });
   expect(fault.status).toBe(200);
-  return { url, admin: started.admin!, sandbox };
+  return { url, admin: started.admin!, sandbox, gql: graphqlClient(`${url}/graphql`, bearer(TOKEN)) };
 }
 
-interface Answer {
-  data?: Record<string, unknown> | null;
-  errors?: { message: string; path?: unknown[]; extensions?: Record<string, unknown> }[];
-}
-
-async function gql(url: string, query: string, requestId: string): Promise<Answer> {
-  const response = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}`, 'x-request-id': requestId },
-    body: JSON.stringify({ query }),
-  });
-  return (await response.json()) as Answer;
-}
+/** The headers of a request with this id. */
+const withId = (requestId: string) => ({ 'x-request-id': requestId });
 
 async function exceptionCalls(sandbox: string): Promise<number> {
   const summary = (await (await fetch(`${sandbox}/__sandbox/requests`)).json()) as { byRoute: Record<string, number> };
@@ -54,7 +47,7 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
   const deadline = performance.now() + 10_000;
   while (!(await condition())) {
     if (performance.now() > deadline) throw new Error(`condition not met within 10 s: ${condition.toString()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
   }
 }
 
@@ -81,16 +74,16 @@ describe('a hung platform route', () => {
 
     // Four different exceptions calls, all made in the same execution of one request: as many as the pool.
     let exceptionsAnswered = false;
-    const exceptions = gql(running.url, `{ ${[1, 2, 3, 4].map((n) => `e${n}: exceptions(first: ${n}) { totalCount }`).join(' ')} }`, 'hung-1').then((answer) => {
+    const exceptions = running.gql(`{ ${[1, 2, 3, 4].map((n) => `e${n}: exceptions(first: ${n}) { totalCount }`).join(' ')} }`, undefined, withId('hung-1')).then((answer) => {
       exceptionsAnswered = true;
-      return answer;
+      return answer.body;
     });
     // Once one has reached the platform, all four have been handed to the socket pool.
     await until(async () => (await exceptionCalls(running.sandbox)) >= 1);
 
-    const answer = await gql(running.url, `{ document(id: "${document.id}") { id name } }`, 'doc-1');
+    const answer = await running.gql(`{ document(id: "${document.id}") { id name } }`, undefined, withId('doc-1'));
 
-    expect(answer).toEqual({ data: { document } });
+    expect(answer.body).toEqual({ data: { document } });
     // Answered while every exceptions call was still hanging, not once their deadline freed a socket.
     expect(exceptionsAnswered).toBe(false);
     // The route's bound: half the pool in flight, the rest of its calls waited for a slot.
@@ -113,9 +106,9 @@ describe('a hung platform route', () => {
     });
     const document = await someDocument(running.sandbox);
 
-    const answers = await Promise.all([1, 2, 3, 4].map((n) => gql(running.url, `{ exceptions(first: ${n}) { totalCount } }`, `timeout-${n}`)));
+    const answers = await Promise.all([1, 2, 3, 4].map((n) => running.gql(`{ exceptions(first: ${n}) { totalCount } }`, undefined, withId(`timeout-${n}`))));
 
-    expect(answers).toEqual(
+    expect(answers.map((answer) => answer.body)).toEqual(
       [1, 2, 3, 4].map((n) => ({
         data: { exceptions: null },
         errors: [
@@ -133,8 +126,8 @@ describe('a hung platform route', () => {
     const ready = await fetch(`${running.admin}/readyz`);
     expect([ready.status, await ready.json()]).toEqual([200, { status: 'ready', breaker: 'open', upstream: 'reachable', routes: { exceptions: 'open' } }]);
 
-    const fast = await gql(running.url, '{ exceptions(first: 1) { totalCount } }', 'fast-1');
-    expect(fast).toEqual({
+    const fast = await running.gql('{ exceptions(first: 1) { totalCount } }', undefined, withId('fast-1'));
+    expect(fast.body).toEqual({
       data: { exceptions: null },
       errors: [
         {
@@ -147,6 +140,6 @@ describe('a hung platform route', () => {
     });
     expect(await exceptionCalls(running.sandbox)).toBe(4 + 2);
     // Only that route's breaker is open.
-    expect(await gql(running.url, `{ document(id: "${document.id}") { id name } }`, 'doc-2')).toEqual({ data: { document } });
+    expect((await running.gql(`{ document(id: "${document.id}") { id name } }`, undefined, withId('doc-2'))).body).toEqual({ data: { document } });
   }, 60_000);
 });

@@ -72,7 +72,7 @@ describe('pageFetcher', () => {
     const error = await failure(runWithRequestId(REQUEST_ID, () => envelopeFetch(client, {}, { page: 0, size: 2 })));
     scope.done();
     expect(error.message).toBe('The platform answered with an unusable body (not the page the contract describes)');
-    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID });
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR' });
   });
 
   it('a refusal naming its query parameters is addressed to the arguments', async () => {
@@ -87,7 +87,6 @@ describe('pageFetcher', () => {
     expect(error.message).toBe('The platform rejected the request (HTTP 400): Bad filter');
     expect(error.extensions).toEqual({
       code: 'BAD_USER_INPUT',
-      requestId: REQUEST_ID,
       upstream: { status: 400, traceId: 'tr-1' },
       field: ['filter', 'status'],
       fieldErrors: [{ field: ['filter', 'status'], message: 'unknown status', code: 'INVALID_VALUE' }],
@@ -115,7 +114,7 @@ describe('rethrowOnArguments', () => {
     expect(thrown(conflict)).toBe(conflict);
     const bare = refusal(ErrorCode.BAD_USER_INPUT, []);
     expect(thrown(bare)).toBe(bare);
-    expect(bare.extensions).toEqual({ code: 'BAD_USER_INPUT', requestId: REQUEST_ID, upstream: { status: 400, traceId: 'tr-9' } });
+    expect(bare.extensions).toEqual({ code: 'BAD_USER_INPUT', upstream: { status: 400, traceId: 'tr-9' } });
   });
 
   it('names the first argument a field error concerns; a dotted parameter is its first segment', () => {
@@ -130,7 +129,6 @@ describe('rethrowOnArguments', () => {
     expect([error.code, error.message, error.fieldErrors]).toEqual([ErrorCode.BAD_USER_INPUT, original.message, original.fieldErrors]);
     expect(error.extensions).toEqual({
       code: 'BAD_USER_INPUT',
-      requestId: REQUEST_ID,
       upstream: { status: 400, traceId: 'tr-9' },
       field: ['orderBy'],
       fieldErrors: [
@@ -145,7 +143,6 @@ describe('rethrowOnArguments', () => {
     const error = thrown(refusal(ErrorCode.BAD_USER_INPUT, [{ path: 'size', message: 'too large', errorCode: 'OUT_OF_RANGE' }])) as PlatformError;
     expect(error.extensions).toStrictEqual({
       code: 'BAD_USER_INPUT',
-      requestId: REQUEST_ID,
       upstream: { status: 400, traceId: 'tr-9' },
       fieldErrors: [{ field: null, message: 'too large', code: 'OUT_OF_RANGE' }],
     });
@@ -155,17 +152,26 @@ describe('rethrowOnArguments', () => {
 describe('PlatformError', () => {
   it('carries upstream details only when there are some, and retryAfter only when set', () => {
     const bare = runWithRequestId('r1', () => new PlatformError(ErrorCode.NOT_FOUND, 'gone', { upstream: {} }));
-    expect(bare.extensions).toStrictEqual({ code: 'NOT_FOUND', requestId: 'r1' });
+    expect(bare.extensions).toStrictEqual({ code: 'NOT_FOUND' });
     expect([bare.name, bare.message, bare.code, bare.fieldErrors]).toEqual(['PlatformError', 'gone', 'NOT_FOUND', []]);
     const limited = runWithRequestId('r2', () => new PlatformError(ErrorCode.RATE_LIMITED, 'slow', { upstream: { status: 429 }, retryAfter: 0 }));
-    expect(limited.extensions).toStrictEqual({ code: 'RATE_LIMITED', requestId: 'r2', upstream: { status: 429 }, retryAfter: 0 });
+    expect(limited.extensions).toStrictEqual({ code: 'RATE_LIMITED', upstream: { status: 429 }, retryAfter: 0 });
+  });
+
+  it('carries no request id, made inside a request or outside one: formatError alone stamps it', () => {
+    const outside = new PlatformError(ErrorCode.UPSTREAM_ERROR, 'down', { upstream: { status: 503 } });
+    const inside = runWithRequestId('r3', () => new PlatformError(ErrorCode.UPSTREAM_ERROR, 'down', { upstream: { status: 503 } }));
+    expect([outside.extensions, inside.extensions]).toStrictEqual([
+      { code: 'UPSTREAM_ERROR', upstream: { status: 503 } },
+      { code: 'UPSTREAM_ERROR', upstream: { status: 503 } },
+    ]);
   });
 });
 
 describe('records', () => {
   it('an array is never a record, even one with an id property', () => {
     const pretender = Object.assign([{ id: 'x' }], { id: 'a1' });
-    expect(syncFailure(() => runWithRequestId(REQUEST_ID, () => readRecord(pretender))).extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID });
+    expect(syncFailure(() => runWithRequestId(REQUEST_ID, () => readRecord(pretender))).extensions).toEqual({ code: 'UPSTREAM_ERROR' });
     for (const bareArrayAllowed of [false, true]) {
       const error = syncFailure(() => runWithRequestId(REQUEST_ID, () => readPage({ totalElements: 1, content: [pretender] }, { bareArrayAllowed })));
       expect(error.message).toBe('The platform answered with an unusable body (not the page the contract describes)');

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { postJson } from '../support/graphql-client.ts';
 import { TOKEN, eventually, json, startServer, type Handler, type TestServer } from './support.ts';
 
 // The real process in production mode (`NODE_ENV=production node src/main.js`) over a
@@ -65,17 +66,16 @@ afterAll(async () => {
   await platform.close();
 });
 
-const post = (body: unknown, signal?: AbortSignal) =>
-  fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: TOKEN }, body: JSON.stringify(body), signal });
+const caller = { authorization: TOKEN };
 
 describe('production process', () => {
   it('refuses 1000 FinancialAccount representations before any platform call', async () => {
     platform.requests.length = 0;
     const representations = Array.from({ length: 1000 }, (_, i) => ({ __typename: 'FinancialAccount', id: `fa-${i}` }));
-    const response = await post({
+    const response = await postJson(`${url}/graphql`, {
       query: 'query($r: [_Any!]!) { _entities(representations: $r) { ... on FinancialAccount { documentAcceptances(first: 100) { nodes { id } } } } }',
       variables: { r: representations },
-    });
+    }, caller);
     const body = (await response.json()) as { errors: { message: string; extensions: Record<string, unknown> }[] };
     expect(response.status).toBe(400);
     expect(body.errors.map((e) => [e.message, e.extensions.code, e.extensions.limit, e.extensions.max])).toEqual([
@@ -86,7 +86,7 @@ describe('production process', () => {
 
   it('answers a trickled list at the deadline with UPSTREAM_TIMEOUT and keeps the healthy field', async () => {
     platform.requests.length = 0;
-    const response = await post({ query: '{ document(id: "d1") { id name } documentAcceptances(financialAccountId: "fa-1", first: 1) { nodes { id } } }' });
+    const response = await postJson(`${url}/graphql`, { query: '{ document(id: "d1") { id name } documentAcceptances(financialAccountId: "fa-1", first: 1) { nodes { id } } }' }, caller);
     const body = (await response.json()) as { data: unknown; errors: { message: string; path: unknown[]; extensions: Record<string, unknown> }[] };
     expect(body.data).toEqual({ document: { id: 'd1', name: 'Passport' }, documentAcceptances: null });
     expect(body.errors.map((e) => [e.message, e.path, e.extensions.code])).toEqual([
@@ -98,7 +98,7 @@ describe('production process', () => {
   it('closes the platform call in flight when the caller hangs up', async () => {
     platform.requests.length = 0;
     const controller = new AbortController();
-    const request = post({ query: '{ exceptions(first: 1) { nodes { id } } }' }, controller.signal).catch((error: Error) => error.name);
+    const request = postJson(`${url}/graphql`, { query: '{ exceptions(first: 1) { nodes { id } } }' }, caller, controller.signal).catch((error: Error) => error.name);
     await eventually(() => platform.requests.length === 1);
     controller.abort();
     expect(await request).toBe('AbortError');

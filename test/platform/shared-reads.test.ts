@@ -6,6 +6,7 @@ import { testConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { UpstreamCallEvent } from '../../src/platform/http.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
+import { bearer, postGraphQL, type GraphQLBody } from '../support/graphql-client.ts';
 import { eventually } from './support.ts';
 
 // Identical platform GETs of concurrent GraphQL requests share one call while it is in flight. The
@@ -112,17 +113,12 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-interface Answer {
-  data?: Record<string, unknown> | null;
-  errors?: unknown[];
-}
+type Answer = GraphQLBody;
 
-function post(url: string, token: string, query: string, options: { variables?: Record<string, unknown>; requestId?: string; signal?: AbortSignal } = {}) {
-  const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
-  if (options.requestId) headers['x-request-id'] = options.requestId;
-  return fetch(`${url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables: options.variables }), signal: options.signal }).then(
-    async (response) => (await response.json()) as Answer,
-  );
+/** The body of the gateway's answer to the caller with `token`: what the tests compare across callers. */
+async function post(url: string, token: string, query: string, options: { variables?: Record<string, unknown>; requestId?: string; signal?: AbortSignal } = {}): Promise<Answer> {
+  const headers = options.requestId === undefined ? bearer(token) : { ...bearer(token), 'x-request-id': options.requestId };
+  return (await postGraphQL(`${url}/graphql`, { query, variables: options.variables }, headers, options.signal)).body;
 }
 
 const EXCEPTIONS = '{ exceptions(first: 3) { totalCount nodes { id status } } }';

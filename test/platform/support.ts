@@ -5,6 +5,7 @@ import { testConfig, type Config } from '../../src/config.ts';
 import { PlatformError } from '../../src/platform/platform-error.ts';
 import { systemClock, type Clock } from '../../src/platform/clock.ts';
 import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
+import { sleep } from '../support/time.ts';
 
 /** Host the nock-based suites fake; nothing real ever answers there. */
 export const PLATFORM_URL = 'http://platform.test';
@@ -152,7 +153,7 @@ export async function eventually(condition: () => boolean, timeoutMs = 2_000): P
   const deadline = performance.now() + timeoutMs;
   while (!condition()) {
     if (performance.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${condition.toString()}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await sleep(10);
   }
 }
 

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { testConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
+import { graphqlClient } from '../support/graphql-client.ts';
 import { TOKEN, json, startServer, type TestServer } from './support.ts';
 
 // With tracing on, every platform call carries the W3C traceparent of the gateway's span for that
@@ -59,13 +60,9 @@ async function setup(env: Record<string, string>) {
     response.writeHead(200, { 'content-type': 'application/json' }).end(json(body));
   });
   gateway = await startGateway(testConfig(env), platform.url, { logger: createLogger('silent') });
-  return { platform, gateway };
+  return { platform, gateway, gql: graphqlClient(`${gateway.url}/graphql`, { authorization: TOKEN }) };
 }
 
-async function gql(url: string, query: string, headers: Record<string, string>) {
-  const response = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: TOKEN, ...headers }, body: JSON.stringify({ query }) });
-  return (await response.json()) as { data?: unknown; errors?: unknown };
-}
 
 const QUERY = 'query Both { document(id: "d1") { name } exceptions(first: 1) { totalCount } }';
 
@@ -74,7 +71,7 @@ describe('trace context towards the platform', () => {
     const otlp = await startCollector();
     const wire = await setup({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint });
 
-    expect(await gql(wire.gateway.url, QUERY, { traceparent: TRACEPARENT })).toEqual({ data: { document: { name: 'Passport' }, exceptions: { totalCount: 7 } } });
+    expect((await wire.gql(QUERY, undefined, { traceparent: TRACEPARENT })).body).toEqual({ data: { document: { name: 'Passport' }, exceptions: { totalCount: 7 } } });
     // Closing flushes the spans to the collector.
     await wire.gateway.close();
     gateway = undefined;
@@ -95,7 +92,7 @@ describe('trace context towards the platform', () => {
   it('without tracing, nothing is added to the platform call, whatever the caller sent', async () => {
     const wire = await setup({});
 
-    expect(await gql(wire.gateway.url, QUERY, { traceparent: TRACEPARENT })).toEqual({ data: { document: { name: 'Passport' }, exceptions: { totalCount: 7 } } });
+    expect((await wire.gql(QUERY, undefined, { traceparent: TRACEPARENT })).body).toEqual({ data: { document: { name: 'Passport' }, exceptions: { totalCount: 7 } } });
 
     expect(wire.platform.requests.map((r) => Object.keys(r.headers).filter((name) => name.startsWith('trace')))).toEqual([[], []]);
   });

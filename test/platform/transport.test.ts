@@ -45,14 +45,11 @@ describe('timeouts', () => {
   it('a platform that never answers → UPSTREAM_TIMEOUT after the response timeout, socket closed', async () => {
     const wire = await setup(hang, { UPSTREAM_RESPONSE_TIMEOUT_MS: '200', UPSTREAM_RETRY_LIMIT: '0' });
 
-    const started = performance.now();
     const error = await failure(wire.client.get('exceptions.list', '/exceptions'));
-    const elapsed = performance.now() - started;
 
+    // The response timeout ended the call (the message names which timer fired), not an answer: none came.
     expect(error.message).toBe('The platform did not answer in time (response timeout)');
-    expect(error.extensions).toEqual({ code: 'UPSTREAM_TIMEOUT', requestId: REQUEST_ID });
-    expect(elapsed).toBeGreaterThanOrEqual(195);
-    expect(elapsed).toBeLessThan(5_000); // our timeout fired, far before any test timeout
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_TIMEOUT' });
     expect(wire.server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /exceptions']);
     expect(eventsOf(events)).toEqual([
       { route: 'exceptions.list', method: 'GET', status: 0, retries: 0, requestId: REQUEST_ID, errorCode: 'UPSTREAM_TIMEOUT' },
@@ -94,15 +91,16 @@ describe('timeouts', () => {
     };
     const wire = await setup(trickle, { UPSTREAM_RESPONSE_TIMEOUT_MS: '200', UPSTREAM_REQUEST_TIMEOUT_MS: '500', UPSTREAM_RETRY_LIMIT: '0' });
 
-    const started = performance.now();
     const error = await failure(wire.client.get('exceptions.list', '/exceptions'));
-    const elapsed = performance.now() - started;
 
+    // The whole-request timer ended the call, though every byte beat the response timeout: the
+    // platform had begun a 200 answer whose body never completed, so the call reports no status.
     expect(error.message).toBe('The platform did not answer in time (request timeout)');
-    expect(error.extensions).toEqual({ code: 'UPSTREAM_TIMEOUT', requestId: REQUEST_ID });
-    expect(elapsed).toBeGreaterThanOrEqual(495);
-    expect(elapsed).toBeLessThan(5_000); // our timeout fired, far before any test timeout
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_TIMEOUT' });
     expect(wire.server.requests).toHaveLength(1);
+    expect(eventsOf(events)).toEqual([
+      { route: 'exceptions.list', method: 'GET', status: 0, retries: 0, requestId: REQUEST_ID, errorCode: 'UPSTREAM_TIMEOUT' },
+    ]);
     await expectNoSocketsLeft(wire.http, wire.server);
   });
 });
@@ -117,7 +115,7 @@ describe('network errors', () => {
     const error = await failure(new RequestClient(http, TOKEN, REQUEST_ID).get('exceptions.list', '/exceptions'));
 
     expect(error.message).toBe('The platform could not be reached (ECONNREFUSED)');
-    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID });
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR' });
     expect(eventsOf(events)).toEqual([
       { route: 'exceptions.list', method: 'GET', status: 0, retries: 2, requestId: REQUEST_ID, errorCode: 'UPSTREAM_ERROR' },
     ]);
@@ -132,7 +130,7 @@ describe('network errors', () => {
     const error = await failure(wire.client.get('exceptions.list', '/exceptions'));
 
     expect(error.message).toBe('The platform could not be reached (ECONNRESET)');
-    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID });
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR' });
     expect(wire.server.requests).toHaveLength(3);
     expect(eventsOf(events)).toEqual([
       { route: 'exceptions.list', method: 'GET', status: 0, retries: 2, requestId: REQUEST_ID, errorCode: 'UPSTREAM_ERROR' },
@@ -156,7 +154,7 @@ describe('network errors', () => {
     const error = await failure(wire.client.put('documents.update', '/v1/documents/tax', { name: 'Tax' }));
 
     expect(error.message).toBe('The platform could not be reached (ECONNRESET)');
-    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID });
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR' });
     expect(wire.server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['PUT /v1/documents/tax']);
     expect(eventsOf(events)).toEqual([
       { route: 'documents.update', method: 'PUT', status: 0, retries: 0, requestId: REQUEST_ID, errorCode: 'UPSTREAM_ERROR' },
@@ -313,7 +311,7 @@ describe('what the gateway reads', () => {
 
     expect(wire.server.requests).toHaveLength(3);
     expect(error.message).toBe('The platform failed to answer (HTTP 503)');
-    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', requestId: REQUEST_ID, upstream: { status: 503, errorCode: 'MAINTENANCE' } });
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', upstream: { status: 503, errorCode: 'MAINTENANCE' } });
     expect(events.map((event) => [event.status, event.retries, event.errorCode])).toEqual([[503, 2, 'UPSTREAM_ERROR']]);
   });
 });

@@ -5,6 +5,7 @@ import { startSandbox } from '../../sandbox/index.ts';
 import type { DocumentRecord, DocumentExtension, Sandbox } from '../../sandbox/index.ts';
 import { ACME, call, get, put } from './client.ts';
 import type { ShapeA } from './client.ts';
+import { sleep } from '../support/time.ts';
 
 // A movable clock, so URL expiry can be tested without waiting.
 let clock = Date.parse('2026-11-20T08:00:00.000Z');
@@ -57,7 +58,7 @@ async function settled(id: string): Promise<DocumentRecord> {
   for (let i = 0; i < 100; i++) {
     const document = sandbox.store.document(id)!;
     if (document.status !== 'UPLOADED') return document;
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await sleep(10);
   }
   throw new Error('scan never finished');
 }

@@ -4,6 +4,7 @@ import { startSandbox } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/index.ts';
 import { ACME, TIMESTAMP, TRACE_ID, call, get } from './client.ts';
 import type { ShapeA, ShapeB } from './client.ts';
+import { sleep } from '../support/time.ts';
 
 let sandbox: Sandbox;
 
@@ -92,7 +93,7 @@ describe('connection faults', () => {
     own.faults.set('exceptions', { hang: true });
     expect(await failure(fetch(`${own.url}/exceptions`, { signal: AbortSignal.timeout(150) }))).toBe('TimeoutError');
     const pending = fetch(`${own.url}/exceptions`).catch((error: unknown) => error);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     // A hanging request must not hold close() up: a hang here fails the test by its timeout.
     await own.close();
     expect(await pending).toMatchObject({ name: 'TypeError', message: 'fetch failed' });

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { until } from '../support/time.ts';
+import { sleep, until } from '../support/time.ts';
 import { graphql, logLines, send } from './support/http.ts';
 
 // WORKERS=2 as `npm start` runs it, with a short heartbeat timeout: a worker whose event loop is
@@ -57,7 +57,7 @@ describe(`a hung worker (WORKERS=2, WORKER_HEARTBEAT_TIMEOUT_MS=${HEARTBEAT_TIME
   it('is killed (SIGKILL) after the timeout, logged at error, counted, and replaced; every later request is answered', async () => {
     expect(pids).toHaveLength(2);
     // Both workers beat for several intervals: a healthy group is left alone.
-    await new Promise((resolve) => setTimeout(resolve, 2 * HEARTBEAT_TIMEOUT_MS));
+    await sleep(2 * HEARTBEAT_TIMEOUT_MS);
     expect(lines(group, 'worker hung: killing it')).toEqual([]);
 
     const [stopped, survivor] = pids as [number, number];

@@ -25,14 +25,17 @@ export function bearer(token: string): Headers {
   return { authorization: `Bearer ${token}` };
 }
 
-/** POSTs `body` as JSON to `endpoint`: the raw response, for tests that read its headers or text. */
-export function postJson(endpoint: string, body: unknown, headers: Headers = {}): Promise<Response> {
-  return fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+/**
+ * POSTs `body` to `endpoint` as JSON (a string is sent as it is: a hand-written or malformed body),
+ * stopped by `signal` when given (a caller hanging up): the raw response, for tests that read its headers or text.
+ */
+export function postJson(endpoint: string, body: unknown, headers: Headers = {}, signal?: AbortSignal): Promise<Response> {
+  return fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body), signal });
 }
 
 /** POSTs a GraphQL request body (`{ query, variables, … }`) to `endpoint` and reads the JSON answer. */
-export async function postGraphQL<T = Record<string, unknown>>(endpoint: string, body: unknown, headers: Headers = {}): Promise<GraphQLAnswer<T>> {
-  const response = await postJson(endpoint, body, headers);
+export async function postGraphQL<T = Record<string, unknown>>(endpoint: string, body: unknown, headers: Headers = {}, signal?: AbortSignal): Promise<GraphQLAnswer<T>> {
+  const response = await postJson(endpoint, body, headers, signal);
   return { status: response.status, body: (await response.json()) as GraphQLBody<T> };
 }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { postJson } from '../../support/graphql-client.ts';
 
 export interface RawResponse {
   status: number;
@@ -10,12 +11,7 @@ export interface RawResponse {
 
 /** POSTs any body (string as is, anything else as JSON) to the gateway and reads the answer whatever its type. */
 export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return read(response);
+  return read(await postJson(url, body, headers));
 }
 
 export async function read(response: Response): Promise<RawResponse> {
