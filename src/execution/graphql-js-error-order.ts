@@ -7,7 +7,7 @@ import { comparePaths, positionOf, type Position } from './response-positions.ts
  * apart needs to know which errors were raised before execution first waited. Neither library
  * records that, nor can an error object be observed as it is made, so the only witness is the
  * error's stack: a frame of a function named below, built from source, marks the synchronous part.
- * That reads stack text, which V8 formats and no library promises: test/unit/jit-private-surface.test.ts
+ * That reads stack text, which V8 formats and no library promises: test/execution/jit-private-surface.test.ts
  * fences it (V8's `at NAME (eval at …` format of Node 24, graphql-jit 0.8.9 raising and wrapping a
  * resolver's error on the resolver's own stack), so that a change in either fails there first.
  */

@@ -7,7 +7,7 @@ import type { CompiledQuery, CompilerOptions } from 'graphql-jit';
  *
  * graphql-jit has no public way to tell it. With its `debug` option (not in its typed options) it
  * leaves the generated source on the compiled query under a private name; this module is the only
- * reader of that private surface. test/unit/jit-private-surface.test.ts pins it for the graphql-jit
+ * reader of that private surface. test/execution/jit-private-surface.test.ts pins it for the graphql-jit
  * version checked (0.8.9): the day an upgrade drops or renames it, that test fails, and until then
  * the cache falls back to an estimate from the document's text (see compile-plan.ts).
  */
