@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { daysIn, formatPlatformTimestamp, platformTimestampMillis, toIsoInstant } from '../../src/date-time.ts';
+import { daysIn, formatPlatformTimestamp, platformTimestampMillis, toIsoInstant } from '../src/date-time.ts';
 
 describe('daysIn', () => {
   it('follows the Gregorian leap rules', () => {

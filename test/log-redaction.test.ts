@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import pino from 'pino';
-import { CENSOR, createLogger, REDACTED_PATHS, redactSecrets } from '../../src/logger.ts';
+import { CENSOR, createLogger, REDACTED_PATHS, redactSecrets } from '../src/logger.ts';
 
 /** Lines as written, without the time (which differs between two loggers). */
 function linesOf(write: (logger: pino.Logger) => void, logger: (destination: Writable) => pino.Logger): string[] {

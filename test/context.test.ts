@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { testConfig } from '../../src/config.ts';
-import { createContext } from '../../src/context.ts';
-import { createLogger } from '../../src/logger.ts';
-import type { PlatformHttp, UpstreamRequest } from '../../src/platform/http.ts';
+import { testConfig } from '../src/config.ts';
+import { createContext } from '../src/context.ts';
+import { createLogger } from '../src/logger.ts';
+import type { PlatformHttp, UpstreamRequest } from '../src/platform/http.ts';
 
 const config = testConfig();
 const logger = createLogger('silent');
