@@ -46,10 +46,16 @@ const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 
-function startFlags(): string[] {
-  const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+/** The Node flags and the entry of a checkout's `npm start` (`[exec] node [flags] <entry>`). */
+function startCommand(root: string): { flags: string[]; entry: string } {
+  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const tokens = start.split(/\s+/).filter((token) => token !== 'exec');
-  return tokens.slice(1, tokens.indexOf('src/main.js'));
+  const entry = tokens.findIndex((token) => token.startsWith('src/main.'));
+  return { flags: tokens.slice(1, entry), entry: tokens[entry] as string };
+}
+
+function startFlags(): string[] {
+  return startCommand(ROOT).flags;
 }
 
 function median(values: number[]): number {
@@ -153,8 +159,10 @@ async function main(): Promise<void> {
     let baseline: Child | undefined;
     if (values.baseline !== undefined) {
       spawned.baseline = performance.now();
+      const root = path.resolve(values.baseline);
+      const { flags, entry } = startCommand(root);
       baseline = spawnLogged({
-        name: 'baseline', command: path.resolve(values.baseline, 'node_modules/.bin/node'), args: [...startFlags(), 'src/main.js'], cwd: path.resolve(values.baseline), logDir, cpu: cpu(1),
+        name: 'baseline', command: path.join(root, 'node_modules/.bin/node'), args: [...flags, entry], cwd: root, logDir, cpu: cpu(1),
         env: { ...baseEnv, UPSTREAM_SHARE_READS: 'false', NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.baseline), ...Object.fromEntries(values['baseline-env'].map((setting) => setting.split(/=(.*)/s).slice(0, 2))) },
       });
       children.push(baseline);
