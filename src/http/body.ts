@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import bodyParser from 'body-parser';
 import contentType from 'content-type';
 import type { Logger } from 'pino';
 import getRawBody from 'raw-body';
@@ -100,7 +99,10 @@ type WithBody = IncomingMessage & { body?: unknown };
  * a code (413, 415 or 400) and a message of our own.
  */
 export function bodyStage(bodyBytes: number, logger: Logger): Stage {
-  const general = bodyParser.json({ limit: bodyBytes }) as unknown as Stage;
+  // body-parser (with its charset tables and media-type database) is loaded by the first request
+  // that needs it, not at start-up: most deployments never receive such a body.
+  let general: Promise<Stage> | undefined;
+  const generalReader = () => (general ??= import('body-parser').then(({ default: bodyParser }) => bodyParser.json({ limit: bodyBytes }) as unknown as Stage));
   const refused = (req: IncomingMessage, res: Parameters<Stage>[1], type: string) => {
     const { status, message, extensions } = describe(type, bodyBytes, req.headers);
     // Only the parser's classification: its message may hold what the client sent.
@@ -117,7 +119,7 @@ export function bodyStage(bodyBytes: number, logger: Logger): Stage {
   return (req, res, next) => {
     const length = plainLength(req, bodyBytes);
     if (length === undefined) {
-      general(req, res, (error?: unknown) => (error === undefined || error === null ? next() : failed(req, res, next, error)));
+      generalReader().then((reader) => reader(req, res, (error?: unknown) => (error === undefined || error === null ? next() : failed(req, res, next, error))), next);
       return;
     }
     getRawBody(req, { length, limit: bodyBytes }).then((buffer) => {
