@@ -43,4 +43,11 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/observability', '**/observability/**'], message: 'src/connections/ and src/platform/ may not import src/observability/: request identity is in src/request/.' }] }],
     },
   },
+  {
+    // Request identity (id, token, deadline) is the bottom layer: every other folder reads it, it reads none of them.
+    files: ['src/request/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['../*', '!../request', '!../request/**'], message: 'src/request/ imports nothing from the rest of src/: every layer reads request identity, so it sits below them all.' }] }],
+    },
+  },
 );

@@ -17,7 +17,8 @@ export default {
   coverageAnalysis: 'perTest',
   // One test runner process unless MUTATE_CONCURRENCY says more: the machine may be shared.
   concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 1),
-  mutate: ['src/connections/**/*.ts', 'src/platform/**/*.ts'],
+  // src/request/ holds the deadline signal and the token's forms the platform seam uses.
+  mutate: ['src/connections/**/*.ts', 'src/platform/**/*.ts', 'src/request/**/*.ts'],
   // Module-level constants would run every test for each of their mutants.
   ignoreStatic: true,
   jest: {
@@ -27,6 +28,7 @@ export default {
       testMatch: [
         '<rootDir>/test/connections/**/*.test.ts',
         '<rootDir>/test/platform/**/*.test.ts',
+        '<rootDir>/test/request/**/*.test.ts',
         // The end-to-end tests that page through connections.
         '<rootDir>/test/e2e/exceptions.test.ts',
         '<rootDir>/test/e2e/linx.test.ts',

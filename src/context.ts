@@ -8,7 +8,7 @@ import { CursorCaller } from './connections/caller.ts';
 import { pagingFactsFor, type PagingFacts } from './connections/paging-facts.ts';
 import { createDocumentLoader } from './documents/loader.ts';
 import type { DocumentModel } from './documents/records.ts';
-import { requestSignal } from './platform/cancellation.ts';
+import { requestSignal } from './request/deadline.ts';
 import { PlatformClient } from './platform/client.ts';
 import type { PlatformHttp } from './platform/http.ts';
 

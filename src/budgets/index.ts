@@ -11,7 +11,8 @@ import { withDefaults } from '../hardening/operation-values.ts';
 import type { RateLimitedCaller } from '../observability/metrics.ts';
 import { currentRequestId } from '../request/scope.ts';
 import { MAX_BUCKETS, MemoryBuckets, type BucketPolicy, type BucketState, type BucketStore } from './bucket.ts';
-import { bearerToken, canonicalAuthorization, clientAddress, tokenKey } from './caller.ts';
+import { bearerToken, canonicalAuthorization, tokenKey } from '../request/caller-token.ts';
+import { clientAddress } from './client-address.ts';
 import { CallEstimator } from './estimate.ts';
 import { RedisBuckets } from './redis-buckets.ts';
 import { TokenVerdicts } from './token-verdicts.ts';
@@ -48,7 +49,7 @@ export interface Admission {
   readonly caller: 'token' | 'address';
   /** The client address (TRUSTED_PROXIES applied). */
   readonly address: string;
-  /** The bearer token's key (caller.ts' tokenKey), computed here once for the request's platform client too. */
+  /** The bearer token's key (tokenKey of src/request/caller-token.ts), computed here once for the request's platform client too. */
   readonly tokenKey: string | undefined;
   /** Whether the platform refused this request's token (401): the address's unit is then kept. */
   refusedByPlatform: boolean;

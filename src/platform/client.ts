@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { bearerToken, canonicalAuthorization } from '../budgets/caller.ts';
+import { bearerToken, canonicalAuthorization } from '../request/caller-token.ts';
 import type { TokenVerdicts } from '../budgets/token-verdicts.ts';
 import { ErrorCode } from '../errors.ts';
 import { transportError } from './error-mapping.ts';
@@ -79,7 +79,7 @@ export class PlatformClient {
   private readonly http: PlatformHttp;
   /** Built on the first cached GET: a request that reads only documents (their own loader) needs none. */
   #gets: DataLoader<PlatformGet, unknown, string> | undefined;
-  /** Stops every call of this request: its deadline, or the caller hanging up (see cancellation.ts). */
+  /** Stops every call of this request: its deadline, or the caller hanging up (src/request/deadline.ts). */
   private readonly signal: AbortSignal | undefined;
   /** The route guard's per-request half: the call budget and the token gate. */
   private readonly budget: CallBudget;

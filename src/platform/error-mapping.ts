@@ -7,7 +7,7 @@ import { RequestError, TimeoutError } from 'got';
 import { ErrorCode } from '../errors.ts';
 import { CircuitOpen } from './breaker.ts';
 import { RouteBusy } from './bulkhead.ts';
-import { RequestDeadlineExceeded } from './cancellation.ts';
+import { RequestDeadlineExceeded } from '../request/deadline.ts';
 import { parseErrorBody } from './error-body.ts';
 import { PlatformError, type UpstreamDetails } from './platform-error.ts';
 import { tokenRedactor } from './token-redaction.ts';

@@ -1,9 +1,9 @@
-import { tokenKey } from '../budgets/caller.ts';
+import { tokenKey } from '../request/caller-token.ts';
 import type { TokenVerdict, TokenVerdicts } from '../budgets/token-verdicts.ts';
 import { ErrorCode } from '../errors.ts';
 import { CircuitOpen, RouteBreakers, breakerKey, type BreakerState, type RouteBreaker } from './breaker.ts';
 import { Bulkhead } from './bulkhead.ts';
-import { RequestDeadlineExceeded } from './cancellation.ts';
+import { RequestDeadlineExceeded } from '../request/deadline.ts';
 import type { Clock } from './clock.ts';
 import { transportError } from './error-mapping.ts';
 import { PlatformError } from './platform-error.ts';

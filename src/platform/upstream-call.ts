@@ -36,7 +36,7 @@ export interface UpstreamRequest {
   pathAndQuery: string;
   authorization: string;
   body?: unknown;
-  /** The GraphQL request's deadline and cancellation (see cancellation.ts); stops the call, its retries and their waits. */
+  /** The GraphQL request's deadline and cancellation (src/request/deadline.ts); stops the call, its retries and their waits. */
   signal?: AbortSignal;
   /** credentialKey(authorization), when the caller keeps it (PlatformClient computes it once per request). */
   credential?: string;

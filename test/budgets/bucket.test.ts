@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { adjust, MemoryBuckets, take, type BucketPolicy } from '../../src/budgets/bucket.ts';
-import { bearerToken, canonicalAuthorization, tokenKey } from '../../src/budgets/caller.ts';
+import { bearerToken, canonicalAuthorization, tokenKey } from '../../src/request/caller-token.ts';
 import { retryAfterSeconds } from '../../src/budgets/index.ts';
 import { TokenVerdicts } from '../../src/budgets/token-verdicts.ts';
 import { loadConfig } from '../../src/config.ts';

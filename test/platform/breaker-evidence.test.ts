@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { CallerGone, RequestDeadlineExceeded } from '../../src/platform/cancellation.ts';
+import { CallerGone, RequestDeadlineExceeded } from '../../src/request/deadline.ts';
 import { RequestClient } from '../support/request-client.ts';
 import { systemClock, type Clock } from '../../src/platform/clock.ts';
 import { PlatformHttp } from '../../src/platform/http.ts';

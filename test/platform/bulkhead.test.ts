@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { testConfig } from '../../src/config.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { Bulkhead, RouteBusy } from '../../src/platform/bulkhead.ts';
-import { RequestDeadlineExceeded } from '../../src/platform/cancellation.ts';
+import { RequestDeadlineExceeded } from '../../src/request/deadline.ts';
 import { RequestClient } from '../support/request-client.ts';
 import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
 import { TOKEN, eventsOf, eventually, failure, json, protectionSettings, startServer, upstreamSettings, type TestServer } from './support.ts';

@@ -2,7 +2,7 @@ import { getMaxListeners } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { CallerGone, RequestDeadlineExceeded, requestSignal } from '../../src/platform/cancellation.ts';
+import { CallerGone, RequestDeadlineExceeded, requestSignal } from '../../src/request/deadline.ts';
 import { sleep } from '../support/time.ts';
 
 // A request's abort signal: its deadline, and (with a response) the caller hanging up first.
