@@ -32,12 +32,14 @@ async function main(): Promise<void> {
     ...sandbox.tokens.map((t) => `  ${t.token}  ${t.businessAccountName} (${t.businessAccountId})`),
     `Seeded ids: GET ${sandbox.url}/__sandbox/fixtures`,
   ];
-  console.log(lines.join('\n'));
+  // Handlers first, banner second: whoever waits for the banner may signal at once, and a signal
+  // that arrived before the handlers would end the process without closing the sandbox.
   const stop = (): void => {
     sandbox.close().then(() => process.exit(0), () => process.exit(1));
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  console.log(lines.join('\n'));
 }
 
 await main();

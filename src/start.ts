@@ -65,11 +65,12 @@ async function main() {
   }
 
   const gateway = await startGateway(config, upstreamUrl, { logger, ...playground });
-  process.stdout.write(banner({ url: gateway.url, adminUrl: gateway.adminUrl }));
+  // Handlers before the banner: a supervisor that signals as soon as it reads the banner must find them.
   stopOnSignals(config, logger, async () => {
     await gateway.close();
     await sandbox?.close();
   });
+  process.stdout.write(banner({ url: gateway.url, adminUrl: gateway.adminUrl }));
 }
 
 /**
@@ -105,13 +106,13 @@ async function serveAsWorker(config: Config, logger: Logger) {
   const setup = process.env[WORKER_PLAYGROUND_ENV];
   const playground = setup ? (JSON.parse(setup) as PlaygroundValues) : {};
   const gateway = await startGateway(config, upstreamUrl, { logger, ...playground });
+  stopOnSignals(config, logger, () => gateway.close());
   // Both listeners are up: the primary counts this worker as serving (and prints the banner once all are).
   process.send?.({ type: WORKER_LISTENING, url: gateway.url, adminUrl: gateway.adminUrl } satisfies WorkerListening);
   // Sent from this event loop's timers: when the loop is stuck, the beats stop and the primary replaces this worker.
   setInterval(() => {
     if (process.connected) process.send?.({ type: WORKER_HEARTBEAT });
   }, heartbeatIntervalMs(config.scaling.heartbeatTimeoutMs)).unref();
-  stopOnSignals(config, logger, () => gateway.close());
 }
 
 /**

@@ -4,6 +4,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { loadConfig } from '../../src/config.ts';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { startGatewayProcess, startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { until } from '../support/time.ts';
 
 // The admin listener (ADMIN_PORT, ADMIN_HOST) on the real process in production mode: health,
 // readiness and metrics on a port of their own, outside the public port's MAX_CONNECTIONS.
@@ -101,6 +102,9 @@ describe('the admin listener in production', () => {
       expect(metrics.text).toMatch(/^upstream_breaker_state 0$/m);
     } finally {
       for (const socket of held) socket.destroy();
+      // The gateway learns of the closes a moment later; until then it still counts the port full
+      // and would close the next test's connection unanswered.
+      await until('the public port serves again', () => get(`${origin}/healthz`).then((answer) => answer, () => undefined), 5_000);
     }
   }, 30_000);
 
