@@ -5,6 +5,8 @@ import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { testConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { UpstreamCallEvent } from '../../src/platform/http.ts';
+import { SharedReads } from '../../src/platform/shared-reads.ts';
+import type { Answer as PlatformAnswer, Exchange } from '../../src/platform/upstream-call.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
 import { bearer, postGraphQL, type GraphQLBody } from '../support/graphql-client.ts';
 import { eventually } from './support.ts';
@@ -259,5 +261,76 @@ describe('identical reads of concurrent requests', () => {
     expect(wire.proxy.requests.map((r) => r.url)).toEqual(Array<string>(20).fill('/exceptions?page=0&size=3'));
     const expected = await alone(wire.acme);
     expect(results).toEqual(Array<Answer>(20).fill(expected));
+  });
+});
+
+describe('SharedReads on its own', () => {
+  const answer = { status: 200 } as unknown as PlatformAnswer;
+
+  /** A call that settles only when the test says, and remembers the signal it was given. */
+  function heldExchange() {
+    let settle!: (value: PlatformAnswer) => void;
+    let signal: AbortSignal | undefined;
+    const exchange: Exchange = (given) => {
+      signal = given;
+      return new Promise<PlatformAnswer>((resolve, reject) => {
+        settle = resolve;
+        given?.addEventListener('abort', () => reject(given.reason), { once: true });
+      });
+    };
+    return { exchange, settle: (value: PlatformAnswer) => settle(value), signal: () => signal };
+  }
+
+  it('joins() is true only for the same credentials and path while the read is in flight, and never when sharing is off', async () => {
+    const reads = new SharedReads(true);
+    const acme = reads.credentialKey('Bearer acme');
+    const held = heldExchange();
+    const read = reads.start(`${acme} /exceptions?page=0`, held.exchange);
+    expect([
+      reads.joins(acme, '/exceptions?page=0'),
+      reads.joins(acme, '/exceptions?page=1'),
+      reads.joins(reads.credentialKey('Bearer globex'), '/exceptions?page=0'),
+    ]).toEqual([true, false, false]);
+    held.settle(answer);
+    await read.answer;
+    expect(reads.joins(acme, '/exceptions?page=0')).toBe(false);
+
+    const off = new SharedReads(false);
+    const offKey = off.credentialKey('Bearer acme');
+    off.start(`${offKey} /exceptions?page=0`, heldExchange().exchange);
+    expect(off.joins(offKey, '/exceptions?page=0')).toBe(false);
+  });
+
+  it('a caller that leaves is refused with its own reason at once; the last to leave stops the call with its reason and frees the key before the call settles', async () => {
+    const reads = new SharedReads(true);
+    const held = heldExchange();
+    const read = reads.start('k /exceptions', held.exchange);
+    const first = new AbortController();
+    const second = new AbortController();
+    const outcome = (wait: Promise<PlatformAnswer>) => wait.then(() => 'answered', (error: Error) => error.message);
+    const waits = [outcome(reads.wait(read, first.signal)), outcome(reads.wait(read, second.signal))];
+    expect(reads.counts()).toEqual({ calls: 1, callers: 2 });
+
+    first.abort(new Error('first gone'));
+    expect(await waits[0]).toBe('first gone');
+    expect([held.signal()?.aborted, reads.counts()]).toEqual([false, { calls: 1, callers: 1 }]);
+
+    second.abort(new Error('second gone'));
+    // Synchronously on the last leave: the key is free for a fresh call and the call is stopped.
+    expect([reads.inFlight('k /exceptions'), held.signal()?.aborted, (held.signal()?.reason as Error | undefined)?.message]).toEqual([undefined, true, 'second gone']);
+    expect([await waits[1], await outcome(read.answer)]).toEqual(['second gone', 'second gone']);
+  });
+
+  it('a caller whose signal never fires gets the shared answer, and its listener is removed', async () => {
+    const reads = new SharedReads(true);
+    const held = heldExchange();
+    const read = reads.start('k /linx', held.exchange);
+    const caller = new AbortController();
+    const wait = reads.wait(read, caller.signal);
+    held.settle(answer);
+    expect(await wait).toBe(answer);
+    // Aborting afterwards changes nothing: the caller already left with its answer.
+    caller.abort(new Error('late'));
+    expect([read.callers, reads.counts()]).toEqual([1, { calls: 0, callers: 0 }]);
   });
 });
