@@ -269,16 +269,14 @@ describe('SharedReads on its own', () => {
 
   /** A call that settles only when the test says, and remembers the signal it was given. */
   function heldExchange() {
-    let settle!: (value: PlatformAnswer) => void;
+    const call = Promise.withResolvers<PlatformAnswer>();
     let signal: AbortSignal | undefined;
     const exchange: Exchange = (given) => {
       signal = given;
-      return new Promise<PlatformAnswer>((resolve, reject) => {
-        settle = resolve;
-        given?.addEventListener('abort', () => reject(given.reason), { once: true });
-      });
+      given?.addEventListener('abort', () => call.reject(given.reason), { once: true });
+      return call.promise;
     };
-    return { exchange, settle: (value: PlatformAnswer) => settle(value), signal: () => signal };
+    return { exchange, settle: call.resolve, signal: () => signal };
   }
 
   it('joins() is true only for the same credentials and path while the read is in flight, and never when sharing is off', async () => {
