@@ -3,7 +3,7 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.stryker-tmp/', 'reports/', 'src/generated/', 'playground/dist/', 'bench/peer/', 'test/artifacts/', 'test/relay/__generated__/'] },
+  { ignores: ['node_modules/', '.stryker-tmp/', 'reports/', 'src/generated/', 'playground/dist/', 'dist/', 'bench/peer/', 'test/artifacts/', 'test/relay/__generated__/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -8,4 +8,6 @@ export default {
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 30000,
+  // The tests of the real process run the built gateway (dist/), as `npm start` and the image do.
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
 };

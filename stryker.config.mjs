@@ -36,6 +36,8 @@ export default {
         '<rootDir>/test/e2e/live-lists.test.ts',
       ],
       testPathIgnorePatterns: ['/node_modules/', ...spawningTests],
+      // No test of this run starts the built gateway: the bundle is not built for each mutant.
+      globalSetup: undefined,
       testSequencer: '<rootDir>/test/support/mutation-test-sequencer.js',
       // Resolved by Stryker from the project's folder, which wraps it with its coverage tracking.
       testEnvironment: './test/support/mutation-test-environment.cjs',

@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { runLoad } from './lib/load.ts';
 import { canPin, type Child, readCpuSeconds, spawnLogged, waitForReady } from './lib/processes.ts';
 import { discoverFixtures } from './lib/sandbox-client.ts';
+import { preparedStartCommand } from './lib/start-command.ts';
 import { buildWorkloads, type WorkloadId } from './lib/workloads.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -46,17 +47,8 @@ const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 
-/** The Node flags and the entry of a checkout's `npm start` (`[exec] node [flags] <entry>`). */
-function startCommand(root: string): { flags: string[]; entry: string } {
-  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const tokens = start.split(/\s+/).filter((token) => token !== 'exec');
-  const entry = tokens.findIndex((token) => token.startsWith('src/main.'));
-  return { flags: tokens.slice(1, entry), entry: tokens[entry] as string };
-}
-
-function startFlags(): string[] {
-  return startCommand(ROOT).flags;
-}
+/** This checkout's gateway as `npm start` runs it, built from the sources now. */
+const START = preparedStartCommand(ROOT);
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -146,13 +138,13 @@ async function main(): Promise<void> {
     const profileFlags = (name: string) => (values.profile === undefined ? [] : ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${path.join(values.profile, name)}`]);
     spawned.gateway = performance.now();
     const gateway = spawnLogged({
-      name: 'gateway', command: NODE, args: [...startFlags(), ...profileFlags('gateway'), 'src/main.js'], cwd: ROOT, logDir, cpu: cpu(1),
+      name: 'gateway', command: NODE, args: [...START.flags, ...profileFlags('gateway'), START.entry], cwd: ROOT, logDir, cpu: cpu(1),
       env: { ...baseEnv, UPSTREAM_SHARE_READS: 'false', NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.gateway) },
     });
     children.push(gateway);
     spawned.floor = performance.now();
     const floor = spawnLogged({
-      name: 'floor', command: NODE, args: [...startFlags(), ...profileFlags('floor'), 'bench/design-card-floor.ts'], cwd: ROOT, logDir, cpu: cpu(1),
+      name: 'floor', command: NODE, args: [...START.flags, ...profileFlags('floor'), 'bench/design-card-floor.ts'], cwd: ROOT, logDir, cpu: cpu(1),
       env: { ...baseEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.floor) },
     });
     children.push(floor);
@@ -160,7 +152,7 @@ async function main(): Promise<void> {
     if (values.baseline !== undefined) {
       spawned.baseline = performance.now();
       const root = path.resolve(values.baseline);
-      const { flags, entry } = startCommand(root);
+      const { flags, entry } = preparedStartCommand(root);
       baseline = spawnLogged({
         name: 'baseline', command: path.join(root, 'node_modules/.bin/node'), args: [...flags, entry], cwd: root, logDir, cpu: cpu(1),
         env: { ...baseEnv, UPSTREAM_SHARE_READS: 'false', NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.baseline), ...Object.fromEntries(values['baseline-env'].map((setting) => setting.split(/=(.*)/s).slice(0, 2))) },

@@ -42,6 +42,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { readRssBytes, spawnLogged, waitForReady, type Child } from './lib/processes.ts';
+import { preparedStartCommand } from './lib/start-command.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HOST = '127.0.0.1';
@@ -275,7 +276,7 @@ async function main(): Promise<void> {
     await waitForReady(`${sandboxUrl}/__sandbox/requests`, sandbox, performance.now());
     const gateway = spawnLogged({
       // V8's compilation cache off, as `npm start` runs the gateway.
-      name: 'gateway', command: process.execPath, args: [...ts, '--no-compilation-cache', ...(oldSpace ? [`--max-old-space-size=${oldSpace}`] : []), 'src/main.js'], cwd: ROOT, logDir,
+      name: 'gateway', command: process.execPath, args: [...ts, '--no-compilation-cache', ...(oldSpace ? [`--max-old-space-size=${oldSpace}`] : []), preparedStartCommand(ROOT).entry], cwd: ROOT, logDir,
       env: { ...baseEnv, ...gatewayEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(gatewayPort) },
     });
     children.push(gateway);

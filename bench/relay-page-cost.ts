@@ -18,6 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readCpuSeconds } from './lib/processes.ts';
+import { preparedStartCommand } from './lib/start-command.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -47,11 +48,8 @@ const rate = Number(values.rate);
 const variants = (Object.keys(QUERIES) as Variant[]).filter((variant) => values.only === undefined || variant === values.only);
 if (variants.length === 0) throw new Error(`--only must be one of: ${Object.keys(QUERIES).join(', ')}`);
 
-function startFlags(): string[] {
-  const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const tokens = start.split(/\s+/).filter((token) => token !== 'exec');
-  return tokens.slice(1, tokens.indexOf('src/main.js'));
-}
+/** This checkout's gateway as `npm start` runs it, built from the sources now. */
+const START = preparedStartCommand(ROOT);
 
 async function ready(url: string, timeoutMs = 30_000): Promise<void> {
   const until = performance.now() + timeoutMs;
@@ -162,7 +160,7 @@ const profileFlags = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.pr
 try {
   await ready(`http://${HOST}:${PORTS.sandbox}/__sandbox/requests`);
   const spawned = performance.now();
-  const gateway = spawn(NODE, [...startFlags(), ...profileFlags, 'src/main.js'], {
+  const gateway = spawn(NODE, [...START.flags, ...profileFlags, START.entry], {
     cwd: ROOT, stdio: 'ignore',
     env: { ...env, NODE_ENV: 'production', UPSTREAM_URL: `http://${HOST}:${PORTS.sandbox}`, UPSTREAM_SHARE_READS: 'false', HOST, PORT: String(PORTS.gateway), ADMIN_HOST: HOST, ADMIN_PORT: String(PORTS.admin) },
   });

@@ -15,7 +15,7 @@
  * sandbox run on CPU 0 and the systems under test on CPU 1.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,6 +34,7 @@ import { evaluateTargets } from './lib/results.ts';
 import type { BenchReport, BenchSettings, CellResult, RateLimitCostFigure, SharedReadsFigure, SoakFigure, UpstreamFigure, VariantFigure, WorkloadResult } from './lib/results.ts';
 import { discoverFixtures, groupCalls, recordedCalls, requestTotal, resetRequestLog } from './lib/sandbox-client.ts';
 import { median, percentile, windowMedian, growthPercent } from './lib/stats.ts';
+import { preparedStartCommand } from './lib/start-command.ts';
 import { describeWorkers, measureWorkers } from './lib/workers.ts';
 import type { WorkersSpec } from './lib/workers.ts';
 import { measureRateLimitCheck, measureVariants, waitForRedis } from './lib/variants.ts';
@@ -42,6 +43,8 @@ import { buildWorkloads, dashboardCall, pingCall, TARGET_LABELS, TARGETS } from 
 import type { HttpCall, TargetName, TargetPlan, Workload, WorkloadId } from './lib/workloads.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** The gateway as `npm start` runs it (its Node flags and the built entry), built from the sources now. */
+const START = preparedStartCommand(ROOT);
 const BENCH = path.join(ROOT, 'bench');
 const PEER = path.join(BENCH, 'peer');
 const HOST = '127.0.0.1';
@@ -147,20 +150,6 @@ function composePeer(node: string): void {
   if (existsSync(output) && inputs.every((input) => statSync(input).mtimeMs < statSync(output).mtimeMs)) return;
   log('composing the peer supergraph from openapi/platform.yaml');
   execFileSync(node, [bin, '-o', 'supergraph.graphql'], { cwd: PEER, stdio: ['ignore', 'ignore', 'pipe'] });
-}
-
-/**
- * The Node flags of `npm start` (heap sizing among them), so the gateway is
- * measured as it is deployed: the tokens between `node` and the entry file.
- */
-function startFlags(): string[] {
-  const scripts = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-  const tokens = (scripts.start ?? '').split(/\s+/).filter(Boolean);
-  // `exec` only replaces the shell npm starts with the gateway's own process.
-  if (tokens[0] === 'exec') tokens.shift();
-  const entry = tokens.indexOf('src/main.js');
-  if (tokens[0] !== 'node' || entry < 0) throw new Error(`package.json "start" is not "[exec] node [flags] src/main.js": ${scripts.start}`);
-  return tokens.slice(1, entry);
 }
 
 interface Targets {
@@ -433,7 +422,7 @@ async function startTimed(spawn: () => Child, readyUrl: string, attempts: number
 /** The Workers line's processes: two gateways (WORKERS=1 and 2) over the run's sandbox, with the flags of `npm start`. */
 function workersSpec(node: string, logDir: string, env: Record<string, string | undefined>, sandboxUrl: string, workload: Workload, settings: Settings, children: Child[]): WorkersSpec {
   return {
-    node, flags: startFlags(), root: ROOT, logDir, env, upstreamUrl: sandboxUrl, host: HOST, ports: [PORTS.workers1, PORTS.workers2], workload,
+    node, flags: START.flags, entry: START.entry, root: ROOT, logDir, env, upstreamUrl: sandboxUrl, host: HOST, ports: [PORTS.workers1, PORTS.workers2], workload,
     connections: settings.saturationConnections, warmupS: settings.warmupS, durationS: settings.saturationS, runs: settings.runs, children,
   };
 }
@@ -465,7 +454,7 @@ async function main(): Promise<void> {
     for (const [name, port] of ports) {
       if (!(await portFree(port))) throw new Error(`port ${port} (${name}) is in use on ${HOST}; stop whatever listens there`);
     }
-    for (const file of ['sandbox/main.ts', 'src/main.js']) {
+    for (const file of ['sandbox/main.ts', START.entry]) {
       if (!existsSync(path.join(ROOT, file))) throw new Error(`${file} does not exist yet`);
     }
     settings.pinned = canPin();
@@ -523,13 +512,13 @@ async function main(): Promise<void> {
     // libraries into the page cache. The floor runs with the gateway's Node flags (heap sizing among
     // them), so that the two differ only in code.
     const { child: gateway, startupMs } = await startTimed(() => spawnLogged({
-      name: 'gateway', command: node, args: [...startFlags(), 'src/main.js'], cwd: ROOT, logDir, cpu: cpu(1),
+      name: 'gateway', command: node, args: [...START.flags, START.entry], cwd: ROOT, logDir, cpu: cpu(1),
       env: { ...baseEnv, ...WITHOUT_SHARED_READS, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.gateway) },
     }), `${origins.gateway}/healthz`, settings.startupAttempts, children);
     const idleMiB = readRssBytes(gateway.pid) / MiB;
     log(`gateway ready in ${startupMs.map((ms) => ms.toFixed(0)).join(', ')} ms`);
     const floorStart = await startTimed(() => spawnLogged({
-      name: 'design-card-floor', command: node, args: [...startFlags(), 'bench/design-card-floor.ts'], cwd: ROOT, logDir, cpu: cpu(1),
+      name: 'design-card-floor', command: node, args: [...START.flags, 'bench/design-card-floor.ts'], cwd: ROOT, logDir, cpu: cpu(1),
       env: { ...baseEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(PORTS.floor) },
     }), `${origins.floor}/healthz`, settings.startupAttempts, children);
     const floor = floorStart.child;
@@ -551,7 +540,7 @@ async function main(): Promise<void> {
       const port = PORTS.variants + index;
       const origin = `http://${HOST}:${port}`;
       const child = spawnLogged({
-        name: `${name}-${index}`, command: node, args: [...startFlags(), 'src/main.js'], cwd: ROOT, logDir, cpu: cpu(1),
+        name: `${name}-${index}`, command: node, args: [...START.flags, START.entry], cwd: ROOT, logDir, cpu: cpu(1),
         env: { ...baseEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(port), ...spec.env },
       });
       try {
@@ -671,7 +660,7 @@ async function main(): Promise<void> {
       sharedReads,
       rateLimitCost,
       notes: [
-        `The gateway runs with the Node flags of \`npm start\` (${startFlags().join(' ')}), and so does the design-card floor.`,
+        `The gateway runs with the Node flags of \`npm start\` (${START.flags.join(' ')}), and so does the design-card floor.`,
         ...notes,
         `Server logs of this run: ${logDir}.`,
         'Direct REST is the sandbox itself (zero added latency), on the load generator\'s CPU; the bare proxy, the design-card floor, the gateway and the peer each run alone on the other CPU while measured.',

@@ -5,6 +5,7 @@
 //   npm run replicas -- --replicas 5
 //   RATE_LIMIT_PER_SECOND=20 npm run replicas   # any gateway setting, passed to every gateway
 import { parseArgs } from 'node:util';
+import { buildGateway } from './build-gateway.ts';
 import { startReplicaSet } from './replica-set.ts';
 
 const { values } = parseArgs({ options: { replicas: { type: 'string', default: '3' } } });
@@ -13,6 +14,9 @@ if (!Number.isInteger(replicas) || replicas < 1 || replicas > 20) {
   process.stderr.write(`--replicas must be a whole number from 1 to 20, got "${values.replicas}"\n`);
   process.exit(1);
 }
+
+// The gateways run the built gateway (dist/), as the image does: built from the sources first.
+await buildGateway();
 
 // The processes' own lines (warnings and errors at the default LOG_LEVEL), each named.
 const set = await startReplicaSet({ replicas, onLine: (name, line) => process.stdout.write(`[${name}] ${line}\n`) }).catch((error: unknown) => {

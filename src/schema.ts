@@ -7,9 +7,10 @@ import { AREA_MODULES, checkAreaModules } from './area-modules.ts';
 import { SDL_FILES } from './areas.ts';
 import { baseResolvers } from './base-resolvers.ts';
 import { checkRepresentations } from './federation/representations.ts';
+import { PROJECT_ROOT } from './project-root.ts';
 import type { Resolvers } from './generated/graphql.ts';
 
-const SCHEMA_DIR = new URL('../schema/', import.meta.url);
+const SCHEMA_DIR = new URL('schema/', PROJECT_ROOT);
 
 /** The SDL of this subgraph: schema/base.graphql and each area's file, in name order. */
 export function readTypeDefs(): string {

@@ -25,6 +25,8 @@ export interface WorkersSpec {
   node: string;
   /** The Node flags of `npm start`. */
   flags: string[];
+  /** The gateway's entry file, as `npm start` names it. */
+  entry: string;
   root: string;
   logDir: string;
   env: Record<string, string | undefined>;
@@ -54,7 +56,7 @@ export async function measureWorkers(spec: WorkersSpec): Promise<WorkersFigure> 
   const plan = spec.workload.plans.gateway as TargetPlan;
   const groups = WORKER_COUNTS.map((workers, i) => {
     const child = spawnLogged({
-      name: `gateway-workers-${workers}`, command: spec.node, args: [...spec.flags, 'src/main.js'], cwd: spec.root, logDir: spec.logDir,
+      name: `gateway-workers-${workers}`, command: spec.node, args: [...spec.flags, spec.entry], cwd: spec.root, logDir: spec.logDir,
       env: { ...spec.env, NODE_ENV: 'production', UPSTREAM_URL: spec.upstreamUrl, HOST: spec.host, PORT: String(spec.ports[i]), WORKERS: String(workers) },
     });
     spec.children.push(child);

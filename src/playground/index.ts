@@ -3,12 +3,13 @@ import { fileURLToPath } from 'node:url';
 import express, { type Request, type Router } from 'express';
 import { exampleTabs, PLACEHOLDER_VALUES, type ExampleValues } from './examples.ts';
 import type { PlaygroundPageConfig } from './page-config.ts';
+import { PROJECT_ROOT } from '../project-root.ts';
 
 export type { ExampleValues } from './examples.ts';
 export { sandboxExampleValues } from './sandbox-examples.ts';
 
 /** Where `scripts/build-playground.ts` writes the bundle. */
-export const DEFAULT_DIST_DIR = fileURLToPath(new URL('../../playground/dist/', import.meta.url));
+export const DEFAULT_DIST_DIR = fileURLToPath(new URL('playground/dist/', PROJECT_ROOT));
 
 const ASSETS_PATH = '/playground/';
 const BUNDLE_FILE = 'playground.js';

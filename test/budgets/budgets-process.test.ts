@@ -8,7 +8,7 @@ import { postJson } from '../support/graphql-client.ts';
 import { hasRedisServer, startRedisServer, type RedisServer } from '../support/redis-server.ts';
 import { sleep } from '../support/time.ts';
 
-// Budgets on the real process (`node src/main.js` in production mode, as `npm start` runs it) over
+// Budgets on the real process (`node dist/main.js` in production mode, as `npm start` runs it) over
 // one in-process sandbox, whose request log shows which platform calls were made.
 
 let sandbox: Sandbox;

@@ -236,7 +236,7 @@ async function closedPort(): Promise<number> {
 }
 
 /**
- * The real gateway process (`node src/main.js`, as the image runs it) with the ConfigMap's
+ * The real gateway process (`node dist/main.js`, as the image runs it) with the ConfigMap's
  * settings, over an in-process sandbox. Only what cannot apply on a workstation is replaced:
  * the platform URL, the loopback addresses and free ports, and the two Redis URLs, which name
  * in-cluster Services: here they point at a port where no Redis listens, the pod's state while its

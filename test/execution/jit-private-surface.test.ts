@@ -63,7 +63,7 @@ describe('the private surfaces the compiled executor relies on', () => {
     const start = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: { start: string } }).scripts.start;
     expect(start.split(' ')).toContain('--no-compilation-cache');
     const command = readFileSync(new URL('Dockerfile', root), 'utf8').split('\n').find((line) => line.startsWith('CMD '));
-    expect(command).toBe('CMD ["node", "--max-semi-space-size=16", "--no-compilation-cache", "src/main.js"]');
+    expect(command).toBe('CMD ["node", "--max-semi-space-size=16", "--no-compilation-cache", "dist/main.js"]');
     // No module sets it at run time, which V8 documents no behaviour for once code has run.
     const sources = readdirSync(new URL('src/', root), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
     expect(sources.filter((file) => readFileSync(new URL(`src/${file}`, root), 'utf8').includes('setFlagsFromString'))).toEqual([]);

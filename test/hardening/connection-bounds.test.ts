@@ -4,7 +4,7 @@ import { testConfig } from '../../src/config.ts';
 import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
 import { sleep } from '../support/time.ts';
 
-// The bounds on client connections, on the real process (`node src/main.js`, production mode)
+// The bounds on client connections, on the real process (`node dist/main.js`, production mode)
 // with small settings: a request whose headers or body trickle in is cut, and connections beyond
 // MAX_CONNECTIONS are closed as they are accepted.
 

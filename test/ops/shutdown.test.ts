@@ -82,7 +82,7 @@ describe('SIGTERM', () => {
     ['test', 'test'],
     ['production, as the container runs it', 'production'],
   ])('stops accepting connections, lets the in-flight query finish with data, then exits 0 (NODE_ENV=%s)', async (_label, nodeEnv) => {
-    child = spawn(NODE, ['--disable-warning=ExperimentalWarning', 'src/main.js'], {
+    child = spawn(NODE, ['--disable-warning=ExperimentalWarning', 'dist/main.js'], {
       cwd: ROOT,
       env: { ...plainEnv(), UPSTREAM_URL: sandbox.url, HOST: '127.0.0.1', PORT: '0', ADMIN_PORT: '0', NODE_ENV: nodeEnv, LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_MS: '8000' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -144,7 +144,7 @@ describe('SIGTERM', () => {
     const answer = await postJson(`http://127.0.0.1:${port}/graphql`, { query: '{ exceptions(first: 1) { totalCount } }' }, bearer('demo-token-acme'));
     expect(answer.status).toBe(200);
 
-    const gateway = descendantsOf(child.pid!).filter((p) => /^\S*node /.test(p.command) && p.command.endsWith('src/main.js'));
+    const gateway = descendantsOf(child.pid!).filter((p) => /^\S*node /.test(p.command) && p.command.endsWith('dist/main.js'));
     expect(gateway).toHaveLength(1);
     // The start script execs node, so npm's child is the gateway itself and npm's forwarded signal reaches it.
     expect(descendantsOf(child.pid!).map((p) => p.pid)).toEqual([gateway[0]!.pid]);

@@ -3,7 +3,7 @@ import { startProductionGateway, type GatewayProcess } from '../support/gateway-
 import { bearer, graphqlClient, type GraphQLClient } from '../support/graphql-client.ts';
 import { sleep } from '../support/time.ts';
 
-// The real process (`NODE_ENV=production node src/main.js`) over its embedded sandbox, with the
+// The real process (`NODE_ENV=production node dist/main.js`) over its embedded sandbox, with the
 // sandbox's exceptions route hanging: what a hung route may and may not do to the gateway.
 
 const TOKEN = 'demo-token-acme';

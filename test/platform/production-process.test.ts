@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { postJson } from '../support/graphql-client.ts';
 import { TOKEN, eventually, json, startServer, type Handler, type TestServer } from './support.ts';
 
-// The real process in production mode (`NODE_ENV=production node src/main.js`) over a
+// The real process in production mode (`NODE_ENV=production node dist/main.js`) over a
 // hand-driven platform: the request bounds hold as shipped, not only in-process.
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -33,7 +33,7 @@ const handler: Handler = (request, response) => {
 beforeAll(async () => {
   platform = await startServer(handler);
   const { NODE_OPTIONS: _jestOptions, ...env } = process.env;
-  child = spawn(NODE, ['--disable-warning=ExperimentalWarning', 'src/main.js'], {
+  child = spawn(NODE, ['--disable-warning=ExperimentalWarning', 'dist/main.js'], {
     cwd: ROOT,
     env: {
       ...env,

@@ -131,7 +131,7 @@ describe('Relay client operations', () => {
   });
 });
 
-describe('trusted documents in production (node src/main.js, NODE_ENV=production, TRUSTED_DOCUMENTS=<Relay manifest>)', () => {
+describe('trusted documents in production (node dist/main.js, NODE_ENV=production, TRUSTED_DOCUMENTS=<Relay manifest>)', () => {
   let gateway: GatewayProcess;
   let url: string;
   type ExceptionPages = Record<string, { edges: { node: { id: string } }[] }>;

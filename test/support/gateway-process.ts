@@ -19,7 +19,7 @@ export interface GatewayProcess {
 }
 
 /**
- * `node src/main.js` as `npm start` runs it, with only the given environment
+ * `node dist/main.js` as `npm start` runs it, with only the given environment
  * (plus PATH and HOME): no NODE_ENV=test, no jest options.
  */
 export interface OutputWatch {
@@ -58,12 +58,12 @@ export function watchOutput(stream: NodeJS.ReadableStream, exited?: Promise<unkn
 }
 
 /**
- * `node src/main.js` with only the given environment (plus PATH and HOME). Its admin listener takes
+ * `node dist/main.js` with only the given environment (plus PATH and HOME). Its admin listener takes
  * a free port unless `env` says otherwise: tests running side by side must not all want 9090.
  */
 export function startGatewayProcess(env: Record<string, string>): GatewayProcess {
   // V8's compilation cache off, as `npm start` runs the gateway (src/execution/compiled-executor.ts says why).
-  const child = spawn(NODE, ['--disable-warning=ExperimentalWarning', '--no-compilation-cache', 'src/main.js'], {
+  const child = spawn(NODE, ['--disable-warning=ExperimentalWarning', '--no-compilation-cache', 'dist/main.js'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ADMIN_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

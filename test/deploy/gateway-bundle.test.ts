@@ -1,0 +1,127 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Metafile } from 'esbuild';
+import { buildGateway } from '../../scripts/build-gateway.ts';
+
+// The bundle `npm start` and the image run (scripts/build-gateway.ts): what its start-up loads,
+// read from esbuild's record of the build.
+
+type Output = Metafile['outputs'][string];
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+let outdir: string;
+let metafile: Metafile;
+let outputs: Map<string, Output>;
+
+beforeAll(async () => {
+  outdir = await mkdtemp(join(tmpdir(), 'gateway-bundle-'));
+  metafile = await buildGateway(outdir);
+  outputs = new Map(Object.entries(metafile.outputs).map(([file, output]) => [file.slice(file.lastIndexOf('/') + 1), output]));
+}, 60_000);
+
+afterAll(async () => {
+  await rm(outdir, { recursive: true, force: true });
+});
+
+const chunkName = (file: string) => file.slice(file.lastIndexOf('/') + 1);
+
+/** The source files a chunk and every chunk it statically imports contain. */
+function staticClosure(name: string): Set<string> {
+  const seen = new Set<string>();
+  const inputs = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const output = outputs.get(file)!;
+    for (const input of Object.keys(output.inputs)) inputs.add(input);
+    for (const imported of output.imports) if (!imported.external && imported.kind === 'import-statement') visit(chunkName(imported.path));
+  };
+  visit(name);
+  return inputs;
+}
+
+/** What a start-up loads: main.js and, through its one dynamic import, src/start.ts with all it imports. */
+function startUpInputs(): Set<string> {
+  const main = outputs.get('main.js')!;
+  const start = main.imports.find((imported) => imported.kind === 'dynamic-import')!;
+  return new Set([...staticClosure('main.js'), ...staticClosure(chunkName(start.path))]);
+}
+
+describe('the built gateway', () => {
+  it('is main.js beside chunks and their source maps, and nothing else', async () => {
+    const files = await readdir(outdir);
+    expect(files).toContain('main.js');
+    expect(files.filter((file) => !/\.js(\.map)?$/.test(file))).toEqual([]);
+    expect(Object.keys(outputs.get('main.js')!.inputs).sort()).toEqual(['builtin-through-require:node:module', 'src/main.js']);
+  });
+
+  it('imports no Node built-in with an import statement (an ES import of node:http loads undici for http.WebSocket)', () => {
+    const builtin = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
+    const esImports = [...outputs.values()].flatMap((output) =>
+      output.imports.filter((imported) => imported.external && builtin.has(imported.path) && imported.kind === 'import-statement'));
+    expect(esImports).toEqual([]);
+    // Reached through require(), by the module the build puts in their place.
+    expect(Object.keys(metafile.inputs)).toEqual(expect.arrayContaining(['builtin-through-require:node:http']));
+  });
+
+  it('holds one build of each @graphql-tools package and graphql as its ES modules', () => {
+    const inputs = Object.keys(metafile.inputs);
+    expect(inputs.filter((input) => /node_modules\/@graphql-tools\/[^/]+\/cjs\//.test(input))).toEqual([]);
+    expect(inputs).toContain('node_modules/@graphql-tools/utils/esm/index.js');
+    expect(inputs).toContain('node_modules/graphql/index.mjs');
+    expect(inputs.filter((input) => /^node_modules\/graphql\/.*\.js$/.test(input))).toEqual([]);
+  });
+
+  it('gives a dynamic import() of a CommonJS package the names Node gives it', () => {
+    const built = new Map(
+      Object.values(metafile.outputs)
+        .filter((output) => output.entryPoint?.startsWith('commonjs-named-exports:'))
+        .map((output) => [output.entryPoint!.slice('commonjs-named-exports:'.length), [...output.exports].sort()]),
+    );
+    // Among them the ones the gateway imports on demand by name: the Redis clients' and tracing's.
+    expect([...built.keys()]).toEqual(expect.arrayContaining(['@redis/client', '@apollo/utils.keyvadapter', 'body-parser', '@opentelemetry/exporter-trace-otlp-http']));
+    const script = `const names = {}; for (const p of ${JSON.stringify([...built.keys()])}) names[p] = Object.keys(await import(p)).filter((n) => n !== 'module.exports').sort(); console.log(JSON.stringify(names));`;
+    const node = JSON.parse(execFileSync(`${ROOT}node_modules/.bin/node`, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' })) as Record<string, string[]>;
+    expect(Object.fromEntries(built)).toEqual(node);
+    expect(node['@apollo/utils.keyvadapter']).toEqual(['KeyvAdapter', '__esModule', 'default']);
+  });
+
+  it('leaves pino to node_modules (its development transport loads its own files by path), and no other package', () => {
+    const builtin = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
+    const external = new Set([...outputs.values()].flatMap((output) => output.imports.filter((imported) => imported.external && !builtin.has(imported.path)).map((imported) => imported.path)));
+    // @node-rs/xxhash: an optional dependency of the Redis client, which falls back when it is not installed.
+    expect([...external].sort()).toEqual(['@node-rs/xxhash', 'pino']);
+  });
+
+  it('loads at start-up none of what the sources load only on demand', () => {
+    const loaded = [...startUpInputs()];
+    expect(loaded).toEqual(expect.arrayContaining(['src/start.ts', 'src/server.ts', 'src/schema.ts']));
+    for (const onDemand of [
+      /^sandbox\/(?!settings\.ts$)/,
+      /^src\/cluster\.ts$/,
+      /^src\/playground\/sandbox-examples\.ts$/,
+      /^node_modules\/graphql-jit\//,
+      /^node_modules\/@redis\/client\//,
+      /^node_modules\/@keyv\/redis\//,
+      /^node_modules\/@opentelemetry\/exporter-trace-otlp-http\//,
+      /^node_modules\/body-parser\//,
+    ]) {
+      expect(loaded.filter((input) => onDemand.test(input))).toEqual([]);
+    }
+  });
+
+  it('leaves an unchanged file as it is and removes what an earlier build left behind', async () => {
+    const stale = join(outdir, 'chunk-STALE.js');
+    await writeFile(stale, '');
+    const before = await readdir(outdir, { withFileTypes: true });
+    await buildGateway(outdir);
+    const after = await readdir(outdir);
+    expect(after).not.toContain('chunk-STALE.js');
+    expect(after.sort()).toEqual(before.map((entry) => entry.name).filter((name) => name !== 'chunk-STALE.js').sort());
+  }, 60_000);
+});
