@@ -134,8 +134,12 @@ export async function buildGateway(outdir = GATEWAY_DIST_DIR): Promise<Metafile>
     target: 'node24',
     external: EXTERNAL,
     plugins: [builtinsThroughRequire, graphqlOnce, graphqlToolsOnce, commonJsNamedExports],
-    // Class and function names stay as written: errors and logs name them.
-    keepNames: true,
+    // No keepNames: it defines `name` on every function as it is created, closures of the request
+    // path included, which cost more per request than the sources (docs/benchmark.md). Without it
+    // a name stays as written unless it collides with another module's in the same chunk, which
+    // then shows a suffix in stack frames (`formatError3`) and, for a class, in the `type` pino
+    // gives an error it logs. Our classes keep theirs (a test checks); a library's may not (got's
+    // RequestError2: its `name` still says RequestError).
     // Maps beside the chunks, for `node --enable-source-maps` when a stack trace should name the sources.
     sourcemap: 'linked',
     // The CommonJS modules among the bundled ones call require() for Node's built-ins.

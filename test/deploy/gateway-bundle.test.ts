@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -113,6 +113,19 @@ describe('the built gateway', () => {
     ]) {
       expect(loaded.filter((input) => onDemand.test(input))).toEqual([]);
     }
+  });
+
+  it('keeps the names of our classes as written (no suffix from a collision in a chunk): logs name an error by its class', async () => {
+    const renamed: string[] = [];
+    for (const file of (await readdir(outdir)).filter((name) => name.endsWith('.js'))) {
+      let ours = false;
+      for (const line of (await readFile(join(outdir, file), 'utf8')).split('\n')) {
+        if (line.startsWith('// ')) ours = /^\/\/ (src|sandbox)\//.test(line) ? true : line.startsWith('// node_modules/') ? false : ours;
+        const declared = ours ? /^\s*(?:export )?(?:class ([A-Za-z_$][\w$]*?\d+)\b|(?:var|let|const) ([A-Za-z_$][\w$]*?\d+) = class\b)/.exec(line) : null;
+        if (declared) renamed.push(`${file}: ${declared[1] ?? declared[2]}`);
+      }
+    }
+    expect(renamed).toEqual([]);
   });
 
   it('leaves an unchanged file as it is and removes what an earlier build left behind', async () => {
