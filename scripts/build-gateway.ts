@@ -82,11 +82,6 @@ const graphqlToolsOnce: Plugin = {
   },
 };
 
-/**
- * Builds the gateway into `outdir`. A file whose content is unchanged is not rewritten, so a gateway
- * already running from the folder keeps loading the chunks it expects; files of an earlier build
- * that this one does not produce are removed.
- */
 /** Whether esbuild reads `file` as CommonJS: a module without import or export statements. */
 async function isCommonJs(file: string): Promise<boolean> {
   return !/^\s*(import|export)\b/m.test(await readFile(file, 'utf8'));
@@ -120,6 +115,11 @@ const commonJsNamedExports: Plugin = {
   },
 };
 
+/**
+ * Builds the gateway into `outdir`. A file whose content is unchanged is not rewritten, so a gateway
+ * already running from the folder keeps loading the chunks it expects; files of an earlier build
+ * that this one does not produce are removed.
+ */
 export async function buildGateway(outdir = GATEWAY_DIST_DIR): Promise<Metafile> {
   const result = await build({
     absWorkingDir: ROOT,
@@ -139,7 +139,7 @@ export async function buildGateway(outdir = GATEWAY_DIST_DIR): Promise<Metafile>
     // a name stays as written unless it collides with another module's in the same chunk, which
     // then shows a suffix in stack frames (`formatError3`) and, for a class, in the `type` pino
     // gives an error it logs. Our classes keep theirs (a test checks); a library's may not (got's
-    // RequestError2: its `name` still says RequestError).
+    // internal TimeoutError is TimeoutError2 in the bundle; its `name` still says TimeoutError).
     // Maps beside the chunks, for `node --enable-source-maps` when a stack trace should name the sources.
     sourcemap: 'linked',
     // The CommonJS modules among the bundled ones call require() for Node's built-ins.
