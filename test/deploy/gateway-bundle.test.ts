@@ -3,6 +3,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Metafile } from 'esbuild';
 import { buildGateway } from '../../scripts/build-gateway.ts';
@@ -12,7 +13,11 @@ import { buildGateway } from '../../scripts/build-gateway.ts';
 
 type Output = Metafile['outputs'][string];
 
-const ROOT = new URL('../../', import.meta.url).pathname;
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Node's built-in modules, by either name. */
+const BUILTINS = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
+
+const chunkName = (file: string) => file.slice(file.lastIndexOf('/') + 1);
 
 let outdir: string;
 let metafile: Metafile;
@@ -21,14 +26,12 @@ let outputs: Map<string, Output>;
 beforeAll(async () => {
   outdir = await mkdtemp(join(tmpdir(), 'gateway-bundle-'));
   metafile = await buildGateway(outdir);
-  outputs = new Map(Object.entries(metafile.outputs).map(([file, output]) => [file.slice(file.lastIndexOf('/') + 1), output]));
+  outputs = new Map(Object.entries(metafile.outputs).map(([file, output]) => [chunkName(file), output]));
 }, 60_000);
 
 afterAll(async () => {
   await rm(outdir, { recursive: true, force: true });
 });
-
-const chunkName = (file: string) => file.slice(file.lastIndexOf('/') + 1);
 
 /** The source files a chunk and every chunk it statically imports contain. */
 function staticClosure(name: string): Set<string> {
@@ -61,9 +64,8 @@ describe('the built gateway', () => {
   });
 
   it('imports no Node built-in with an import statement (an ES import of node:http loads undici for http.WebSocket)', () => {
-    const builtin = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
     const esImports = [...outputs.values()].flatMap((output) =>
-      output.imports.filter((imported) => imported.external && builtin.has(imported.path) && imported.kind === 'import-statement'));
+      output.imports.filter((imported) => imported.external && BUILTINS.has(imported.path) && imported.kind === 'import-statement'));
     expect(esImports).toEqual([]);
     // Reached through require(), by the module the build puts in their place.
     expect(Object.keys(metafile.inputs)).toEqual(expect.arrayContaining(['builtin-through-require:node:http']));
@@ -92,8 +94,7 @@ describe('the built gateway', () => {
   });
 
   it('leaves pino to node_modules (its development transport loads its own files by path), and no other package', () => {
-    const builtin = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
-    const external = new Set([...outputs.values()].flatMap((output) => output.imports.filter((imported) => imported.external && !builtin.has(imported.path)).map((imported) => imported.path)));
+    const external = new Set([...outputs.values()].flatMap((output) => output.imports.filter((imported) => imported.external && !BUILTINS.has(imported.path)).map((imported) => imported.path)));
     // @node-rs/xxhash: an optional dependency of the Redis client, which falls back when it is not installed.
     expect([...external].sort()).toEqual(['@node-rs/xxhash', 'pino']);
   });
