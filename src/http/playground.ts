@@ -1,38 +1,43 @@
 import type { IncomingMessage } from 'node:http';
 import Negotiator from 'negotiator';
 import type { PlaygroundOptions } from '../playground/index.ts';
-import { isGraphQLPath, pathOf, type Stage } from './stage.ts';
+import { pathOf, type Stage } from './stage.ts';
 
 /**
- * Where the playground is served: a GET (or HEAD) of the endpoint, and any other path but the
- * operator's, go to its router (src/playground/), which answers a browser the page and
- * `/playground/*` the bundle, and passes anything else back to the next stage. Express serves these and nothing else; it is loaded only where the
- * playground is on, so production start-up does not pay for it.
+ * Where the playground is served: a browser's GET (or HEAD) of the endpoint gets the page, and
+ * `/playground/*` the bundle's files (src/playground/); every other request passes on. The page's
+ * module is loaded only where the playground is on, so production start-up does not pay for it.
  */
 export async function playgroundStage(options: PlaygroundOptions): Promise<Stage> {
-  const [{ default: express }, { playgroundRouter }] = await Promise.all([import('express'), import('../playground/index.ts')]);
-  const app = express();
-  app.disable('x-powered-by');
-  // The page changes with nothing a tag would track; the bundle's files keep express.static's own.
-  app.set('etag', false);
-  app.use(playgroundRouter(options));
-  // An Express app is itself a node-style handler; with a third argument it calls that when nothing answered.
-  const serve = app as unknown as Stage;
+  const { createPlayground, assetPathOf } = await import('../playground/index.ts');
+  const playground = createPlayground(options);
+  const endpoint = options.endpoint.toLowerCase();
   return (req, res, next) => {
-    // A GraphQL client's POST never concerns the playground.
-    if (req.method !== 'GET' && req.method !== 'HEAD' && isGraphQLPath(pathOf(req))) return next();
-    serve(req, res, (error?: unknown) => next(error));
+    const path = pathOf(req);
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      const lower = path.toLowerCase();
+      // The endpoint as Express routes matched it: any case, one trailing slash allowed.
+      if ((lower === endpoint || lower === `${endpoint}/`) && wantsPage(req)) return playground.page(req, res);
+    }
+    const asset = assetPathOf(req.url ?? '/');
+    if (asset === undefined) return next();
+    playground.asset(req, res, asset);
   };
 }
 
 const PAGE_TYPES = ['application/graphql-response+json', 'application/json', 'text/html'];
 
-/** A browser navigating to the endpoint (it prefers HTML to JSON and asks no query), as opposed to a GraphQL client's GET. */
-function isBrowserNavigation(req: IncomingMessage): boolean {
+/** A request that prefers HTML to JSON and asks no query: a browser visiting, as opposed to a GraphQL client's GET. */
+function wantsPage(req: IncomingMessage): boolean {
   const accept = req.headers.accept;
-  if (req.method !== 'GET' || accept === undefined || !accept.includes('html')) return false;
+  if (accept === undefined || !accept.includes('html')) return false;
   if (new URL(req.url ?? '/', 'http://gateway').searchParams.has('query')) return false;
   return new Negotiator(req).mediaType(PAGE_TYPES) === 'text/html';
+}
+
+/** A browser navigating to the endpoint. */
+function isBrowserNavigation(req: IncomingMessage): boolean {
+  return req.method === 'GET' && wantsPage(req);
 }
 
 const PLAYGROUND_OFF_PAGE = `<!doctype html>

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import express, { type Request, type Router } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import serveStatic from 'serve-static';
 import { exampleTabs, PLACEHOLDER_VALUES, type ExampleValues } from './examples.ts';
 import type { PlaygroundPageConfig } from './page-config.ts';
 import { PROJECT_ROOT } from '../project-root.ts';
@@ -92,18 +93,28 @@ function page(config: PlaygroundPageConfig): string {
 `;
 }
 
-/** A browser navigating to the endpoint, as opposed to a GraphQL client doing a GET. */
-function wantsPage(req: Request): boolean {
-  if (req.query.query !== undefined) return false;
-  return req.accepts(['application/graphql-response+json', 'application/json', 'text/html']) === 'text/html';
+/** A bundle file's path below the assets path (`/playground/…`), or undefined for any other path; matched as Express routes match, ignoring case. */
+export function assetPathOf(url: string): string | undefined {
+  const prefix = ASSETS_PATH.slice(0, -1);
+  if (url.length < prefix.length || url.slice(0, prefix.length).toLowerCase() !== prefix) return undefined;
+  const rest = url.slice(prefix.length);
+  if (rest === '' || rest[0] === '?') return `/${rest}`;
+  return rest[0] === '/' ? rest : undefined;
+}
+
+/** What the playground serves: its page (at the endpoint, to a browser) and the bundle's files. */
+export interface Playground {
+  /** Answers the page, or 503 with the build command while the bundle is missing. */
+  page(req: IncomingMessage, res: ServerResponse): void;
+  /** Answers a file of the bundle (`path` as assetPathOf gave it), or 404 (503 while the bundle is missing). */
+  asset(req: IncomingMessage, res: ServerResponse, path: string): void;
 }
 
 /**
- * The self-hosted GraphiQL playground: `GET <endpoint>` from a browser answers
- * the page, `/playground/*` its bundle. Every other request to the endpoint
- * passes through untouched to the GraphQL server mounted after this router.
+ * The self-hosted GraphiQL playground: its page, built once with the example tabs and token, and
+ * its bundle's files, served by serve-static (ETag, Last-Modified, ranges, no path outside the folder).
  */
-export function playgroundRouter(options: PlaygroundOptions): Router {
+export function createPlayground(options: PlaygroundOptions): Playground {
   const distDir = options.distDir ?? DEFAULT_DIST_DIR;
   const headers = JSON.stringify({ Authorization: `Bearer ${options.demoToken ?? '<your access token>'}` }, null, 2);
   const html = page({
@@ -114,25 +125,43 @@ export function playgroundRouter(options: PlaygroundOptions): Router {
     assetsPath: ASSETS_PATH,
   });
   const bundled = () => existsSync(`${distDir}/${BUNDLE_FILE}`);
+  const files = serveStatic(distDir, { index: false, fallthrough: true, redirect: false, setHeaders: (res) => setHeaders(res, ASSET_HEADERS) });
+  const notFound = (res: ServerResponse) => {
+    if (bundled()) sendText(res, 404, 'Not found\n');
+    else sendText(res, 503, MISSING_BUNDLE);
+  };
 
-  const router = express.Router();
-  router.get(options.endpoint, (req, res, next) => {
-    if (!wantsPage(req)) {
-      next();
-      return;
-    }
-    res.vary('Accept');
-    if (!bundled()) {
-      res.status(503).type('text/plain').send(MISSING_BUNDLE);
-      return;
-    }
-    res.set(PAGE_HEADERS);
-    res.type('html').send(html);
-  });
-  router.use(ASSETS_PATH, express.static(distDir, { index: false, fallthrough: true, setHeaders: (res) => res.set(ASSET_HEADERS) }));
-  router.use(ASSETS_PATH, (_req, res) => {
-    if (bundled()) res.status(404).type('text/plain').send('Not found\n');
-    else res.status(503).type('text/plain').send(MISSING_BUNDLE);
-  });
-  return router;
+  return {
+    page(req, res) {
+      res.setHeader('Vary', 'Accept');
+      if (!bundled()) return sendText(res, 503, MISSING_BUNDLE);
+      setHeaders(res, PAGE_HEADERS);
+      send(res, req.method === 'HEAD', 'text/html; charset=utf-8', html);
+    },
+    asset(req, res, path) {
+      // serve-static reads the file's path from the request's URL: relative to the assets path while it runs.
+      const original = req.url;
+      req.url = path;
+      try {
+        files(req, res, () => notFound(res));
+      } finally {
+        req.url = original;
+      }
+    },
+  };
+}
+
+function setHeaders(res: ServerResponse, headers: Readonly<Record<string, string>>): void {
+  for (const name in headers) res.setHeader(name, headers[name]!);
+}
+
+function sendText(res: ServerResponse, status: number, text: string): void {
+  res.statusCode = status;
+  send(res, false, 'text/plain; charset=utf-8', text);
+}
+
+function send(res: ServerResponse, head: boolean, type: string, body: string): void {
+  res.setHeader('Content-Type', type);
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(head ? undefined : body);
 }

@@ -4,8 +4,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import express from 'express';
-import { playgroundRouter, type PlaygroundOptions } from '../../src/playground/index.ts';
+import { playgroundStage } from '../../src/http/playground.ts';
+import type { PlaygroundOptions } from '../../src/playground/index.ts';
 import type { PlaygroundPageConfig } from '../../src/playground/page-config.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
@@ -22,14 +22,14 @@ const VALUES: NonNullable<PlaygroundOptions['examples']> = {
 let bundleDir: string;
 let emptyDir: string;
 
-/** A server with only the playground router, over a stand-in bundle, so the page logic is tested without building. */
+/** A server with only the playground's stage, over a stand-in bundle, so the page logic is tested without building. */
 async function serve(options: Partial<PlaygroundOptions>): Promise<{ url: string; close(): Promise<void> }> {
-  const app = express();
-  app.use(playgroundRouter({ endpoint: '/graphql', distDir: bundleDir, ...options }));
-  app.use((_req, res) => {
-    res.status(418).type('text/plain').send('next handler');
-  });
-  const server: Server = createServer(app);
+  const stage = await playgroundStage({ endpoint: '/graphql', distDir: bundleDir, ...options });
+  const server: Server = createServer((req, res) =>
+    stage(req, res, () => {
+      res.writeHead(418, { 'content-type': 'text/plain' }).end('next handler');
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -56,7 +56,7 @@ afterAll(async () => {
   await rm(emptyDir, { recursive: true, force: true });
 });
 
-describe('playground router', () => {
+describe('playground stage', () => {
   let server: Awaited<ReturnType<typeof serve>>;
   beforeAll(async () => {
     server = await serve({ demoToken: 'demo-token-acme', examples: VALUES });
@@ -135,7 +135,40 @@ describe('playground router', () => {
   });
 });
 
-describe('playground router without a demo token', () => {
+describe('playground stage paths', () => {
+  let server: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    server = await serve({});
+  });
+  afterAll(() => server.close());
+
+  it('matches the endpoint and the assets path in any case, the endpoint with one trailing slash, HEAD as GET', async () => {
+    for (const path of ['/GraphQL', '/graphql/']) {
+      const page = await fetch(`${server.url}${path}`, { headers: { accept: BROWSER_ACCEPT } });
+      expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    }
+    const head = await fetch(`${server.url}/graphql`, { method: 'HEAD', headers: { accept: BROWSER_ACCEPT } });
+    expect([head.status, head.headers.get('content-type'), await head.text()]).toEqual([200, 'text/html; charset=utf-8', '']);
+    expect(Number(head.headers.get('content-length'))).toBeGreaterThan(1000);
+    const upper = await fetch(`${server.url}/PLAYGROUND/playground.css?v=1`);
+    expect([upper.status, await upper.text()]).toEqual([200, 'body{margin:0}\n']);
+  });
+
+  it('answers 404 under the assets path for a folder, another method or a path beside it, and passes other paths on', async () => {
+    const answers = await Promise.all([
+      fetch(`${server.url}/playground`),
+      fetch(`${server.url}/playground/workers/`),
+      fetch(`${server.url}/playground/playground.js`, { method: 'POST', body: 'x' }),
+    ]);
+    for (const answer of answers) expect([answer.status, await answer.text()]).toEqual([404, 'Not found\n']);
+    for (const path of ['/playgrounds/playground.js', '/graphql/playground.js', '/graphqlx']) {
+      const answer = await fetch(`${server.url}${path}`, { headers: { accept: BROWSER_ACCEPT } });
+      expect([path, answer.status, await answer.text()]).toEqual([path, 418, 'next handler']);
+    }
+  });
+});
+
+describe('playground stage without a demo token', () => {
   it('shows a placeholder token and does not keep typed headers in local storage', async () => {
     const server = await serve({});
     try {
@@ -149,7 +182,7 @@ describe('playground router without a demo token', () => {
   });
 });
 
-describe('playground router before the bundle is built', () => {
+describe('playground stage before the bundle is built', () => {
   it('answers 503 with the command that builds it', async () => {
     const server = await serve({ distDir: emptyDir });
     try {
