@@ -2,7 +2,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginInlineTrace } from '@apollo/server/plugin/inlineTrace';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { Logger } from 'pino';
 import { startAdminListener, type AdminListener } from './admin.ts';
@@ -10,6 +9,7 @@ import type { Config } from './config.ts';
 import { useCursorSecret } from './connections/cursor-seal.ts';
 import { createContext, type GatewayContext } from './context.ts';
 import { CompiledExecution, compiledExecutionGateway } from './execution/compiled-executor.ts';
+import { inlineTraceWhenAsked } from './federation/inline-trace.ts';
 import { formatError } from './format-error.ts';
 import { setupHardening } from './hardening/index.ts';
 import { Readiness } from './health.ts';
@@ -34,25 +34,6 @@ export interface Gateway {
   /** The admin listener's base URL (health, readiness, metrics), e.g. http://127.0.0.1:9090; undefined with ADMIN_PORT=off. */
   adminUrl: string | undefined;
   close(): Promise<void>;
-}
-
-/**
- * Apollo's inline-trace plugin, consulted only by requests that ask for a trace
- * (`apollo-federation-include-trace: ftv1`, sent by a federation router). The
- * plugin builds a trace tree for every request before it reads that header;
- * here the header is read first. The spread keeps the plugin's internal id, so
- * Apollo still sees the plugin as installed.
- */
-function inlineTraceWhenAsked(): ApolloServerPlugin<GatewayContext> {
-  const plugin = ApolloServerPluginInlineTrace() as ApolloServerPlugin<GatewayContext>;
-  const traced = plugin.requestDidStart?.bind(plugin);
-  return {
-    ...plugin,
-    async requestDidStart(requestContext) {
-      if (requestContext.request.http?.headers.get('apollo-federation-include-trace') !== 'ftv1') return undefined;
-      return traced?.(requestContext);
-    },
-  };
 }
 
 /** Interval at which Node checks HEADERS_TIMEOUT_MS and REQUEST_TIMEOUT_MS (its default, 30 s, would let a request outlive a small bound by that much). */
@@ -150,7 +131,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
       ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: config.shutdownTimeoutMs }),
       ApolloServerPluginLandingPageDisabled(),
       // Federation's trace for a router that asks for it; installed here so Apollo does not log that it installs it.
-      inlineTraceWhenAsked(),
+      inlineTraceWhenAsked<GatewayContext>(),
       // The platform's answers carry no cache hints; the default cache-control plugin would only add a hook per field.
       ApolloServerPluginCacheControlDisabled(),
       observability.plugin,
