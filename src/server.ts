@@ -9,7 +9,7 @@ import type { Config } from './config.ts';
 import { useCursorSecret } from './connections/cursor-seal.ts';
 import { createContext, type GatewayContext } from './context.ts';
 import { CompiledExecution, compiledExecutionGateway } from './execution/compiled-executor.ts';
-import { inlineTraceWhenAsked } from './federation/inline-trace.ts';
+import { inlineTraceWhenAsked } from './observability/inline-trace.ts';
 import { formatError } from './format-error.ts';
 import { setupHardening } from './hardening/index.ts';
 import { Readiness } from './health.ts';
