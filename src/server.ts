@@ -16,8 +16,8 @@ import { Readiness } from './health.ts';
 import { frontDoor } from './http/front-door.ts';
 import { graphqlStage } from './http/graphql.ts';
 import { playgroundStage } from './http/playground.ts';
-import { notFoundStage, operatorRoutesStage } from './http/routes.ts';
-import type { Stage } from './http/stage.ts';
+import { requestPath } from './http/request-path.ts';
+import { operatorRoutesStage } from './http/routes.ts';
 import { createLogger } from './logger.ts';
 import { setupObservability } from './observability/index.ts';
 import { PlatformHttp } from './platform/http.ts';
@@ -146,19 +146,13 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   // CPU per scrape and shows operation names to anyone who can reach it. Outside production it
   // stays on both, for a developer's curl. Health and readiness stay on both in every mode.
   const adminOn = config.admin.port !== 'off';
-  // The whole request path, in order: each stage answers the request or passes it on (src/http/).
-  const stages: Stage[] = [
-    // /healthz, /readyz and /metrics.
-    operatorRoutesStage({ readiness, scrape: production && adminOn ? undefined : observability.scrape }),
-    // The playground's page (a browser's GET of /graphql) and bundle, where it is served.
-    ...(config.playground ? [await playgroundStage({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues })] : []),
-    // Any path but /graphql and below: a JSON 404.
-    notFoundStage,
-    // CORS, admission, the body, the batch limit, trusted documents (src/hardening/index.ts).
-    ...hardening.graphqlChain,
-    // Apollo Server, with the one context factory.
-    graphqlStage({ apollo, context: async (req, res) => createContext({ config, http, logger, tokens: hardening.budgets.tokens }, req.headers, res) }),
-  ];
+  const stages = requestPath({
+    operatorRoutes: operatorRoutesStage({ readiness, scrape: production && adminOn ? undefined : observability.scrape }),
+    playground: config.playground ? await playgroundStage({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues }) : undefined,
+    ...hardening.stages,
+    admission: hardening.budgets.admission,
+    graphql: graphqlStage({ apollo, context: async (req, res) => createContext({ config, http, logger, tokens: hardening.budgets.tokens }, req.headers, res) }),
+  });
   server.on('request', frontDoor(stages, logger));
 
   await listen(server, config.port, config.host);

@@ -5,7 +5,6 @@ import { setupBudgets, type BudgetObserver, type Budgets } from '../budgets/inde
 import { ConfigError, type Config } from '../config.ts';
 import { batchLimitStage } from '../http/batch-limit.ts';
 import { bodyStage } from '../http/body.ts';
-import { playgroundOffStage } from '../http/playground.ts';
 import type { Stage } from '../http/stage.ts';
 import { webClientHeaders } from '../http/web-client-headers.ts';
 import { noIntrospection } from './introspection.ts';
@@ -25,12 +24,15 @@ export interface Hardening {
     persistedQueries: PersistedQueryOptions | false;
     allowBatchedHttpRequests: boolean;
   };
-  /**
-   * The stages (src/http/) a request to /graphql goes through before the GraphQL handler, in order
-   * (see `graphqlChain`); the front door (src/server.ts) runs them for every request to the
-   * endpoint, however it arrives: POST or GET, plain, compressed or batched.
-   */
-  graphqlChain: Stage[];
+  /** The front door's stages hardening owns; src/http/request-path.ts says where each runs. */
+  stages: {
+    webClientHeaders: Stage;
+    body: Stage;
+    /** Where batches are allowed. */
+    batchLimit: Stage | undefined;
+    /** Where a trusted-documents manifest is configured. */
+    trustedDocuments: Stage | undefined;
+  };
   /** Caller admission, the calls budget and what is known of tokens (src/budgets/). */
   budgets: Budgets;
   /** Releases the shared stores (persisted queries, budgets), if any. */
@@ -60,39 +62,24 @@ export async function setupHardening(config: Config, logger: Logger, observers: 
       persistedQueries: apq.option,
       allowBatchedHttpRequests: config.allowBatchedRequests,
     },
-    graphqlChain: graphqlChain([
-      // CORS and `Cache-Control: no-store` first, so every answer below carries them; a preflight ends here.
-      webClientHeaders(config.cors),
-      // A browser opening the endpoint where the playground is not served gets a page saying so.
-      !config.playground && playgroundOffStage,
-      // Who is asking (one token however it is spelled, else the client address); too many refused tokens from one address: 429 before the body is read.
-      budgets.admission,
-      // `req.body`: plain JSON, compressed, in another UTF charset, or none (GET); a body that cannot be read is refused there.
-      bodyStage(limits.bodyBytes, logger),
-      config.allowBatchedRequests && batchLimitStage(limits.batchSize),
-      // Ids of trusted documents swapped for their text (and, in `only` mode, anything else refused).
-      trusted &&
-        trustedDocumentsHandler(trusted, {
+    stages: {
+      webClientHeaders: webClientHeaders(config.cors),
+      body: bodyStage(limits.bodyBytes, logger),
+      batchLimit: config.allowBatchedRequests ? batchLimitStage(limits.batchSize) : undefined,
+      trustedDocuments: trusted
+        ? trustedDocumentsHandler(trusted, {
           only: config.trustedDocuments!.only,
           echoChars: config.echoChars,
           logger,
           onRefusal: observers.onTrustedDocumentRefusal,
-        }),
-    ]),
+        })
+        : undefined,
+    },
     budgets,
     async close() {
       await Promise.all([apq.close(), budgets.close()]);
     },
   };
-}
-
-/**
- * The ordered stages of /graphql before the GraphQL handler, the one place they are listed (above).
- * Each answers the request itself or passes it on (src/http/stage.ts). An entry that is not a
- * function is a stage the configuration leaves out.
- */
-function graphqlChain(stages: Array<Stage | false | undefined>): Stage[] {
-  return stages.filter((stage): stage is Stage => typeof stage === 'function');
 }
 
 /** A manifest that cannot be used stops start-up like a bad variable does. */

@@ -11,7 +11,7 @@ const MAX_LOGGED_PATH_CHARS = 200;
 /**
  * The server's one request listener: every request gets its id (src/request/), then goes through
  * `stages` in order until one answers. The list is the whole request path, written once in
- * src/server.ts: the operator's routes and the playground, then the GraphQL endpoint's stages
+ * request-path.ts: the operator's routes and the playground, then the GraphQL endpoint's stages
  * (web-client headers, admission, body, batch limit, trusted documents, …) and, last, the GraphQL
  * handler. A stage that reports a failure (`next(error)`) or throws ends the list there: the
  * failure is logged and answered 500 on the spot (or the connection cut when the answer has begun).

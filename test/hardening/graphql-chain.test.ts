@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { gzipSync } from 'node:zlib';
-import type { Config } from '../../src/config.ts';
 import type { Stage } from '../../src/http/stage.ts';
-import type { Logger } from 'pino';
 
-// A handler registered once in the hardening chain (where a rate limit is added) must run exactly
+// A handler registered once in the request path (where a rate limit is added) must run exactly
 // once for every way into /graphql, before Apollo, inside the request's scope, and its own answer
 // must end the request whatever the request's kind.
 
-const actual = await import('../../src/hardening/index.ts');
+const actual = await import('../../src/http/request-path.ts');
 const { currentRequestId } = await import('../../src/request/scope.ts');
 
 interface Seen {
@@ -29,13 +27,13 @@ const probe: Stage = (req, res, next) => {
   res.end(JSON.stringify({ errors: [{ message: 'refused by the probe', extensions: { code: 'RATE_LIMITED', requestId: currentRequestId() } }] }));
 };
 
-jest.unstable_mockModule('../../src/hardening/index.ts', () => ({
+jest.unstable_mockModule('../../src/http/request-path.ts', () => ({
   ...actual,
-  setupHardening: async (config: Config, logger: Logger, observers?: Parameters<typeof actual.setupHardening>[2]) => {
-    const hardening = await actual.setupHardening(config, logger, observers);
-    // The one registration: right after the web-client headers, where the chain says a rate limit goes.
-    hardening.graphqlChain.splice(1, 0, probe);
-    return hardening;
+  requestPath: (stages: Parameters<typeof actual.requestPath>[0]) => {
+    const path = actual.requestPath(stages);
+    // The one registration: right after the web-client headers, where the path says a rate limit goes.
+    path.splice(path.indexOf(stages.webClientHeaders) + 1, 0, probe);
+    return path;
   },
 }));
 
