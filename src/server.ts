@@ -11,6 +11,7 @@ import { createContext, type GatewayContext } from './context.ts';
 import { CompiledExecution, compiledExecutionGateway } from './execution/compiled-executor.ts';
 import { inlineTraceWhenAsked } from './observability/inline-trace.ts';
 import { formatError } from './format-error.ts';
+import type { FeatureSwitches } from './feature-switches.ts';
 import { setupHardening } from './hardening/index.ts';
 import { Readiness } from './health.ts';
 import { frontDoor } from './http/front-door.ts';
@@ -85,6 +86,8 @@ export interface GatewayOptions {
   demoToken?: string;
   /** Ids the playground's example operations use (from the embedded sandbox). */
   exampleValues?: ExampleValues;
+  /** Lets the cost harness turn features off and on while the gateway runs (bench/feature-cost.ts); never set by `npm start`. */
+  switches?: FeatureSwitches;
 }
 
 /** Builds the gateway over the platform at `upstreamUrl` and starts listening. */
@@ -96,7 +99,8 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const http = new PlatformHttp(upstreamUrl, config.upstream, config.platformProtection);
   // The listener is set once the GraphQL stage exists; the drain plugin needs the server first.
   const server = boundedServer(config, logger);
-  const observability = await setupObservability({ config, http, logger });
+  const { switches } = options;
+  const observability = await setupObservability({ config, http, logger, switches });
   const readiness = new Readiness({ upstreamUrl, http, ...config.readiness });
   const hardening = await setupHardening(config, logger, {
     rateLimit: observability.metrics,
@@ -120,7 +124,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     includeStacktraceInErrorResponses: config.stackTraces && !production,
     allowBatchedHttpRequests: hardening.apollo.allowBatchedHttpRequests,
     parseOptions: hardening.apollo.parseOptions,
-    validationRules: hardening.apollo.validationRules,
+    validationRules: switches ? hardening.apollo.validationRules.map((rule) => switches.rule('hardening', rule)) : hardening.apollo.validationRules,
     persistedQueries: hardening.apollo.persistedQueries,
     formatError: formatError({ production, echoChars: config.echoChars, logger }),
     // start.ts owns SIGTERM/SIGINT: Apollo's own handler would start a second stop() beside the
@@ -135,7 +139,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
       // The platform's answers carry no cache hints; the default cache-control plugin would only add a hook per field.
       ApolloServerPluginCacheControlDisabled(),
       observability.plugin,
-      ...hardening.apollo.plugins,
+      ...(switches ? hardening.apollo.plugins.map((plugin) => switches.plugin('hardening', plugin)) : hardening.apollo.plugins),
       // After the static limits: a document they refuse is never charged.
       ...(budgetPlugin ? [budgetPlugin] : []),
     ],
@@ -151,9 +155,13 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     playground: config.playground ? await playgroundStage({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues }) : undefined,
     ...hardening.stages,
     admission: hardening.budgets.admission,
+    ...(switches && {
+      webClientHeaders: switches.stage('web-client headers', hardening.stages.webClientHeaders),
+      admission: switches.stage('admission', hardening.budgets.admission),
+    }),
     graphql: graphqlStage({ apollo, context: async (req, res) => createContext({ config, http, logger, tokens: hardening.budgets.tokens }, req.headers, res) }),
   });
-  server.on('request', frontDoor(stages, logger));
+  server.on('request', frontDoor(stages, logger, switches && (() => switches.isOn('request scope'))));
 
   await listen(server, config.port, config.host);
   const { port } = server.address() as AddressInfo;

@@ -16,7 +16,7 @@ const MAX_LOGGED_PATH_CHARS = 200;
  * handler. A stage that reports a failure (`next(error)`) or throws ends the list there: the
  * failure is logged and answered 500 on the spot (or the connection cut when the answer has begun).
  */
-export function frontDoor(stages: readonly Stage[], logger: Logger): (req: IncomingMessage, res: ServerResponse) => void {
+export function frontDoor(stages: readonly Stage[], logger: Logger, scoped?: () => boolean): (req: IncomingMessage, res: ServerResponse) => void {
   const failed = (req: IncomingMessage, res: ServerResponse, thrown: unknown) => {
     // A rejection without a reason is still a failure: the log must show one.
     const error = thrown ?? new Error('request failed without a reason');
@@ -45,5 +45,7 @@ export function frontDoor(stages: readonly Stage[], logger: Logger): (req: Incom
     next();
   };
 
+  // `scoped` is the cost harness's switch (src/feature-switches.ts): a request served outside the scope has no id.
+  if (scoped) return (req, res) => (scoped() ? serveInRequestScope(req, () => serve(req, res)) : serve(req, res));
   return (req, res) => serveInRequestScope(req, () => serve(req, res));
 }

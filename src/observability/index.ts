@@ -4,10 +4,11 @@ import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { GatewayContext } from '../context.ts';
+import type { FeatureSwitches } from '../feature-switches.ts';
 import type { PlatformHttp, UpstreamCallEvent } from '../platform/http.ts';
 import { joinGroupMetrics } from './cluster-metrics.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';
-import { requestObserverPlugin } from './request-plugin.ts';
+import { requestObserverPlugin, type RequestObservers } from './request-plugin.ts';
 import { startTracing, type Tracing } from './tracing.ts';
 import { upstreamLogObserver } from './upstream-log.ts';
 
@@ -34,17 +35,27 @@ export interface ObservabilityDependencies {
   logger: Logger;
   /** Replaces the configured span exporter (tests). */
   spanExporter?: SpanExporter;
+  /** Lets the cost harness turn the request log, metrics and all observing off and on (bench/feature-cost.ts). */
+  switches?: FeatureSwitches;
 }
 
 /** Logs, metrics and traces of one gateway instance, all fed from the same two sources: the request plugin and the platform seam. */
-export async function setupObservability({ config, http, logger, spanExporter }: ObservabilityDependencies): Promise<Observability> {
+export async function setupObservability({ config, http, logger, spanExporter, switches }: ObservabilityDependencies): Promise<Observability> {
   const metrics = config.metrics ? createMetrics(http, { maxOperations: config.metricsMaxOperations, labelChars: config.echoChars }) : undefined;
   const tracing = await startTracing(config.tracing, { exporter: spanExporter });
   const logUpstream = upstreamLogObserver(logger);
-  http.observe((event: UpstreamCallEvent) => {
-    logUpstream(event);
-    metrics?.recordUpstream(event);
-  });
+  http.observe(
+    switches
+      ? (event: UpstreamCallEvent) => {
+        if (!switches.isOn('observability')) return;
+        logUpstream(event);
+        if (switches.isOn('metrics')) metrics?.recordUpstream(event);
+      }
+      : (event: UpstreamCallEvent) => {
+        logUpstream(event);
+        metrics?.recordUpstream(event);
+      },
+  );
   // In a cluster worker, /metrics answers for the whole process group, whichever worker serves the scrape.
   const group = metrics && cluster.isWorker ? joinGroupMetrics(metrics.registry) : undefined;
   // Each call's span is started before the call, so its traceparent can go with it.
@@ -61,7 +72,7 @@ export async function setupObservability({ config, http, logger, spanExporter }:
       }
     : undefined;
   return {
-    plugin: requestObserverPlugin({ logger, metrics, tracing, echoChars: config.echoChars }),
+    plugin: switches ? switchedPlugin(switches, { logger, metrics, tracing, echoChars: config.echoChars }) : requestObserverPlugin({ logger, metrics, tracing, echoChars: config.echoChars }),
     metrics,
     tracing,
     scrape,
@@ -71,4 +82,20 @@ export async function setupObservability({ config, http, logger, spanExporter }:
       metrics?.close();
     },
   };
+}
+
+/** The request plugin with its log line and metrics each behind a switch, and the whole of it behind "observability". */
+function switchedPlugin(switches: FeatureSwitches, observers: RequestObservers): ApolloServerPlugin<GatewayContext> {
+  const silent = observers.logger.child({}, { level: 'silent' });
+  const variants = [
+    requestObserverPlugin(observers),
+    requestObserverPlugin({ ...observers, logger: silent }),
+    requestObserverPlugin({ ...observers, metrics: undefined }),
+    requestObserverPlugin({ ...observers, logger: silent, metrics: undefined }),
+  ];
+  const current = () => variants[(switches.isOn('request log') ? 0 : 1) + (switches.isOn('metrics') ? 0 : 2)]!;
+  return switches.plugin('observability', {
+    invalidRequestWasReceived: async (request) => current().invalidRequestWasReceived?.(request),
+    requestDidStart: async (requestContext) => current().requestDidStart?.(requestContext),
+  });
 }

@@ -1,0 +1,185 @@
+/**
+ * What each feature of the gateway costs per operation, measured inside one running gateway: this
+ * process runs the gateway (from the sources, production settings) with a FeatureSwitches, the
+ * sandbox and the load generator (autocannon) run as child processes, and while one continuous load
+ * runs, each feature is turned off and on in alternating windows of a few hundred milliseconds. The
+ * process's CPU time (every thread, from /proc/self/task/<tid>/schedstat, in nanoseconds) divided by
+ * the requests that arrived gives the CPU per operation of each window; a feature's marginal cost is
+ * "on" minus "off" of adjacent windows, as the median over many pairs with its interquartile range.
+ * The `control` switch turns nothing off: its figure is the harness's noise, and a feature within it
+ * counts as within noise, not as measured.
+ *
+ *   node --disable-warning=ExperimentalWarning bench/feature-cost.ts [--pairs N] [--window-ms MS] [--connections N] [--workload d|a] [--features a,b]
+ *
+ * Why not two processes: two gateway processes on this 2-core machine differ by ~10 % run to run,
+ * which hides a 10–50 µs effect; windows of one process share its warm-up, heap and load.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { loadConfig } from '../src/config.ts';
+import { FeatureSwitches, SWITCHABLE_FEATURES, type SwitchableFeature } from '../src/feature-switches.ts';
+import { createLogger } from '../src/logger.ts';
+import { startGateway } from '../src/server.ts';
+import { discoverFixtures } from './lib/sandbox-client.ts';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const NODE = path.join(ROOT, 'node_modules/.bin/node');
+const AUTOCANNON = path.join(ROOT, 'node_modules/autocannon/autocannon.js');
+const HOST = '127.0.0.1';
+const PORTS = { sandbox: 24810, content: 24811 } as const;
+const TOKEN = 'demo-token-acme';
+
+const { values } = parseArgs({
+  options: {
+    pairs: { type: 'string', default: '30' },
+    'window-ms': { type: 'string', default: '300' },
+    connections: { type: 'string', default: '8' },
+    workload: { type: 'string', default: 'd' },
+    features: { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (values.help) {
+  console.log(`Usage: npm run bench:features -- [options]
+
+Measures each feature's marginal CPU per operation inside one gateway under one continuous load,
+switching the feature off and on in alternating windows, with an A/A control (the "control" switch).
+
+Options:
+  --pairs N         on/off window pairs per feature (default 30)
+  --window-ms MS    length of a measured window (default 300; 50 ms more settle before each)
+  --connections N   autocannon connections (default 8)
+  --workload d|a    (d) one document read, (a) an exceptions page of 20 with assignee and notes (default d)
+  --features LIST   comma-separated features (default: all: ${SWITCHABLE_FEATURES.join(', ')})
+
+Example: npm run bench:features -- --pairs 20 --features control,"request log"`);
+  process.exit(0);
+}
+const pairs = Number(values.pairs);
+const windowMs = Number(values['window-ms']);
+const settleMs = 50;
+const features = (values.features?.split(',') ?? [...SWITCHABLE_FEATURES]) as SwitchableFeature[];
+for (const feature of features) {
+  if (!(SWITCHABLE_FEATURES as readonly string[]).includes(feature)) throw new Error(`unknown feature "${feature}": one of ${SWITCHABLE_FEATURES.join(', ')}`);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** This process's CPU time, every thread, in nanoseconds (schedstat's first field: time on a CPU). */
+function cpuNanoseconds(): number {
+  let total = 0;
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      total += Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // A thread that ended between the listing and the read.
+    }
+  }
+  return total;
+}
+
+async function ready(url: string, timeoutMs = 30_000): Promise<void> {
+  const until = performance.now() + timeoutMs;
+  while (performance.now() < until) {
+    if (await fetch(url).then((response) => response.ok, () => false)) return;
+    await sleep(20);
+  }
+  throw new Error(`${url} not ready`);
+}
+
+function quantile(sorted: number[], q: number): number {
+  const at = (sorted.length - 1) * q;
+  const low = Math.floor(at);
+  return sorted[low]! + (sorted[Math.min(low + 1, sorted.length - 1)]! - sorted[low]!) * (at - low);
+}
+
+/** The workload's one request, as bench/lib/workloads.ts asks it, with the sandbox's seeded ids. */
+async function requestBody(workload: string): Promise<string> {
+  if (workload === 'a') {
+    const fields = 'id status assignedTo { id firstName lastName email } notes { id title contentText }';
+    return JSON.stringify({ query: `query BenchExceptions { exceptions(first: 20) { nodes { ${fields} } pageInfo { hasNextPage endCursor } totalCount } }` });
+  }
+  if (workload !== 'd') throw new Error('--workload must be d or a');
+  const { fixtures } = await discoverFixtures(`http://${HOST}:${PORTS.sandbox}`, TOKEN);
+  return JSON.stringify({ query: 'query BenchDocument($id: ID!) { document(id: $id) { id name status documentType } }', variables: { id: fixtures.document.id } });
+}
+
+async function main(): Promise<void> {
+  const env = { ...process.env, NODE_ENV: 'production' };
+  const sandbox = spawn(NODE, ['--disable-warning=ExperimentalWarning', 'sandbox/main.ts'], {
+    cwd: ROOT,
+    env: { ...env, SANDBOX_HOST: HOST, SANDBOX_PORT: String(PORTS.sandbox), SANDBOX_CONTENT_PORT: String(PORTS.content), SANDBOX_LATENCY_MS: '0' },
+    stdio: 'ignore',
+  });
+  let load: ChildProcess | undefined;
+  const switches = new FeatureSwitches();
+  // Production settings, as the image runs; read sharing off so every request makes its platform call.
+  const config = loadConfig({ ...env, HOST, PORT: '0', ADMIN_PORT: 'off', UPSTREAM_URL: `http://${HOST}:${PORTS.sandbox}`, UPSTREAM_SHARE_READS: 'false' });
+  // The log lines go where a supervisor's pipe would take them, through the gateway's own buffered writer.
+  const logger = createLogger(config.logLevel, { destination: pino.destination({ dest: '/dev/null', minLength: 4096 }) as unknown as NodeJS.WritableStream });
+  try {
+    await ready(`http://${HOST}:${PORTS.sandbox}/__sandbox/requests`);
+    const body = await requestBody(values.workload!);
+    const gateway = await startGateway(config, `http://${HOST}:${PORTS.sandbox}`, { logger, switches });
+    let arrived = 0;
+    gateway.server.on('request', () => arrived++);
+    const check = await fetch(`${gateway.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body });
+    const answer = (await check.json()) as { errors?: unknown };
+    if (check.status !== 200 || answer.errors !== undefined) throw new Error(`the workload's request fails: ${JSON.stringify(answer).slice(0, 300)}`);
+
+    const seconds = Math.ceil((features.length * pairs * 2 * (windowMs + settleMs)) / 1000) + 15;
+    load = spawn(NODE, [AUTOCANNON, '-c', values.connections!, '-d', String(seconds), '-m', 'POST', '-H', 'content-type=application/json', '-H', `authorization=Bearer ${TOKEN}`, '-b', body, `${gateway.url}/graphql`], { stdio: 'ignore' });
+    // Warm-up: compiled execution, JIT and the heap settle before the first window.
+    await sleep(5_000);
+
+    /** CPU µs per request over one window with `feature` set to `on`. */
+    const window = async (feature: SwitchableFeature, on: boolean): Promise<number> => {
+      switches.set(feature, on);
+      await sleep(settleMs);
+      const cpu = cpuNanoseconds();
+      const requests = arrived;
+      await sleep(windowMs);
+      const done = arrived - requests;
+      if (done < 20) throw new Error(`only ${done} requests in a ${windowMs} ms window: is the load running?`);
+      return (cpuNanoseconds() - cpu) / 1000 / done;
+    };
+
+    const rows: string[] = [];
+    let everything: number[] = [];
+    for (const feature of features) {
+      const marginal: number[] = [];
+      for (let pair = 0; pair < pairs; pair++) {
+        // Alternate which setting goes first, so a drift in load falls on both.
+        const onFirst = pair % 2 === 0;
+        const first = await window(feature, onFirst);
+        const second = await window(feature, !onFirst);
+        const [on, off] = onFirst ? [first, second] : [second, first];
+        marginal.push(on - off);
+        everything.push(on);
+      }
+      switches.set(feature, true);
+      marginal.sort((a, b) => a - b);
+      const median = quantile(marginal, 0.5);
+      const [q1, q3] = [quantile(marginal, 0.25), quantile(marginal, 0.75)];
+      rows.push(`| ${feature} | ${median.toFixed(1)} | ${q1.toFixed(1)} … ${q3.toFixed(1)} |`);
+      console.error(`${feature}: ${median.toFixed(1)} µs/op (IQR ${q1.toFixed(1)} … ${q3.toFixed(1)})`);
+    }
+    everything = everything.sort((a, b) => a - b);
+    console.log(`\nworkload (${values.workload}), ${values.connections} connections, ${pairs} pairs of ${windowMs} ms windows per feature; ` +
+      `the gateway with every feature on: ${quantile(everything, 0.5).toFixed(0)} µs CPU per operation (median of its windows)\n`);
+    console.log('| feature | marginal µs per operation (median) | spread (interquartile range) |');
+    console.log('|---|---|---|');
+    for (const row of rows) console.log(row);
+    await gateway.close();
+  } finally {
+    load?.kill('SIGTERM');
+    sandbox.kill('SIGTERM');
+  }
+}
+
+await main();
+process.exit(0);

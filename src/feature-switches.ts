@@ -1,0 +1,60 @@
+import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
+import type { ValidationRule } from 'graphql';
+import type { Stage } from './http/stage.ts';
+
+/** The features the cost harness (bench/feature-cost.ts) turns off and on in a running gateway. */
+export const SWITCHABLE_FEATURES = [
+  /** Nothing: the harness's A/A control, whose "cost" is the measurement's noise. */
+  'control',
+  /** The request's log line (pino). */
+  'request log',
+  /** The request and platform-call metrics (prom-client). */
+  'metrics',
+  /** Every observer of requests and platform calls: the request plugin, its log line, metrics and spans, and the upstream events. */
+  'observability',
+  /** The request-id scope (AsyncLocalStorage) around each request. */
+  'request scope',
+  /** CORS and `Cache-Control: no-store`. */
+  'web-client headers',
+  /** The front door's caller admission (token or address). */
+  'admission',
+  /** The static limits: the query-limits plugin and the validation rules of depth, aliases, directives and cost. */
+  'hardening',
+] as const;
+
+export type SwitchableFeature = (typeof SWITCHABLE_FEATURES)[number];
+
+/**
+ * Which features are on, read at each request by the pieces startGateway wraps when it is given a
+ * FeatureSwitches (only the cost harness does): a gateway started without one wraps nothing and
+ * pays nothing. Every feature starts on.
+ */
+export class FeatureSwitches {
+  private readonly off = new Set<SwitchableFeature>();
+
+  isOn(feature: SwitchableFeature): boolean {
+    return !this.off.has(feature);
+  }
+
+  set(feature: SwitchableFeature, on: boolean): void {
+    if (on) this.off.delete(feature);
+    else this.off.add(feature);
+  }
+
+  /** The stage, skipped (passed on) while `feature` is off. */
+  stage(feature: SwitchableFeature, stage: Stage): Stage {
+    return (req, res, next) => (this.isOn(feature) ? stage(req, res, next) : next());
+  }
+
+  /** The plugin, whose requests go unobserved while `feature` is off (server-level hooks always run). */
+  plugin<Context extends BaseContext>(feature: SwitchableFeature, plugin: ApolloServerPlugin<Context>): ApolloServerPlugin<Context> {
+    const started = plugin.requestDidStart?.bind(plugin);
+    if (started === undefined) return plugin;
+    return { ...plugin, requestDidStart: async (requestContext) => (this.isOn(feature) ? started(requestContext) : undefined) };
+  }
+
+  /** The validation rule, which checks nothing while `feature` is off. */
+  rule(feature: SwitchableFeature, rule: ValidationRule): ValidationRule {
+    return (context) => (this.isOn(feature) ? rule(context) : {});
+  }
+}
