@@ -7,7 +7,8 @@ export default {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' }, module: { type: 'es6' } }],
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
-  testTimeout: 30000,
+  // A bound for a test that hangs, not for a slow one: tests wait on events, and a busy machine is slow.
+  testTimeout: 120000,
   // The tests of the real process run the built gateway (dist/), as `npm start` and the image do.
   globalSetup: '<rootDir>/test/support/global-setup.ts',
 };

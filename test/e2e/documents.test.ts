@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import type { DocumentRecord } from '../../sandbox/data/records.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { accountOf, actor, isoInstant } from '../support/expected.ts';
-import { sleep } from '../support/time.ts';
+import { until } from '../support/time.ts';
 
 const FIELDS = `id providerExternalId provider businessAccountId holderId holderType documentType name description number issuingDate
   issuingCountryCode issuingStateCode extension contentLength version expiryDate status verificationStatus metadata
@@ -203,17 +203,16 @@ describe('updateDocument', () => {
     const upload = await fetch(payload.uploadUrl.value, { method: 'PUT', body: bytes, headers: { 'content-type': type } });
     expect(upload.status).toBe(200);
 
-    let current: { status: string; version: string; url: Url } | undefined;
-    for (let i = 0; i < 50; i++) {
+    // The sandbox scans an upload a moment after it arrives: ask until it is scanned (bounded for a hang, not for speed).
+    const current = await until('the scanned document', async () => {
       const r = await stack.gql<{ document: { status: string; version: string; url: Url } }>(`query($id: ID!) { document(id: $id) { status version url { allowed value } } }`, { id: doc.id });
-      current = r.body.data!.document;
-      if (current.status === 'SCANNED') break;
-      await sleep(20);
-    }
-    expect(current!.status).toBe('SCANNED');
-    expect(current!.version).toBe(String(Number(doc.version) + 1));
-    expect(current!.url!.allowed).toBe('GET');
-    const download = await fetch(current!.url!.value);
+      const document = r.body.data!.document;
+      return document.status === 'UPLOADED' ? undefined : document;
+    }, 20_000);
+    expect(current.status).toBe('SCANNED');
+    expect(current.version).toBe(String(Number(doc.version) + 1));
+    expect(current.url!.allowed).toBe('GET');
+    const download = await fetch(current.url!.value);
     expect(Buffer.from(await download.arrayBuffer())).toEqual(bytes);
     // The content host never saw the caller's token.
     expect(stack.sandbox.requests.filter((r) => r.host === 'content').every((r) => r.authorization === undefined)).toBe(true);

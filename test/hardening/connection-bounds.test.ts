@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type Socket } from 'node:net';
 import { testConfig } from '../../src/config.ts';
 import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { sleep } from '../support/time.ts';
+import { until } from '../support/time.ts';
 
 // The bounds on client connections, on the real process (`node dist/main.js`, production mode)
 // with small settings: a request whose headers or body trickle in is cut, and connections beyond
@@ -134,14 +134,13 @@ describe('bounds on client connections', () => {
 
       held[0]!.destroy();
       await new Promise<void>((resolve) => held[0]!.once('close', () => resolve()));
-      // The server sees the close asynchronously: retry a few times, bounded.
-      let status = '';
-      for (let attempt = 0; attempt < 20 && status === ''; attempt++) {
+      // The server sees the close asynchronously: retry until a connection is served (bounded for a hang, not for speed).
+      const status = await until('a connection served again', async () => {
         const again = await open();
         held.push(again);
-        status = await ask(again);
-        if (status === '') await sleep(50);
-      }
+        const line = await ask(again);
+        return line === '' ? undefined : line;
+      }, 20_000);
       expect(status).toBe('HTTP/1.1 200 OK');
       await gateway.waitFor(/"msg":"connections refused: MAX_CONNECTIONS open"/, 5_000);
       expect(gateway.stdout()).toMatch(/"level":40,[^\n]*"dropped":1,"maxConnections":3,[^\n]*"msg":"connections refused: MAX_CONNECTIONS open"/);

@@ -204,7 +204,7 @@ describe('two tenants under concurrent, interleaved load', () => {
       expect([request.requestId, request.authorization]).toEqual([request.requestId, tokenOf.get(request.requestId!)]);
     }
     expect(rejections.reasons).toEqual([]);
-  }, 60_000);
+  }, 300_000); // Bounded for a hang, not for speed: a busy machine serves the 2,000 requests slowly.
 });
 
 describe('the caller’s token stays with the platform', () => {

@@ -5,7 +5,7 @@ import { createLogger } from '../../src/logger.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { hasRedisServer, startRedisServer, type RedisServer } from '../support/redis-server.ts';
 import { post, sha256, type RawResponse } from './support/http.ts';
-import { sleep } from '../support/time.ts';
+import { until } from '../support/time.ts';
 
 const QUERY = 'query OpenExceptions { exceptions(first: 2, filter: { status: [NEW] }) { nodes { id status } } }';
 const HASH = sha256(QUERY);
@@ -171,12 +171,11 @@ describeRedis('automatic persisted queries shared through Redis', () => {
   it('serves by hash on one gateway a query registered on another', async () => {
     expectNotFound(await send(second, { extensions: persisted() }));
     expectOpenExceptions(first, await send(first, { query: QUERY, extensions: persisted() }));
-    // Registration is written after the response is sent; give it a moment.
-    let response = await send(second, { extensions: persisted() });
-    for (let attempt = 0; attempt < 20 && response.json?.errors; attempt++) {
-      await sleep(25);
-      response = await send(second, { extensions: persisted() });
-    }
+    // Registration is written after the response is sent: ask until the second gateway finds it (bounded for a hang, not for speed).
+    const response = await until('the registration on the shared store', async () => {
+      const answer = await send(second, { extensions: persisted() });
+      return answer.json?.errors ? undefined : answer;
+    }, 20_000);
     expectOpenExceptions(second, response);
   });
 

@@ -7,7 +7,7 @@ import { createLogger } from '../../src/logger.ts';
 import { LogCapture } from '../support/log-capture.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { post, read } from './support/http.ts';
-import { sleep } from '../support/time.ts';
+import { until } from '../support/time.ts';
 
 const COUNT = 'query ExceptionCount { exceptions(first: 1) { totalCount } }';
 const QUERY = JSON.stringify({ query: '{ exceptions(first: 1) { totalCount } }' });
@@ -35,14 +35,12 @@ beforeEach(() => {
   guardedLog.reset();
 });
 
-/** pino writes asynchronously through its destination: wait until the line is there. */
+/** pino writes asynchronously through its destination: wait until the line is there (bounded for a hang, not for speed). */
 async function logLines(capture: LogCapture, msg: string): Promise<Record<string, unknown>[]> {
-  for (let attempt = 0; attempt < 50; attempt++) {
+  return until(`the log line "${msg}"`, () => {
     const lines = capture.lines().filter((line) => line.msg === msg);
-    if (lines.length > 0) return lines;
-    await sleep(10);
-  }
-  return [];
+    return lines.length > 0 ? lines : undefined;
+  }, 20_000);
 }
 
 const headers = (stack: Stack, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${stack.acme}`, 'content-type': 'application/json', ...extra });

@@ -5,7 +5,7 @@ import { startSandbox } from '../../sandbox/index.ts';
 import type { DocumentRecord, DocumentExtension, Sandbox } from '../../sandbox/index.ts';
 import { ACME, call, get, put } from './client.ts';
 import type { ShapeA } from './client.ts';
-import { sleep } from '../support/time.ts';
+import { until } from '../support/time.ts';
 
 // A movable clock, so URL expiry can be tested without waiting.
 let clock = Date.parse('2026-11-20T08:00:00.000Z');
@@ -54,13 +54,12 @@ async function downloadUrls(document: DocumentRecord): Promise<{ url: string; th
 const upload = (url: string, bytes: Buffer, contentType?: string, headers: Record<string, string> = {}) =>
   call<ShapeA>(url, { method: 'PUT', body: Uint8Array.from(bytes), headers: { ...(contentType ? { 'content-type': contentType } : {}), ...headers } });
 
-async function settled(id: string): Promise<DocumentRecord> {
-  for (let i = 0; i < 100; i++) {
+/** The document once its scan has finished (bounded for a hang, not for speed). */
+function settled(id: string): Promise<DocumentRecord> {
+  return until('the scan', () => {
     const document = sandbox.store.document(id)!;
-    if (document.status !== 'UPLOADED') return document;
-    await sleep(10);
-  }
-  throw new Error('scan never finished');
+    return document.status === 'UPLOADED' ? undefined : document;
+  }, 20_000, 10);
 }
 
 describe('upload through the signed PUT URL', () => {
