@@ -40,7 +40,7 @@ async function logLines(capture: LogCapture, msg: string): Promise<Record<string
   return until(`the log line "${msg}"`, () => {
     const lines = capture.lines().filter((line) => line.msg === msg);
     return lines.length > 0 ? lines : undefined;
-  }, 20_000);
+  }, 120_000);
 }
 
 const headers = (stack: Stack, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${stack.acme}`, 'content-type': 'application/json', ...extra });

@@ -29,7 +29,7 @@ describe('the start-up banner with trusted documents only', () => {
     manifest = join(dir, 'trusted-documents.json');
     writeFileSync(manifest, JSON.stringify({ [sha256(PAGE)]: PAGE, [sha256(COUNT)]: COUNT }));
     ({ process: gateway, origin } = await startProductionGateway({ TRUSTED_DOCUMENTS: manifest, LOG_LEVEL: 'warn' }));
-  }, 40_000);
+  }, 120_000);
   afterAll(async () => {
     await gateway?.stop();
     rmSync(dir, { recursive: true, force: true });

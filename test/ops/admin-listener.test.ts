@@ -69,7 +69,7 @@ describe('the admin listener in production', () => {
     const started = await startProductionGateway({ UPSTREAM_URL: sandbox.url, LOG_LEVEL: 'warn', MAX_CONNECTIONS: String(MAX_CONNECTIONS) });
     ({ process: gateway, origin } = started);
     admin = started.admin!;
-  }, 40_000);
+  }, 120_000);
   afterAll(async () => {
     await gateway?.stop();
   });
@@ -104,9 +104,9 @@ describe('the admin listener in production', () => {
       for (const socket of held) socket.destroy();
       // The gateway learns of the closes a moment later; until then it still counts the port full
       // and would close the next test's connection unanswered.
-      await until('the public port serves again', () => get(`${origin}/healthz`).catch(() => undefined), 5_000);
+      await until('the public port serves again', () => get(`${origin}/healthz`).catch(() => undefined), 20_000);
     }
-  }, 30_000);
+  }, 120_000);
 
   it('leaves /metrics off the public port (404), which keeps /healthz and /readyz', async () => {
     const metrics = await get(`${origin}/metrics`);
@@ -140,7 +140,7 @@ describe('ADMIN_PORT=off', () => {
     } finally {
       await gateway.stop();
     }
-  }, 40_000);
+  }, 120_000);
 });
 
 describe('a taken admin port', () => {
@@ -162,7 +162,7 @@ describe('a taken admin port', () => {
     } finally {
       await gateway.stop();
     }
-  }, 40_000);
+  }, 120_000);
 });
 
 describe('ADMIN_PORT and ADMIN_HOST', () => {

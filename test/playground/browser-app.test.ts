@@ -100,7 +100,7 @@ describeInBrowser('a browser app on http://localhost:5173', () => {
       headless: true,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     });
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await context?.close();
@@ -130,7 +130,7 @@ describeInBrowser('a browser app on http://localhost:5173', () => {
     // The token travelled through the gateway to the platform, once.
     expect(stack.platformCalls().map((r) => [r.route, r.authorization])).toEqual([['exceptions', 'Bearer demo-token-acme']]);
     await page.close();
-  }, 60_000);
+  }, 120_000);
 
   it('is refused by the browser when served from an origin the gateway does not allow', async () => {
     stack.sandbox.resetRequests();
@@ -144,5 +144,5 @@ describeInBrowser('a browser app on http://localhost:5173', () => {
     expect(received).toEqual([['OPTIONS', '/graphql', origin]]);
     expect(stack.platformCalls()).toEqual([]);
     await page.close();
-  }, 60_000);
+  }, 120_000);
 });

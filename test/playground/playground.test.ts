@@ -66,7 +66,7 @@ describeInBrowser('playground in a browser', () => {
     page.on('console', (message) => {
       if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
     });
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await context?.close();

@@ -146,5 +146,5 @@ describe('`npm run sandbox` as a process manager runs it', () => {
     process.kill(npm.pid!, 'SIGTERM');
     expect(await exited).toBe(0);
     expect(await reachable()).toBe(false);
-  }, 30_000);
+  }, 120_000);
 });

@@ -47,7 +47,7 @@ async function page(origin: string, after?: string): Promise<Page> {
 /** The anchor outcomes logged once `count` of them are (log lines are written in batches). */
 async function movedLines(count: number): Promise<Record<string, unknown>[]> {
   const lines = () => logLines(gateway!.stdout()).filter((line) => line.msg === 'cursor record was not where the cursor left it');
-  return until(`${count} anchor log lines`, () => (lines().length >= count ? lines() : undefined), 5_000);
+  return until(`${count} anchor log lines`, () => (lines().length >= count ? lines() : undefined), 20_000);
 }
 
 function listIds(): string[] {

@@ -44,9 +44,9 @@ describe(`a hung worker (WORKERS=2, WORKER_HEARTBEAT_TIMEOUT_MS=${HEARTBEAT_TIME
     );
     ({ process: group, origin } = gateway);
     admin = gateway.admin!;
-    const started = await until('the workers-started line', () => lines(group, 'workers started')[0], 5_000);
+    const started = await until('the workers-started line', () => lines(group, 'workers started')[0], 20_000);
     pids = (started.pids as number[]).sort();
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     // A stopped worker ignores SIGTERM: never leave one behind, whatever the test found.
     if (victim !== undefined && alive(victim)) process.kill(victim, 'SIGKILL');
@@ -84,7 +84,7 @@ describe(`a hung worker (WORKERS=2, WORKER_HEARTBEAT_TIMEOUT_MS=${HEARTBEAT_TIME
     }
     expect(answers).toEqual(requestIds.map(() => [200, expected]));
     const served = () => lines(group, 'graphql request').filter((line) => requestIds.includes(line.requestId as string));
-    await until('every request logged', () => (served().length === requestIds.length ? true : undefined), 5_000);
+    await until('every request logged', () => (served().length === requestIds.length ? true : undefined), 20_000);
     const servedBy = new Set(served().map((line) => line.pid as number));
     expect([...servedBy].sort()).toEqual([survivor, replacement].sort());
 
@@ -94,5 +94,5 @@ describe(`a hung worker (WORKERS=2, WORKER_HEARTBEAT_TIMEOUT_MS=${HEARTBEAT_TIME
     expect(metrics.text).toMatch(/^gateway_worker_restarts_total 1$/m);
     expect(metrics.text).toMatch(/^gateway_workers 2$/m);
     expect(lines(group, 'worker hung: killing it')).toHaveLength(1);
-  }, 60_000);
+  }, 120_000);
 });

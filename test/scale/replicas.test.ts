@@ -120,7 +120,7 @@ describeStack(`three gateway replicas behind HAProxy, sharing one platform and o
       return answer.errors ? undefined : answer;
     }, 5_000);
     expect(byHash).toEqual(registered.json());
-  }, 20_000);
+  }, 120_000);
 
   it('rolls a restart through every replica under load with no failed request', async () => {
     const load = startLoad(set.graphqlUrl, expected);
@@ -164,7 +164,7 @@ describeStack(`three gateway replicas behind HAProxy, sharing one platform and o
       expect(failure.at).toBeLessThan(downAt);
     }
     expect(await set.gateways[0]!.process.exited).toBeNull();
-  }, 60_000);
+  }, 120_000);
 });
 
 describeStack(`npm run replicas${SUFFIX}`, () => {

@@ -23,8 +23,8 @@ describe('the per-caller rate limit across the workers of one instance', () => {
       },
       40_000,
     ));
-    await until('the workers-started line', () => logLines(group.stdout()).find((line) => line.msg === 'workers started'), 5_000);
-  }, 60_000);
+    await until('the workers-started line', () => logLines(group.stdout()).find((line) => line.msg === 'workers started'), 20_000);
+  }, 120_000);
   afterAll(async () => {
     await group?.stop();
   });

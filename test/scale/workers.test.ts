@@ -29,7 +29,7 @@ const lines = (group: GatewayProcess, msg: string) => logLines(group.stdout()).f
 async function servedBy(group: GatewayProcess, requestIds: string[]): Promise<Map<number, number>> {
   const wanted = new Set(requestIds);
   const served = () => lines(group, 'graphql request').filter((line) => wanted.has(line.requestId as string));
-  await until('every request logged', () => (served().length === requestIds.length ? true : undefined), 5_000);
+  await until('every request logged', () => (served().length === requestIds.length ? true : undefined), 20_000);
   const counts = new Map<number, number>();
   for (const line of served()) counts.set(line.pid as number, (counts.get(line.pid as number) ?? 0) + 1);
   return counts;
@@ -50,13 +50,13 @@ describe('WORKERS=2 over the embedded sandbox', () => {
     ({ process: group, origin } = gateway);
     admin = gateway.admin!;
     platform = gateway.platform!;
-    const started = await until('the workers-started line', () => lines(group, 'workers started')[0], 5_000);
+    const started = await until('the workers-started line', () => lines(group, 'workers started')[0], 20_000);
     pids = (started.pids as number[]).sort();
     const reference = await startSandbox();
     const ids = reference.store.exceptions(reference.tokens[0]!.businessAccountId).slice(0, 2).map((r) => r.id);
     await reference.close();
     expected = { data: { exceptions: { nodes: ids.map((id) => ({ id })) } } };
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await group?.stop();
   });
@@ -79,7 +79,7 @@ describe('WORKERS=2 over the embedded sandbox', () => {
     const recorded = (await (await fetch(`${platform}/__sandbox/requests?detail=1`)).json()) as { requests: { requestId?: string }[] };
     const seen = new Set(recorded.requests.map((r) => r.requestId));
     expect(requestIds.filter((id) => !seen.has(id))).toEqual([]);
-  }, 30_000);
+  }, 120_000);
 
   it('answers /metrics for the whole group: a counter summed over the workers equals the requests sent', async () => {
     const requestIds = Array.from({ length: 12 }, (_, i) => `workers-metrics-${i}`);
@@ -95,7 +95,7 @@ describe('WORKERS=2 over the embedded sandbox', () => {
       expect(metrics.text).toMatch(/^gateway_worker_restarts_total 0$/m);
       expect(metrics.text).toMatch(/^upstream_breaker_state 0$/m);
     }
-  }, 30_000);
+  }, 120_000);
 
   it('reports ready on every worker', async () => {
     for (let i = 0; i < 4; i++) {
@@ -126,7 +126,7 @@ describe('WORKERS=2 over the embedded sandbox', () => {
     expect(metrics.text).toMatch(/^gateway_worker_restarts_total 1$/m);
     expect(metrics.text).toMatch(/^gateway_workers 2$/m);
     pids = [survivor, replacement].sort();
-  }, 40_000);
+  }, 120_000);
 
   it('on SIGTERM turns unready, keeps serving for SHUTDOWN_DELAY_MS, drains in-flight requests on every worker and exits 0', async () => {
     // Platform calls wait 4 s: two queries are in flight, on different connections, when the signal arrives.
@@ -139,7 +139,7 @@ describe('WORKERS=2 over the embedded sandbox', () => {
     await fetch(`${platform}/__sandbox/faults?route=exceptions`, { method: 'DELETE' });
 
     process.kill(group.child.pid!, 'SIGTERM');
-    await until('every worker shutting down', () => (lines(group, 'shutting down').filter((l) => l.worker !== undefined).length === 2 ? true : undefined), 5_000);
+    await until('every worker shutting down', () => (lines(group, 'shutting down').filter((l) => l.worker !== undefined).length === 2 ? true : undefined), 20_000);
     // During the delay: unready, and still serving new requests.
     const ready = await send(`${admin}/readyz`);
     expect([ready.status, ready.json()]).toEqual([503, { status: 'unavailable', reason: 'shutting down', breaker: 'closed' }]);
@@ -152,7 +152,7 @@ describe('WORKERS=2 over the embedded sandbox', () => {
     expect(lines(group, 'stopped').filter((l) => l.worker === undefined)).toEqual([expect.objectContaining({ exitCode: 0 })]);
     expect(group.stderr()).toBe('');
     await expect(send(`${admin}/healthz`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
-  }, 40_000);
+  }, 120_000);
 });
 
 describe('a worker group that keeps crashing', () => {
@@ -187,5 +187,5 @@ describe('a worker group that keeps crashing', () => {
     expect(lines(group, 'workers started')).toEqual([]);
     expect(group.stderr()).toContain(`Port ${port} on 127.0.0.1 is already in use`);
     await sleep(100);
-  }, 60_000);
+  }, 120_000);
 });

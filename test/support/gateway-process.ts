@@ -117,8 +117,8 @@ export async function startProductionGateway(env: Record<string, string> = {}, t
   });
   try {
     const [, origin] = (await gateway.waitFor(/^GraphQL endpoint: (http:\/\/127\.0\.0\.1:\d+)\/graphql$/m, timeoutMs)) as [string, string];
-    const platform = embedded ? (await gateway.waitFor(/^Platform: (http:\/\/127\.0\.0\.1:\d+) \(embedded sandbox/m, 1_000))[1] : undefined;
-    const [, admin] = await gateway.waitFor(/^Admin(?: \([^)]*\): (http:\/\/127\.0\.0\.1:\d+)|: off)/m, 1_000);
+    const platform = embedded ? (await gateway.waitFor(/^Platform: (http:\/\/127\.0\.0\.1:\d+) \(embedded sandbox/m, 10_000))[1] : undefined;
+    const [, admin] = await gateway.waitFor(/^Admin(?: \([^)]*\): (http:\/\/127\.0\.0\.1:\d+)|: off)/m, 10_000);
     return { process: gateway, origin, admin, platform };
   } catch (error) {
     await gateway.stop();
