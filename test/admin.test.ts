@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request } from 'node:http';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { loadConfig } from '../../src/config.ts';
-import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
-import { startGatewayProcess, startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
-import { until } from '../support/time.ts';
+import { loadConfig } from '../src/config.ts';
+import { startSandbox, type Sandbox } from '../sandbox/index.ts';
+import { startGatewayProcess, startProductionGateway, type GatewayProcess } from './support/gateway-process.ts';
+import { until } from './support/time.ts';
 
 // The admin listener (ADMIN_PORT, ADMIN_HOST) on the real process in production mode: health,
 // readiness and metrics on a port of their own, outside the public port's MAX_CONNECTIONS.

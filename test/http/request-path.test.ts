@@ -136,3 +136,29 @@ describe('the /graphql chain', () => {
     expect(production.platformCalls().map((call) => call.requestId)).toEqual([scoped]);
   });
 });
+
+const { playgroundOffStage } = await import('../../src/http/playground.ts');
+const { notFoundStage } = await import('../../src/http/routes.ts');
+
+describe('the request path (src/http/request-path.ts)', () => {
+  const named = (name: string): Stage => Object.assign(((_req, _res, next) => next()) as Stage, { stageName: name });
+  const names = (path: Stage[]) =>
+    path.map((stage) => (stage === notFoundStage ? 'not found' : stage === playgroundOffStage ? 'playground off' : (stage as Stage & { stageName: string }).stageName));
+  const stages = {
+    operatorRoutes: named('operator routes'),
+    webClientHeaders: named('web-client headers'),
+    admission: named('admission'),
+    body: named('body'),
+    graphql: named('graphql'),
+  };
+
+  it('lists every stage in the order a request meets them', () => {
+    const path = actual.requestPath({ ...stages, playground: named('playground'), batchLimit: named('batch limit'), trustedDocuments: named('trusted documents') });
+    expect(names(path)).toEqual(['operator routes', 'playground', 'not found', 'web-client headers', 'admission', 'body', 'batch limit', 'trusted documents', 'graphql']);
+  });
+
+  it('leaves out the stages the configuration turns off, and tells a browser the playground is off where it is not served', () => {
+    const path = actual.requestPath({ ...stages, playground: undefined, batchLimit: undefined, trustedDocuments: undefined });
+    expect(names(path)).toEqual(['operator routes', 'not found', 'web-client headers', 'playground off', 'admission', 'body', 'graphql']);
+  });
+});

@@ -1,12 +1,12 @@
 import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { testConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
-import { startGateway, type Gateway } from '../../src/server.ts';
-import { accountOf } from '../support/expected.ts';
-import { startStack, type Stack } from '../support/stack.ts';
-import { sleep } from '../support/time.ts';
+import { testConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { startGateway, type Gateway } from '../src/server.ts';
+import { accountOf } from './support/expected.ts';
+import { startStack, type Stack } from './support/stack.ts';
+import { sleep } from './support/time.ts';
 
 const INBOX = '{ exceptions(first: 1) { nodes { id } } }';
 
