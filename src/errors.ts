@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { currentRequestId } from './request/scope.ts';
 
 /**
  * The public error codes of the gateway (`extensions.code`). Clients branch on
@@ -55,4 +56,27 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 /** A client mistake found by the gateway itself, before any upstream call. */
 export function badUserInput(message: string, extensions: Record<string, unknown> = {}): GraphQLError {
   return new GraphQLError(message, { extensions: { code: ErrorCode.BAD_USER_INPUT, ...extensions } });
+}
+
+/** One entry of an answer's `errors`. */
+export interface ErrorEntry {
+  message: string;
+  extensions: Record<string, unknown>;
+}
+
+/**
+ * The extensions with the id of the request being answered, set last (whatever an error carried),
+ * from the request scope: the one place an answer's errors get it. Refusals before or around
+ * GraphQL (src/http/refusal.ts, the budgets) and every GraphQL error (format-error.ts) go through here.
+ */
+export function stampRequestId(extensions: Record<string, unknown>): Record<string, unknown> {
+  const requestId = currentRequestId();
+  if (requestId === undefined) return extensions;
+  extensions.requestId = requestId;
+  return extensions;
+}
+
+/** An error made by the gateway outside graphql-js (a refusal): its message, its code and the request id, in the shape GraphQL errors take. */
+export function errorEntry(message: string, extensions: Record<string, unknown>): ErrorEntry {
+  return { message, extensions: stampRequestId({ ...extensions }) };
 }

@@ -2,7 +2,7 @@ import { ApolloServerErrorCode } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
 import { clip, clipEchoes, clipEchoesDeep, MAX_MESSAGE_CHARS } from './client-text.ts';
-import { ErrorCode } from './errors.ts';
+import { ErrorCode, stampRequestId } from './errors.ts';
 import { persistedQueryRefusalCode } from './hardening/persisted-queries.ts';
 import { currentRequestId } from './request/scope.ts';
 
@@ -48,11 +48,6 @@ function describeUnexpected(error: unknown, echoChars: number): Record<string, u
   return { type: cause.name, message: clipEchoes(cause.message, echoChars), stack: frames.map((frame) => clip(frame.trim(), 300)) };
 }
 
-function withRequestId(extensions: Record<string, unknown>, requestId: string | undefined): Record<string, unknown> {
-  if (requestId !== undefined) extensions.requestId = requestId;
-  return extensions;
-}
-
 /**
  * Apollo Server's `formatError`: every error answer passes through here, those
  * of the GraphQL pipeline and the refusals Apollo makes before it. Each gets
@@ -78,9 +73,9 @@ export function formatError({ production, echoChars, logger }: ErrorFormatting) 
       logger.error({ requestId, code, path: formatted.path, error: describeUnexpected(error, echoChars) }, 'unexpected error');
     }
     if (production && unexpected) {
-      return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: withRequestId({ code: ErrorCode.INTERNAL_SERVER_ERROR }, requestId) };
+      return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: stampRequestId({ code: ErrorCode.INTERNAL_SERVER_ERROR }) };
     }
-    const kept = withRequestId({ ...(clipEchoesDeep(extensions, echoChars) as Record<string, unknown>), code }, requestId);
+    const kept = stampRequestId({ ...(clipEchoesDeep(extensions, echoChars) as Record<string, unknown>), code });
     // The frames are the gateway's own; the lines before them repeat the message.
     if (Array.isArray(stacktrace)) kept.stacktrace = stacktrace.map((line) => (/^\s+at /.test(String(line)) ? String(line) : clipEchoes(String(line), echoChars)));
     return { ...formatted, message, extensions: kept };

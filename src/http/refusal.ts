@@ -1,18 +1,15 @@
 import type { ServerResponse } from 'node:http';
-import { ErrorCode } from '../errors.ts';
-import { currentRequestId } from '../request/scope.ts';
+import { errorEntry, ErrorCode } from '../errors.ts';
 
 /**
  * The one writer of HTTP-level refusals (a request turned away before or around GraphQL: a body
  * that cannot be read, a batch too large, an unknown path, a budget spent, an unexpected failure).
  * The body is GraphQL-over-HTTP shaped, `{"errors":[{"message","extensions"}]}`, so clients parse
- * every refusal the way they parse a GraphQL error, and `extensions.requestId` is stamped here,
- * last, from the request scope. GraphQL errors inside a result are Apollo's, through formatError.
+ * every refusal the way they parse a GraphQL error, with the request id (errorEntry, src/errors.ts).
+ * GraphQL errors inside a result are Apollo's, through formatError.
  */
 export function refuse(res: ServerResponse, status: number, message: string, extensions: Record<string, unknown>): void {
-  const requestId = currentRequestId();
-  const stamped = requestId === undefined ? extensions : { ...extensions, requestId };
-  const text = JSON.stringify({ errors: [{ message, extensions: stamped }] });
+  const text = JSON.stringify({ errors: [errorEntry(message, extensions)] });
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));
