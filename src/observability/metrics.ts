@@ -49,7 +49,24 @@ export type RateLimitedCaller = 'token' | 'address' | 'auth-failures';
 export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxOperations: MAX_OPERATION_LABELS, labelChars: 64 }): GatewayMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const requests = requestMetrics(registry, limits);
+  const upstream = upstreamMetrics(registry, http);
+  const stopPaging = pagingMetrics(registry, http);
+  const refusals = refusalMetrics(registry);
+  return {
+    registry,
+    ...requests,
+    ...refusals,
+    recordUpstream: upstream,
+    close() {
+      stopPaging();
+      registry.clear();
+    },
+  };
+}
 
+/** GraphQL requests by operation and outcome, and their duration. */
+function requestMetrics(registry: Registry, limits: MetricsLimits): Pick<GatewayMetrics, 'recordRequest' | 'recordRefusal'> {
   const requests = new Counter({
     name: 'graphql_requests_total',
     help: 'GraphQL requests by operation name and outcome (ok, or the code of the first error)',
@@ -63,6 +80,32 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
     buckets: REQUEST_BUCKETS,
     registers: [registry],
   });
+  // Names are kept cut, so two long names with a common prefix share a series.
+  const operations = new Set<string>();
+  const operationLabel = (name: string): string => {
+    const label = clip(name, limits.labelChars);
+    if (operations.has(label)) return label;
+    if (operations.size >= limits.maxOperations) return OVERFLOW_OPERATION_LABEL;
+    operations.add(label);
+    return label;
+  };
+  return {
+    recordRequest(summary) {
+      const operation = operationLabel(summary.operationLabel);
+      requests.inc({ operation, outcome: clip(summary.errorCodes[0] ?? 'ok', limits.labelChars) });
+      requestDuration.observe({ operation }, summary.durationMs / 1000);
+    },
+    recordRefusal(code) {
+      requests.inc({ operation: 'unresolved', outcome: clip(code, limits.labelChars) });
+    },
+  };
+}
+
+/**
+ * Platform calls (count, duration, retries, shared answers, refusals at a route's bound) and, read
+ * at scrape time, the breakers' state, the sockets and each route's load. Route labels come from code only.
+ */
+function upstreamMetrics(registry: Registry, http: PlatformHttp): GatewayMetrics['recordUpstream'] {
   const upstreamRequests = new Counter({
     name: 'upstream_requests_total',
     help: 'Calls to the platform (retries included in one call) by route, method and final status (0: no answer)',
@@ -106,51 +149,6 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
     },
   });
 
-  // Paging: how anchored cursors were found again, and the page-size cap learned per list. Labels
-  // come from code only: list names of the area descriptors and the fixed set of anchor outcomes.
-  const paging = pagingFactsFor(http);
-  const cursorAnchors = new Counter({
-    name: 'connection_cursor_anchors_total',
-    help: 'Anchored cursors read, by list and how their record was found again (exact, moved, widened, sort-keys, offset, unverified)',
-    labelNames: ['list', 'outcome'] as const,
-    registers: [registry],
-  });
-  const stopObservingAnchors = paging.observeAnchors((event) => cursorAnchors.inc({ list: event.list, outcome: event.outcome }));
-  new Gauge({
-    name: 'upstream_page_size_cap',
-    help: 'Page size the platform was seen to cap list requests at, by list (absent until a response shows a cap)',
-    labelNames: ['list'] as const,
-    registers: [registry],
-    // Every worker learns the same platform cap; a sum would multiply it.
-    aggregator: 'max',
-    collect() {
-      // Only the caps in force: a learned cap expires (src/connections/page-cap.ts).
-      this.reset();
-      for (const [list, size] of paging.pageCaps()) this.set({ list }, size);
-    },
-  });
-
-  // Rate limit: refusals and failures of the shared store. Labels come from code only.
-  const rateLimited = new Counter({
-    name: 'rate_limited_total',
-    help: 'Requests refused with HTTP 429: by the budget of their token (token) or of their address without one (address), or by their address\'s limit on tokens the platform has not accepted (auth-failures)',
-    labelNames: ['caller'] as const,
-    registers: [registry],
-  });
-  const rateLimitStoreFailures = new Counter({
-    name: 'rate_limit_store_failures_total',
-    help: 'Budget operations the shared store (Redis, or the primary of WORKERS) failed or did not answer within RATE_LIMIT_STORE_TIMEOUT_MS; each was counted by this instance in memory',
-    registers: [registry],
-  });
-  // Trusted documents: the label is one of the few refusal codes the check answers, never client text.
-  const trustedDocumentRefusals = new Counter({
-    name: 'trusted_document_refusals_total',
-    help: 'Requests refused by the trusted-documents check (TRUSTED_DOCUMENTS), by error code',
-    labelNames: ['code'] as const,
-    registers: [registry],
-  });
-  // Platform protection: refusals of a route at its bound, answers shared between requests, and each
-  // route's load (by breaker key), read at scrape time. Route labels come from code only.
   const upstreamBusy = new Counter({
     name: 'upstream_busy_total',
     help: 'Platform calls refused with UPSTREAM_BUSY because their route had UPSTREAM_ROUTE_MAX_IN_FLIGHT calls in flight and UPSTREAM_ROUTE_QUEUE waiting',
@@ -176,46 +174,73 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
     },
   });
 
-  // Names are kept cut, so two long names with a common prefix share a series.
-  const operations = new Set<string>();
-  const operationLabel = (name: string): string => {
-    const label = clip(name, limits.labelChars);
-    if (operations.has(label)) return label;
-    if (operations.size >= limits.maxOperations) return OVERFLOW_OPERATION_LABEL;
-    operations.add(label);
-    return label;
+  return (event) => {
+    // A shared answer made no call of its own: the call is counted once, by the request that made it.
+    if (event.shared) {
+      upstreamShared.inc({ route: event.route });
+      return;
+    }
+    if (event.errorCode === 'UPSTREAM_BUSY') upstreamBusy.inc({ route: event.route });
+    upstreamRequests.inc({ route: event.route, method: event.method, status: String(event.status) });
+    upstreamDuration.observe({ route: event.route }, event.durationMs / 1000);
+    if (event.retries > 0) upstreamRetries.inc({ route: event.route }, event.retries);
   };
+}
 
+/** How anchored cursors were found again, and the page-size cap learned per list; returns what stops observing the anchors. */
+function pagingMetrics(registry: Registry, http: PlatformHttp): () => void {
+  // Labels come from code only: list names of the area descriptors and the fixed set of anchor outcomes.
+  const paging = pagingFactsFor(http);
+  const cursorAnchors = new Counter({
+    name: 'connection_cursor_anchors_total',
+    help: 'Anchored cursors read, by list and how their record was found again (exact, moved, widened, sort-keys, offset, unverified)',
+    labelNames: ['list', 'outcome'] as const,
+    registers: [registry],
+  });
+  const stopObservingAnchors = paging.observeAnchors((event) => cursorAnchors.inc({ list: event.list, outcome: event.outcome }));
+  new Gauge({
+    name: 'upstream_page_size_cap',
+    help: 'Page size the platform was seen to cap list requests at, by list (absent until a response shows a cap)',
+    labelNames: ['list'] as const,
+    registers: [registry],
+    // Every worker learns the same platform cap; a sum would multiply it.
+    aggregator: 'max',
+    collect() {
+      // Only the caps in force: a learned cap expires (src/connections/page-cap.ts).
+      this.reset();
+      for (const [list, size] of paging.pageCaps()) this.set({ list }, size);
+    },
+  });
+
+  return stopObservingAnchors;
+}
+
+/** Refusals of the budgets and of the trusted-documents check, and failures of the budgets' shared store. Labels come from code only. */
+function refusalMetrics(registry: Registry): Pick<GatewayMetrics, 'recordRateLimited' | 'recordRateLimitStoreFailure' | 'recordTrustedDocumentRefusal'> {
+  const rateLimited = new Counter({
+    name: 'rate_limited_total',
+    help: 'Requests refused with HTTP 429: by the budget of their token (token) or of their address without one (address), or by their address\'s limit on tokens the platform has not accepted (auth-failures)',
+    labelNames: ['caller'] as const,
+    registers: [registry],
+  });
+  const rateLimitStoreFailures = new Counter({
+    name: 'rate_limit_store_failures_total',
+    help: 'Budget operations the shared store (Redis, or the primary of WORKERS) failed or did not answer within RATE_LIMIT_STORE_TIMEOUT_MS; each was counted by this instance in memory',
+    registers: [registry],
+  });
+  // Trusted documents: the label is one of the few refusal codes the check answers, never client text.
+  const trustedDocumentRefusals = new Counter({
+    name: 'trusted_document_refusals_total',
+    help: 'Requests refused by the trusted-documents check (TRUSTED_DOCUMENTS), by error code',
+    labelNames: ['code'] as const,
+    registers: [registry],
+  });
   return {
-    registry,
-    recordRequest(summary) {
-      const operation = operationLabel(summary.operationLabel);
-      requests.inc({ operation, outcome: clip(summary.errorCodes[0] ?? 'ok', limits.labelChars) });
-      requestDuration.observe({ operation }, summary.durationMs / 1000);
-    },
-    recordRefusal(code) {
-      requests.inc({ operation: 'unresolved', outcome: clip(code, limits.labelChars) });
-    },
-    recordUpstream(event) {
-      // A shared answer made no call of its own: the call is counted once, by the request that made it.
-      if (event.shared) {
-        upstreamShared.inc({ route: event.route });
-        return;
-      }
-      if (event.errorCode === 'UPSTREAM_BUSY') upstreamBusy.inc({ route: event.route });
-      upstreamRequests.inc({ route: event.route, method: event.method, status: String(event.status) });
-      upstreamDuration.observe({ route: event.route }, event.durationMs / 1000);
-      if (event.retries > 0) upstreamRetries.inc({ route: event.route }, event.retries);
-    },
     recordRateLimited(caller) {
       rateLimited.inc({ caller });
     },
     recordRateLimitStoreFailure() {
       rateLimitStoreFailures.inc();
-    },
-    close() {
-      stopObservingAnchors();
-      registry.clear();
     },
     recordTrustedDocumentRefusal(code) {
       trustedDocumentRefusals.inc({ code });
