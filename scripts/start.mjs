@@ -43,6 +43,17 @@ function checkPort(portSetting, hostSetting) {
   });
 }
 
+/** Whether the build can run here: esbuild installed and a Node that runs TypeScript (the project's Node 24). */
+function canBuild() {
+  if (process.features.typescript === undefined) return false;
+  try {
+    import.meta.resolve('esbuild');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function ensureBuilt() {
   const built = readStamp(DIST);
   const current = sourcesHash(ROOT);
@@ -50,6 +61,7 @@ function ensureBuilt() {
   if (built !== undefined && (current === undefined || built === current)) return;
   const problem = built === undefined ? 'dist/ holds no build' : 'dist/ was built from other sources than these';
   if (process.env.NODE_ENV === 'production') fail(`${problem}: run \`npm run build\` before \`npm start\` (production never builds)`);
+  if (!canBuild()) fail(`${problem}, and this install cannot build (no dev dependencies): run \`npm run build\` where they are installed`);
   const build = spawnSync(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(ROOT, 'scripts/build-gateway.ts')], { cwd: ROOT, stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }

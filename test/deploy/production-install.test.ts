@@ -160,6 +160,15 @@ describe('the production install (npm ci --omit=dev)', () => {
     });
   }, 60_000);
 
+  it('outside production, says it cannot build a stale dist/ without dev dependencies, in one line', async () => {
+    const gateway = npmStart({}, false);
+    expect({ code: await gateway.exited, stdout: gateway.stdout.text(), stderr: gateway.stderr.text() }).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'dist/ was built from other sources than these, and this install cannot build (no dev dependencies): run `npm run build` where they are installed\n',
+    });
+  }, 60_000);
+
   it('refuses a missing dist/, saying what to run', async () => {
     rmSync(join(app, 'dist'), { recursive: true });
     const gateway = npmStart({ NODE_ENV: 'production' }, false);
