@@ -53,7 +53,7 @@ beforeAll(async () => {
   // One at a time: each loads its command's modules, and the machine is shared.
   for (const script of Object.keys(SCRIPTS)) helps[script] = await run('npm', ['run', '--silent', script, '--', '--help']);
   helps.gateway = await run(NODE, ['dist/main.js', '--help']);
-}, 240_000);
+}, 360_000);
 
 describe.each(Object.entries(SCRIPTS))('npm run %s -- --help', (script, options) => {
   it('prints the usage, what it does, its options and an example, and exits 0', () => {
