@@ -48,11 +48,20 @@ const SCRIPTS: Record<string, string[]> = {
 const optionsOf = (help: string) => /\nOptions:\n([\s\S]*?)\n\n/.exec(help)![1]!.split('\n').map((line) => line.trim().split(/ {2,}/)[0]);
 const examplesOf = (help: string) => /\nExample:\n([\s\S]*?)\n(\n|$)/.exec(help)![1]!.split('\n').map((line) => line.trim());
 
+/** Measurement tools run with node, not npm, with the options their help must list. */
+const TOOLS: Record<string, string[]> = {
+  'bench/rate-limit-check.ts': ['--redis URL', '--checks N'],
+  'bench/relay-page-cost.ts': ['--rounds N', '--seconds S', '--rate R', '--profile DIR', '--only VARIANT'],
+  'bench/compilation-cache-heap.ts': ['--documents N', '--kept N'],
+  'bench/floor-gap.ts': ['--workloads LETTERS', '--rounds N', '--seconds S', '--connections N', '--profile DIR', '--verbose', '--baseline CHECKOUT', '--baseline-env NAME=VALUE'],
+};
+
 const helps: Record<string, Outcome> = {};
 beforeAll(async () => {
   // One at a time: each loads its command's modules, and the machine is shared.
   for (const script of Object.keys(SCRIPTS)) helps[script] = await run('npm', ['run', '--silent', script, '--', '--help']);
   helps.gateway = await run(NODE, ['dist/main.js', '--help']);
+  for (const tool of Object.keys(TOOLS)) helps[tool] = await run(NODE, ['--disable-warning=ExperimentalWarning', tool, '--help']);
 }, 360_000);
 
 describe.each(Object.entries(SCRIPTS))('npm run %s -- --help', (script, options) => {
@@ -67,6 +76,19 @@ describe.each(Object.entries(SCRIPTS))('npm run %s -- --help', (script, options)
     });
     const example = script === 'start' ? /node dist\/main\.js$/ : new RegExp(`^(\\S+=\\S+ )?npm run ${script.replace(':', '\\:')}( |$)`);
     expect(examplesOf(stdout).filter((line) => example.test(line))).not.toEqual([]);
+  });
+});
+
+describe.each(Object.entries(TOOLS))('node %s --help', (tool, options) => {
+  it('prints the usage, its options and an example, and exits 0', () => {
+    const { code, stdout, stderr } = helps[tool]!;
+    expect({ code, stderr, usage: stdout.split('\n')[0], options: optionsOf(stdout) }).toEqual({
+      code: 0,
+      stderr: '',
+      usage: `Usage: node ${tool === 'bench/compilation-cache-heap.ts' ? '--expose-gc ' : ''}${tool} [options]`,
+      options: [...options, '--help, -h'],
+    });
+    expect(examplesOf(stdout).filter((line) => line.includes(` ${tool} `))).not.toEqual([]);
   });
 });
 
