@@ -17,7 +17,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { readCommandLine } from '../src/command-line.ts';
 import { runLoad } from './lib/load.ts';
 import { canPin, type Child, readCpuSeconds, spawnLogged, waitForReady } from './lib/processes.ts';
 import { discoverFixtures } from './lib/sandbox-client.ts';
@@ -29,20 +29,35 @@ const NODE = path.join(ROOT, 'node_modules/.bin/node');
 const HOST = '127.0.0.1';
 const PORTS = { sandbox: 24810, content: 24811, gateway: 24800, floor: 24801, baseline: 24802 } as const;
 
-const { values } = parseArgs({
-  options: {
-    workloads: { type: 'string', default: 'abcd' },
-    rounds: { type: 'string', default: '3' },
-    seconds: { type: 'string', default: '4' },
-    connections: { type: 'string', default: '32' },
-    profile: { type: 'string' },
-    verbose: { type: 'boolean', default: false },
-    /** A checkout of another revision (with its node_modules): its gateway runs as a third target, for before and after in one run. */
-    baseline: { type: 'string' },
-    /** Extra settings of the baseline's gateway, `NAME=value` (repeatable): with --baseline . it measures what a feature costs. */
-    'baseline-env': { type: 'string', multiple: true, default: [] },
+const { values } = readCommandLine(
+  {
+    options: {
+      workloads: { type: 'string', default: 'abcd' },
+      rounds: { type: 'string', default: '3' },
+      seconds: { type: 'string', default: '4' },
+      connections: { type: 'string', default: '32' },
+      profile: { type: 'string' },
+      verbose: { type: 'boolean', default: false },
+      baseline: { type: 'string' },
+      'baseline-env': { type: 'string', multiple: true, default: [] },
+    },
   },
-});
+  {
+    command: 'node bench/floor-gap.ts',
+    summary: 'The gateway against the design-card floor, workload by workload: saturation throughput and CPU per operation,\nin alternating runs over one sandbox. Quicker than `npm run bench`, for iterating on the gateway\'s own cost.',
+    options: {
+      workloads: { text: 'the workloads to run, by letter', value: 'LETTERS' },
+      rounds: { text: 'alternating rounds', value: 'N' },
+      seconds: { text: 'length of each run', value: 'S' },
+      connections: { text: 'concurrent connections of the load', value: 'N' },
+      profile: { text: 'write the gateway\'s CPU profile into DIR and print its heaviest functions', value: 'DIR' },
+      verbose: { text: 'print every run' },
+      baseline: { text: 'a checkout of another revision (with its node_modules) whose gateway runs as a third target', value: 'CHECKOUT' },
+      'baseline-env': { text: 'a setting of the baseline\'s gateway (repeatable); with --baseline . it measures what a feature costs', value: 'NAME=VALUE' },
+    },
+    examples: ['node bench/floor-gap.ts --workloads ab --rounds 5', 'node bench/floor-gap.ts --baseline . --baseline-env COMPILED_EXECUTION=false'],
+  },
+);
 const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);

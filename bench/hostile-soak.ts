@@ -39,7 +39,7 @@ import { connect, createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { readCommandLine } from '../src/command-line.ts';
 import { loadConfig } from '../src/config.ts';
 import { readRssBytes, spawnLogged, waitForReady, type Child } from './lib/processes.ts';
 import { preparedStartCommand } from './lib/start-command.ts';
@@ -231,16 +231,35 @@ const median = (values: number[]): number => {
 };
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      seconds: { type: 'string', default: '60' },
-      'warmup-seconds': { type: 'string', default: '30' },
-      clients: { type: 'string', default: '8' },
-      'max-old-space-mib': { type: 'string' },
-      only: { type: 'string' },
-      env: { type: 'string', multiple: true },
+  const { values } = readCommandLine(
+    {
+      options: {
+        seconds: { type: 'string', default: '60' },
+        'warmup-seconds': { type: 'string', default: '30' },
+        clients: { type: 'string', default: '8' },
+        'max-old-space-mib': { type: 'string' },
+        only: { type: 'string' },
+        env: { type: 'string', multiple: true },
+      },
     },
-  });
+    {
+      command: 'npm run bench:hostile',
+      summary: [
+        'The hostile soak: the gateway in production mode over the sandbox serves ordinary queries while hostile',
+        'clients try to grow it; samples its RSS and /metrics, stops it with SIGTERM and prints a verdict',
+        '(RSS flat, /metrics under 1 MB, every ordinary query answered, exit 0). Exits 0 when every check passes.',
+      ].join('\n'),
+      options: {
+        seconds: { text: 'the measured window, in seconds', value: 'N' },
+        'warmup-seconds': { text: 'traffic before the window, not judged', value: 'N' },
+        clients: { text: 'concurrent clients', value: 'N' },
+        'max-old-space-mib': { text: 'start the gateway with this V8 old-space limit', value: 'N' },
+        only: { text: 'only this traffic: distinct-documents', value: 'KIND' },
+        env: { text: 'a setting of the gateway (repeatable), e.g. COMPILED_EXECUTION=false', value: 'NAME=VALUE' },
+      },
+      examples: ['npm run bench:hostile -- --seconds 120 --max-old-space-mib 96'],
+    },
+  );
   // Settings of the gateway other than its defaults, to compare with (`--env COMPILED_EXECUTION=false`).
   const gatewayEnv = Object.fromEntries((values.env ?? []).map((pair) => {
     const at = pair.indexOf('=');

@@ -10,11 +10,11 @@
  * the process figures include how an extra wait per request changes the gateway's batching of
  * socket work, this one is the check alone.
  */
-import { parseArgs } from 'node:util';
 import { MemoryBuckets, type BucketPolicy, type BucketStore } from '../src/budgets/bucket.ts';
 import { RedisBuckets } from '../src/budgets/redis-buckets.ts';
 import { createLogger } from '../src/logger.ts';
 import type { RateLimitCheckCost } from './lib/results.ts';
+import { readCommandLine } from '../src/command-line.ts';
 
 /** In memory a check is cheap: more of them, for a figure above the clock's resolution. */
 const MEMORY_FACTOR = 5;
@@ -46,7 +46,15 @@ async function cpuPerCheck(redisUrl: string | undefined, checks: number): Promis
   return { us: (used.user + used.system) / checks, fallbacks: measured };
 }
 
-const { values } = parseArgs({ options: { redis: { type: 'string' }, checks: { type: 'string', default: '20000' } }, strict: true });
+const { values } = readCommandLine(
+  { options: { redis: { type: 'string' }, checks: { type: 'string', default: '20000' } } },
+  {
+    command: 'node bench/rate-limit-check.ts',
+    summary: 'CPU time of one budget check for the cheapest request, in memory and, given a Redis URL, in Redis (the GCRA\nscript), measured in this process. Prints one JSON line (µs of CPU per check, user + system).',
+    options: { redis: { text: 'also measure the check in this Redis', value: 'URL' }, checks: { text: 'checks measured in Redis (in memory: more)', value: 'N' } },
+    examples: ['node bench/rate-limit-check.ts --redis redis://127.0.0.1:6379'],
+  },
+);
 const checks = Number(values.checks);
 const memory = await cpuPerCheck(undefined, checks * MEMORY_FACTOR);
 const redis = values.redis === undefined ? undefined : await cpuPerCheck(values.redis, checks);

@@ -16,9 +16,9 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { readCpuSeconds } from './lib/processes.ts';
 import { preparedStartCommand } from './lib/start-command.ts';
+import { readCommandLine } from '../src/command-line.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -32,16 +32,29 @@ const QUERIES = {
 } as const;
 type Variant = keyof typeof QUERIES;
 
-const { values } = parseArgs({
-  options: {
-    rounds: { type: 'string', default: '5' },
-    seconds: { type: 'string', default: '8' },
-    rate: { type: 'string', default: '400' },
-    profile: { type: 'string' },
-    /** Only this variant (for a profile of it alone). */
-    only: { type: 'string' },
+const { values } = readCommandLine(
+  {
+    options: {
+      rounds: { type: 'string', default: '5' },
+      seconds: { type: 'string', default: '8' },
+      rate: { type: 'string', default: '400' },
+      profile: { type: 'string' },
+      only: { type: 'string' },
+    },
   },
-});
+  {
+    command: 'node bench/relay-page-cost.ts',
+    summary: 'What a Relay page\'s cursors cost the gateway: CPU per request of a page of 20 exceptions with and without\ncursors, in alternating rounds at a fixed rate over one gateway, and its start-up.',
+    options: {
+      rounds: { text: 'alternating rounds of both variants', value: 'N' },
+      seconds: { text: 'length of each round', value: 'S' },
+      rate: { text: 'requests per second', value: 'R' },
+      profile: { text: 'write the gateway\'s CPU profile into DIR and print its heaviest functions', value: 'DIR' },
+      only: { text: 'only this variant ("with cursors" or "without cursors"), for a profile of it alone', value: 'VARIANT' },
+    },
+    examples: ['node bench/relay-page-cost.ts --rounds 3 --seconds 5'],
+  },
+);
 const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const rate = Number(values.rate);

@@ -20,7 +20,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { readCommandLine } from '../src/command-line.ts';
 import { renderChartSvg } from './lib/chart.ts';
 import { buildGrowthCases } from './lib/growth.ts';
 import type { GrowthPoint } from './lib/growth.ts';
@@ -83,16 +83,33 @@ interface Settings extends BenchSettings {
 }
 
 function readSettings(): Settings {
-  const { values } = parseArgs({
-    options: {
-      quick: { type: 'boolean', default: false },
-      'soak-seconds': { type: 'string' },
-      runs: { type: 'string' },
-      rate: { type: 'string' },
-      'workers-only': { type: 'boolean', default: false },
+  const { values } = readCommandLine(
+    {
+      options: {
+        quick: { type: 'boolean', default: false },
+        'soak-seconds': { type: 'string' },
+        runs: { type: 'string' },
+        rate: { type: 'string' },
+        'workers-only': { type: 'boolean', default: false },
+      },
     },
-    strict: true,
-  });
+    {
+      command: 'npm run bench',
+      summary: [
+        'The benchmark (about 10 minutes; docs/benchmark.md): the sandbox, a bare proxy, the design-card floor,',
+        'Hive Gateway and this gateway (built first) on loopback, driven by autocannon; writes bench/results.md,',
+        'results.svg and results.png.',
+      ].join('\n'),
+      options: {
+        quick: { text: 'one run of short durations, under a minute (indicative figures)' },
+        'soak-seconds': { text: 'length of the memory soak (default 60; the 10-minute figure needs 600)', value: 'N' },
+        runs: { text: 'runs of each measurement (default 3, 1 with --quick)', value: 'N' },
+        rate: { text: 'requests per second of the latency measurement (default 200)', value: 'N' },
+        'workers-only': { text: 'only the Workers line (WORKERS=2 against WORKERS=1); prints it, writes no results' },
+      },
+      examples: ['npm run bench -- --quick'],
+    },
+  );
   const positive = (text: string | undefined, name: string): number | undefined => {
     if (text === undefined) return undefined;
     const value = Number(text);

@@ -11,6 +11,8 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile, type Plugin } from 'esbuild';
+import { readCommandLine } from '../src/command-line.ts';
+import { sourcesHash, STAMP_FILE } from './build-stamp.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** One level below the project's folder, like src/: src/project-root.ts finds schema/ and playground/dist/ from either. */
@@ -118,7 +120,8 @@ const commonJsNamedExports: Plugin = {
 /**
  * Builds the gateway into `outdir`. A file whose content is unchanged is not rewritten, so a gateway
  * already running from the folder keeps loading the chunks it expects; files of an earlier build
- * that this one does not produce are removed.
+ * that this one does not produce are removed. The build stamp (./build-stamp.mjs) is written last:
+ * a build that fails half-way leaves no stamp that `npm start` could take for a finished one.
  */
 export async function buildGateway(outdir = GATEWAY_DIST_DIR): Promise<Metafile> {
   const result = await build({
@@ -148,18 +151,37 @@ export async function buildGateway(outdir = GATEWAY_DIST_DIR): Promise<Metafile>
     legalComments: 'none',
   });
   await mkdir(outdir, { recursive: true });
-  const written = new Set<string>();
+  // Hashed before the build reads the sources: an edit made while it runs leaves the stamp stale, not wrong.
+  const stamp = JSON.stringify({ sources: sourcesHash(ROOT) });
+  await rm(path.join(outdir, STAMP_FILE), { force: true });
+  const written = new Set<string>([STAMP_FILE]);
   for (const file of result.outputFiles) {
     written.add(path.basename(file.path));
     const current = await readFile(file.path).catch(() => undefined);
     if (!current?.equals(file.contents)) await writeFile(file.path, file.contents);
   }
   for (const name of await readdir(outdir)) if (!written.has(name)) await rm(path.join(outdir, name), { recursive: true, force: true });
+  await writeFile(path.join(outdir, STAMP_FILE), `${stamp}\n`);
   return result.metafile;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { positionals } = readCommandLine(
+    { options: {}, allowPositionals: true },
+    {
+      command: 'npm run build',
+      positionals: '[OUTDIR]',
+      summary: [
+        'Bundles the gateway (src/main.js and everything it imports, the embedded sandbox included) into dist/',
+        '(or OUTDIR), with a build stamp: the hash of the sources and the lock file it was built from.',
+        '`npm start` runs that bundle; in production it refuses one whose stamp does not match the sources.',
+      ].join('\n'),
+      options: {},
+      examples: ['npm run build && NODE_ENV=production npm start'],
+    },
+  );
+  const outdir = positionals[0];
   const started = performance.now();
-  await buildGateway(process.argv[2]);
-  process.stdout.write(`Gateway built into ${process.argv[2] ?? GATEWAY_DIST_DIR} in ${Math.round(performance.now() - started)} ms\n`);
+  await buildGateway(outdir);
+  process.stdout.write(`Gateway built into ${outdir ?? GATEWAY_DIST_DIR} in ${Math.round(performance.now() - started)} ms\n`);
 }

@@ -12,6 +12,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readCommandLine } from '../src/command-line.ts';
 import { apiSchemaSdl } from './supergraph.ts';
 
 export const RELAY_CONFIG = fileURLToPath(new URL('../relay.config.json', import.meta.url));
@@ -55,6 +56,19 @@ export async function compileRelay(configPath = RELAY_CONFIG): Promise<RelayComp
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  readCommandLine(
+    { options: {} },
+    {
+      command: 'npm run relay',
+      summary: [
+        'Compiles the example Relay operations of client/ with relay-compiler (relay.config.json) against the',
+        'gateway\'s API schema: artifacts into test/relay/__generated__/, and the trusted-documents manifest',
+        '(id → operation text) that TRUSTED_DOCUMENTS points the gateway at.',
+      ].join('\n'),
+      options: {},
+      examples: ['npm run relay && TRUSTED_DOCUMENTS=client/__generated__/trusted-documents.json npm start'],
+    },
+  );
   const { exitCode, output, artifactDirectory, manifestFile } = await compileRelay();
   process.stdout.write(output);
   if (exitCode === 0) {

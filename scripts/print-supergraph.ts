@@ -5,16 +5,28 @@
 //   npm run supergraph -- --url https://bff.example.com/graphql --out supergraph.graphql
 //   npm run supergraph -- --api --out schema.graphql
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { readCommandLine } from '../src/command-line.ts';
 import { apiSchemaSdl, composeThisSubgraph } from './supergraph.ts';
 
-const { values } = parseArgs({
-  options: {
-    api: { type: 'boolean', default: false },
-    url: { type: 'string', default: 'http://localhost:4000/graphql' },
-    out: { type: 'string' },
+const { values } = readCommandLine(
+  {
+    options: {
+      api: { type: 'boolean', default: false },
+      url: { type: 'string', default: 'http://localhost:4000/graphql' },
+      out: { type: 'string' },
+    },
   },
-});
+  {
+    command: 'npm run supergraph',
+    summary: 'Prints the supergraph SDL of this subgraph composed alone (subgraph "platform"), for a router to serve.',
+    options: {
+      api: { text: 'print the client-facing API schema instead (for client tooling such as relay-compiler)' },
+      url: { text: 'the URL the router sends this subgraph\'s requests to', value: 'URL' },
+      out: { text: 'write the SDL to FILE and print one line saying so (else: to standard output)', value: 'FILE' },
+    },
+    examples: ['npm run supergraph -- --url https://bff.example.com/graphql --out supergraph.graphql', 'npm run supergraph -- --api --out schema.graphql'],
+  },
+);
 
 try {
   const sdl = values.api ? apiSchemaSdl() : composeThisSubgraph(values.url).supergraphSdl;

@@ -4,11 +4,24 @@
 //   npm run replicas                  # three gateways
 //   npm run replicas -- --replicas 5
 //   RATE_LIMIT_PER_SECOND=20 npm run replicas   # any gateway setting, passed to every gateway
-import { parseArgs } from 'node:util';
+import { readCommandLine } from '../src/command-line.ts';
 import { buildGateway } from './build-gateway.ts';
 import { startReplicaSet } from './replica-set.ts';
 
-const { values } = parseArgs({ options: { replicas: { type: 'string', default: '3' } } });
+const { values } = readCommandLine(
+  { options: { replicas: { type: 'string', default: '3' } } },
+  {
+    command: 'npm run replicas',
+    summary: [
+      'Starts a replica set on loopback without Docker: the platform sandbox, Redis (when redis-server is',
+      'installed), N gateway processes built from the sources (dist/) and HAProxy in front. Prints where',
+      'everything is; Ctrl-C (SIGINT) or SIGTERM stops all of them and exits 0. Every gateway setting in',
+      'the environment is passed to every gateway.',
+    ].join('\n'),
+    options: { replicas: { text: 'gateway processes, 1 to 20', value: 'N' } },
+    examples: ['npm run replicas -- --replicas 5', 'RATE_LIMIT_PER_SECOND=20 npm run replicas'],
+  },
+);
 const replicas = Number(values.replicas);
 if (!Number.isInteger(replicas) || replicas < 1 || replicas > 20) {
   process.stderr.write(`--replicas must be a whole number from 1 to 20, got "${values.replicas}"\n`);

@@ -3,15 +3,31 @@
 //   npm run schema:accept                         rewrites the snapshots; refuses a breaking change
 //   npm run schema:accept -- --allow-breaking     rewrites them even when a change breaks clients
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { readCommandLine } from '../src/command-line.ts';
 import { breaking, committed, compare, describeChanges, ROOT, SNAPSHOTS } from './schema-changes.ts';
 
-const { values } = parseArgs({
-  options: {
-    accept: { type: 'boolean', default: false },
-    'allow-breaking': { type: 'boolean', default: false },
+const accepting = process.env.npm_lifecycle_event === 'schema:accept';
+const { values } = readCommandLine(
+  {
+    options: {
+      accept: { type: 'boolean', default: false },
+      'allow-breaking': { type: 'boolean', default: false },
+    },
   },
-});
+  {
+    command: accepting ? 'npm run schema:accept' : 'npm run schema:check',
+    summary: [
+      'Compares the API schema and the subgraph SDL with their committed snapshots (schema-snapshots/):',
+      'schema:check fails on any difference and lists what changed (breaking, dangerous, safe);',
+      'schema:accept rewrites the snapshots, refusing a change that breaks existing clients unless told.',
+    ].join('\n'),
+    options: {
+      accept: { text: 'rewrite the snapshots (what schema:accept passes)' },
+      'allow-breaking': { text: 'with --accept: rewrite them even when a change breaks existing clients' },
+    },
+    examples: ['npm run schema:check', 'npm run schema:accept -- --allow-breaking'],
+  },
+);
 
 let failed = false;
 for (const snapshot of SNAPSHOTS) {

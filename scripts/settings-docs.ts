@@ -5,7 +5,7 @@
 // the group's variables, or variables by name (`<!-- settings: MAX_BODY_BYTES MAX_QUERY_TOKENS -->`).
 // docs/configuration.md holds every group exactly once, so every variable is documented there once.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { readCommandLine } from '../src/command-line.ts';
 import { GROUPS, SETTINGS, shownDefault, type Definition, type Group } from '../src/settings.ts';
 
 const ROOT = new URL('../', import.meta.url);
@@ -56,7 +56,18 @@ function generated(file: string, text: string): string {
   return result;
 }
 
-const { values } = parseArgs({ options: { check: { type: 'boolean', default: false } } });
+const { values } = readCommandLine(
+  { options: { check: { type: 'boolean', default: false } } },
+  {
+    command: process.env.npm_lifecycle_event === 'settings:check' ? 'npm run settings:check' : 'npm run settings:docs',
+    summary: [
+      'Writes the settings tables of docs/configuration.md, docs/security.md and docs/operations.md (between',
+      '`<!-- settings: … -->` and `<!-- /settings -->`) from their definitions in src/settings.ts.',
+    ].join('\n'),
+    options: { check: { text: 'change nothing; fail when a table differs from what the definitions give (settings:check)' } },
+    examples: ['npm run settings:docs', 'npm run settings:check'],
+  },
+);
 const stale: string[] = [];
 for (const file of FILES) {
   const url = new URL(file, ROOT);

@@ -14,7 +14,7 @@ export interface SandboxSummary {
   };
 }
 
-/** The operations of the trusted-documents manifest, when only they run (TRUSTED_DOCUMENTS_ONLY). */
+/** The operations of the trusted-documents manifest (TRUSTED_DOCUMENTS), Relay's or Apollo Client's. */
 export interface TrustedOperation {
   id: string;
   /** `query Name` (its type and name as written). */
@@ -27,12 +27,14 @@ export interface TrustedOperation {
 const LISTED_OPERATIONS = 10;
 
 /**
- * With only trusted documents running, what a newcomer can send: an id of the manifest, never a text
- * query (the README's examples would all be refused), with one example that runs as printed.
+ * The manifest's operations, sent by id, with one example that runs as printed. With only trusted
+ * documents running, an id is all a newcomer can send: the README's text queries would all be refused.
  */
-function trustedLines(endpoint: string, operations: readonly TrustedOperation[], token: string | undefined): string[] {
+function trustedLines(endpoint: string, operations: readonly TrustedOperation[], token: string | undefined, only: boolean): string[] {
   const lines = [
-    '  Text queries (the README\'s examples, the playground) are refused here: send an operation\'s id,',
+    only
+      ? '  Text queries (the README\'s examples, the playground) are refused here: send an operation\'s id,'
+      : '  Text queries run too; a client built with the manifest sends an operation\'s id,',
     '  as documentId, Relay doc_id or Apollo extensions.persistedQuery.sha256Hash. The manifest\'s operations:',
     ...operations.slice(0, LISTED_OPERATIONS).map((operation) => `    ${operation.id}  ${operation.label}`),
   ];
@@ -75,7 +77,7 @@ export function startBanner(config: Config, listeners: Listeners, upstreamUrl: s
   lines.push(`Browser apps (CORS): ${origins.length > 0 ? origins.join(', ') : 'none (set CORS_ORIGINS)'}`);
   const onlyTrusted = config.trustedDocuments?.only === true && trusted !== undefined;
   if (config.trustedDocuments) lines.push(`Trusted documents: ${config.trustedDocuments.file}${config.trustedDocuments.only ? ' (only these run)' : ''}`);
-  if (onlyTrusted) lines.push(...trustedLines(endpoint, trusted, sandbox?.tokens[0]?.token));
+  if (trusted && trusted.length > 0) lines.push(...trustedLines(endpoint, trusted, sandbox?.tokens[0]?.token, onlyTrusted));
   if (!sandbox) return `${lines.join('\n')}\n`;
 
   const [first] = sandbox.tokens;

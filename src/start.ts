@@ -5,10 +5,13 @@ import { Kind, parse, type OperationDefinitionNode } from 'graphql';
 import { startBanner, type Listeners, type TrustedOperation } from './banner.ts';
 import { drawnCursorSecret } from './connections/cursor-seal.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { readGatewayCommandLine } from './gateway-help.ts';
+import { manifestEntries } from './hardening/trusted-documents.ts';
 import { markProcessStopping } from './health.ts';
 import { createLogger, flushLogs } from './logger.ts';
 import type { ExampleValues } from './playground/index.ts';
 import { startGateway } from './server.ts';
+import { settingTypos } from './setting-typos.ts';
 import { heartbeatIntervalMs, WORKER_HEARTBEAT, WORKER_LISTENING, type WorkerListening } from './cluster-messages.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 
@@ -26,7 +29,10 @@ interface PlaygroundValues {
 // over it, so a fresh clone has something to query. With WORKERS > 1 this process becomes the
 // primary of a worker group (src/cluster.ts) and each worker runs this file again as a gateway.
 async function main() {
+  readGatewayCommandLine();
   const config = loadConfig();
+  // Once per process group: the workers read the same environment.
+  if (!cluster.isWorker) for (const warning of settingTypos(process.env)) process.stderr.write(`${warning}\n`);
   const logger = createLogger(config.logLevel, { pretty: process.stdout.isTTY && config.env === 'development' });
   if (cluster.isWorker) return serveAsWorker(config, logger.child({ pid: process.pid, worker: cluster.worker?.id }));
 
@@ -46,7 +52,7 @@ async function main() {
     // Imported only with the sandbox: a production start-up does not load the playground's modules.
     exampleValues: examples ? (await import('./playground/sandbox-examples.ts')).sandboxExampleValues(examples) : undefined,
   };
-  const trusted = config.trustedDocuments?.only ? await trustedOperations(config.trustedDocuments.file) : undefined;
+  const trusted = config.trustedDocuments ? await trustedOperations(config.trustedDocuments.file) : undefined;
   const banner = (listeners: Listeners) => startBanner(config, listeners, upstreamUrl, sandbox && examples ? { ...sandbox, portsTaken, examples } : undefined, trusted);
 
   if (config.scaling.workers > 1) {
@@ -74,7 +80,7 @@ async function main() {
 }
 
 /**
- * The manifest's operations for the banner. The gateway itself checks the manifest as it starts and
+ * The manifest's operations for the banner, from a Relay or an Apollo Client manifest. The gateway itself checks the manifest as it starts and
  * refuses a bad one with its own message; here an unreadable entry is only left out of the list.
  */
 async function trustedOperations(file: string): Promise<TrustedOperation[] | undefined> {
@@ -84,9 +90,9 @@ async function trustedOperations(file: string): Promise<TrustedOperation[] | und
   } catch {
     return undefined;
   }
-  if (typeof manifest !== 'object' || manifest === null) return undefined;
   const operations: TrustedOperation[] = [];
-  for (const [id, text] of Object.entries(manifest)) {
+  for (const [id, text] of manifestEntries(manifest)) {
+    if (typeof id !== 'string') continue;
     try {
       const operation = parse(String(text)).definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
       if (!operation) continue;

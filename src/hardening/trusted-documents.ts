@@ -67,6 +67,21 @@ function apolloEntries(manifest: Record<string, unknown>, source: string): [stri
 }
 
 /**
+ * A manifest's entries, id → text, in either format and unchecked: what the start-up banner lists
+ * (loadTrustedDocuments checks them and refuses a bad manifest with its own message).
+ */
+export function manifestEntries(manifest: unknown): [unknown, unknown][] {
+  if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) return [];
+  const record = manifest as Record<string, unknown>;
+  if (record.format !== APOLLO_FORMAT) return Object.entries(record);
+  if (!Array.isArray(record.operations)) return [];
+  return record.operations.map((operation: unknown) => {
+    const { id, body } = (operation ?? {}) as { id?: unknown; body?: unknown };
+    return [id, body];
+  });
+}
+
+/**
  * A manifest object as Relay or Apollo's tool writes it; every document must parse and hold exactly
  * one operation.
  */

@@ -56,10 +56,10 @@ function startUpInputs(): Set<string> {
 }
 
 describe('the built gateway', () => {
-  it('is main.js beside chunks and their source maps, and nothing else', async () => {
+  it('is main.js beside chunks and their source maps, and the build stamp', async () => {
     const files = await readdir(outdir);
     expect(files).toContain('main.js');
-    expect(files.filter((file) => !/\.js(\.map)?$/.test(file))).toEqual([]);
+    expect(files.filter((file) => !/\.js(\.map)?$/.test(file))).toEqual(['build-stamp.json']);
     expect(Object.keys(outputs.get('main.js')!.inputs).sort()).toEqual(['builtin-through-require:node:module', 'src/main.js']);
   });
 

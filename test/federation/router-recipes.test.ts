@@ -11,7 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { accountOf, sortRecords } from '../support/expected.ts';
 import { bearer, postGraphQL } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
-import { accountsFromSandbox, startAccountsSubgraph, type AccountsData } from './accounts-subgraph.ts';
+import { accountsFromSandbox, startAccountsSubgraph, type AccountsData } from '../../examples/accounts-subgraph/accounts-subgraph.ts';
 
 // docs/federation.md's router recipes, run as written with Node 24: the supergraph composed by its
 // compose script, then served by its Apollo Gateway and its Hive Gateway, over this gateway (behind a
@@ -95,8 +95,8 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  // SIGKILL: how the recipes shut down is not what this test checks.
-  await Promise.all(Object.values(routers).map(({ child }) => (child.exitCode !== null ? undefined : new Promise((resolve) => child.once('exit', resolve).kill('SIGKILL')))));
+  // Only when a test failed before the recipes were stopped.
+  await Promise.all(Object.values(routers).map(({ child }) => (child.exitCode !== null || child.signalCode !== null ? undefined : new Promise((resolve) => child.once('exit', resolve).kill('SIGKILL')))));
   await accountsSubgraph?.stop();
   proxy?.closeAllConnections();
   await new Promise((resolve) => proxy?.close(resolve));
@@ -194,5 +194,15 @@ describe('docs/federation.md: the Hive Gateway recipe prices operations from the
     const answer = await post(pages(10, 1));
     expect(answer).toEqual({ status: 200, body: { data: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`p${i}`, { nodes: [{ id: newest.id }] }])) } });
     expect(received).toEqual({ platform: [`Bearer ${stack.acme}`], accounts: [] });
+  });
+});
+
+describe('docs/federation.md: the router recipes stop on SIGTERM', () => {
+  it('Hive Gateway exits 0; Apollo Gateway stops and ends by the signal, as Apollo Server does', async () => {
+    const ended = (child: ChildProcess) => new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (code, signal) => resolve([code, signal])));
+    const [hive, apollo] = [ended(routers.hive!.child), ended(routers.apollo!.child)];
+    routers.hive!.child.kill('SIGTERM');
+    routers.apollo!.child.kill('SIGTERM');
+    expect(await Promise.all([hive, apollo])).toEqual([[0, null], [null, 'SIGTERM']]);
   });
 });

@@ -8,7 +8,7 @@ import type { AcceptanceRecord, DocumentRecord } from '../../sandbox/index.ts';
 import { accountOf, sortRecords } from '../support/expected.ts';
 import { bearer, postGraphQL } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
-import { accountsFromSandbox, ACCOUNTS_TYPE_DEFS, startAccountsSubgraph, type AccountsData } from './accounts-subgraph.ts';
+import { accountsFromSandbox, ACCOUNTS_TYPE_DEFS, startAccountsSubgraph, type AccountsData } from '../../examples/accounts-subgraph/accounts-subgraph.ts';
 
 // This gateway as one subgraph of a supergraph: its SDL (fetched over HTTP like
 // a schema registry would) composed with an accounts subgraph, served by Apollo

@@ -63,3 +63,37 @@ describe('the start-up banner with trusted documents only', () => {
     expect(((await text.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('PERSISTED_QUERY_ID_REQUIRED');
   });
 });
+
+describe('the start-up banner with an Apollo Client manifest', () => {
+  let dir: string;
+  let gateway: GatewayProcess;
+  let origin: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'trusted-banner-apollo-'));
+    const manifest = join(dir, 'persisted-query-manifest.json');
+    // As generate-persisted-query-manifest writes it: the id is the SHA-256 of the body.
+    const operations = [PAGE, COUNT].map((body) => ({ id: sha256(body), name: /query (\w+)/.exec(body)![1], type: 'query', body }));
+    writeFileSync(manifest, JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 1, operations }));
+    // Text queries run too (TRUSTED_DOCUMENTS_ONLY=false): the operations are listed all the same.
+    ({ process: gateway, origin } = await startProductionGateway({ TRUSTED_DOCUMENTS: manifest, TRUSTED_DOCUMENTS_ONLY: 'false', LOG_LEVEL: 'warn' }));
+  }, 40_000);
+  afterAll(async () => {
+    await gateway?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists its operations with an example request by id', () => {
+    expect(gateway.stdout()).toContain(
+      [
+        "  Text queries run too; a client built with the manifest sends an operation's id,",
+        "  as documentId, Relay doc_id or Apollo extensions.persistedQuery.sha256Hash. The manifest's operations:",
+        `    ${sha256(PAGE)}  query ExceptionPage`,
+        `    ${sha256(COUNT)}  query ExceptionCount`,
+        '  For example (query ExceptionCount):',
+        `    curl -s ${origin}/graphql -H 'content-type: application/json' -H 'authorization: Bearer demo-token-acme' -d '{"documentId":"${sha256(COUNT)}"}'`,
+        '',
+      ].join('\n'),
+    );
+  });
+});

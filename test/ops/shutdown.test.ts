@@ -139,7 +139,7 @@ describe('SIGTERM', () => {
     const answer = await postJson(`http://127.0.0.1:${port}/graphql`, { query: '{ exceptions(first: 1) { totalCount } }' }, bearer('demo-token-acme'));
     expect(answer.status).toBe(200);
 
-    const gateway = descendantsOf(child.pid!).filter((p) => /^\S*node /.test(p.command) && p.command.endsWith('dist/main.js'));
+    const gateway = descendantsOf(child.pid!).filter((p) => /^\S*node /.test(p.command) && p.command.endsWith('scripts/start.mjs'));
     expect(gateway).toHaveLength(1);
     // The start script execs node, so npm's child is the gateway itself and npm's forwarded signal reaches it.
     expect(descendantsOf(child.pid!).map((p) => p.pid)).toEqual([gateway[0]!.pid]);

@@ -5,9 +5,12 @@ import { buildSubgraphSchema } from '@apollo/subgraph';
 import { GraphQLError, parse, type DocumentNode } from 'graphql';
 import type { Sandbox } from '../../sandbox/index.ts';
 
-// A second subgraph for the composition tests: it owns the accounts our subgraph
-// only references by id, and gives them names. Its records are built from the
-// sandbox's data, so joins across the two subgraphs meet on real ids.
+// An example of a second subgraph beside the gateway's (`npm run federation` composes the two
+// behind Hive Gateway; the composition tests use it too). It owns the accounts the gateway's
+// subgraph only references by id (`resolvable: false` stubs there) and gives them names, and it
+// points at the gateway's `Document` entity by id. Its records are built from the sandbox's data,
+// so joins across the two subgraphs meet on real ids. It never receives the caller's token: a
+// router sends it to the gateway's subgraph only (docs/federation.md).
 
 export const ACCOUNTS_TYPE_DEFS: DocumentNode = parse(/* GraphQL */ `
   extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key"])
@@ -132,15 +135,17 @@ function accountsSchema(data: AccountsData) {
   ]);
 }
 
-/** Serves the accounts subgraph on an ephemeral loopback port. */
+/** Serves the accounts subgraph on loopback, on `port` (default: a free one). */
 export async function startAccountsSubgraph(
   data: AccountsData,
   /** Sees the headers of every request the subgraph receives (the router-recipe tests check what reached it). */
   onRequest?: (headers: Record<string, string | string[] | undefined>) => void,
+  port = 0,
 ): Promise<{ url: string; stop(): Promise<void> }> {
-  const server = new ApolloServer<AccountsContext>({ schema: accountsSchema(data), plugins: [ApolloServerPluginInlineTraceDisabled()] });
+  // Whoever starts it stops it (`stop()`): no signal handlers of Apollo's own, which would re-raise the signal.
+  const server = new ApolloServer<AccountsContext>({ schema: accountsSchema(data), plugins: [ApolloServerPluginInlineTraceDisabled()], stopOnTerminationSignals: false });
   const { url } = await startStandaloneServer(server, {
-    listen: { port: 0, host: '127.0.0.1' },
+    listen: { port, host: '127.0.0.1' },
     context: async ({ req }) => {
       onRequest?.(req.headers);
       return { businessAccountId: data.businessAccountOfToken.get(req.headers.authorization?.replace(/^Bearer /, '') ?? '') };

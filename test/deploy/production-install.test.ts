@@ -1,0 +1,181 @@
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { SETTINGS } from '../../src/settings.ts';
+import { watchOutput } from '../support/gateway-process.ts';
+import { bearer, postGraphQL } from '../support/graphql-client.ts';
+
+// The production path of a PaaS build pack, on a copy of the project: `npm start` in development
+// builds dist/ once and then starts without building; the copy is then installed with
+// `npm ci --omit=dev` (no dev tool, npm on the machine's Node) and `npm start` with
+// NODE_ENV=production runs the build it finds, over the embedded sandbox, or refuses a missing or
+// stale one with one line.
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The project's Node 24 for the development steps; the production steps run on the machine's Node. */
+const BIN = join(ROOT, 'node_modules/.bin');
+const run = promisify(execFile);
+/** The embedded sandbox's exceptions of demo-token-acme. */
+const ACME_EXCEPTIONS = 300;
+const BUILT = /^Gateway built into \S+ in \d+ ms$/m;
+
+let app: string;
+let started: ChildProcess | undefined;
+let held: Server | undefined;
+
+/** The PATH of a machine with the project's tools (development) or without them (production). */
+const pathFor = (development: boolean) => [...(development ? [BIN] : []), ...(process.env.PATH ?? '').split(':').filter((dir) => !dir.includes('node_modules'))].join(':');
+
+function npmStart(env: Record<string, string>, development: boolean) {
+  const child = spawn('npm', ['start', '--silent'], {
+    cwd: app,
+    env: { PATH: pathFor(development), HOME: process.env.HOME ?? '', PORT: '0', ADMIN_PORT: '0', SANDBOX_PORT: '0', SANDBOX_CONTENT_PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  started = child;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, exited, stdout: watchOutput(child.stdout!, exited), stderr: watchOutput(child.stderr!) };
+}
+
+/** Starts `npm start`, waits for its banner, answers one query and stops it with SIGTERM. */
+async function startAndQuery(env: Record<string, string>, development: boolean) {
+  const gateway = npmStart(env, development);
+  const endpoint = (await gateway.stdout.waitFor(/^GraphQL endpoint: (\S+)$/m, 120_000))[1]!;
+  const answer = await postGraphQL(endpoint, { query: '{ exceptions(first: 1) { totalCount } }' }, bearer('demo-token-acme'));
+  gateway.child.kill('SIGTERM');
+  return { answer, code: await gateway.exited, stdout: gateway.stdout.text(), stderr: gateway.stderr.text() };
+}
+
+beforeAll(() => {
+  app = mkdtempSync(join(tmpdir(), 'production-install-'));
+  // The project as a clone has it: tracked files and new ones not ignored (no dist/, no node_modules).
+  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0')
+    .filter((file) => file !== '' && file !== 'node_modules');
+  for (const file of files) {
+    try {
+      mkdirSync(dirname(join(app, file)), { recursive: true });
+      cpSync(join(ROOT, file), join(app, file));
+    } catch (error) {
+      // A tracked file deleted in the working tree is not part of the project being tested.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+  // The development steps use this checkout's installed dependencies, as an `npm ci` would give them.
+  symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'));
+});
+
+afterEach(() => {
+  if (started && started.exitCode === null && started.signalCode === null) process.kill(-started.pid!, 'SIGKILL');
+  started = undefined;
+  held?.close();
+  held = undefined;
+});
+
+afterAll(() => {
+  if (app) rmSync(app, { recursive: true, force: true });
+});
+
+describe('scripts/start.mjs', () => {
+  it('checks the ports the gateway takes by default', () => {
+    const defaults = /const LISTENER_DEFAULTS = (\{[^}]*\});/.exec(readFileSync(join(ROOT, 'scripts/start.mjs'), 'utf8'))![1]!;
+    const named = Object.keys(JSON.parse(defaults.replace(/(\w+):/g, '"$1":').replace(/'/g, '"')) as object) as (keyof typeof SETTINGS)[];
+    expect(JSON.parse(defaults.replace(/(\w+):/g, '"$1":').replace(/'/g, '"'))).toEqual(Object.fromEntries(named.map((name) => [name, String((SETTINGS[name] as { default: unknown }).default)])));
+    expect(named).toEqual(['PORT', 'HOST', 'ADMIN_PORT', 'ADMIN_HOST']);
+  });
+});
+
+describe('npm start in development', () => {
+  it('builds dist/ when it holds no build, then serves', async () => {
+    const { answer, code, stdout } = await startAndQuery({}, true);
+    expect(stdout).toMatch(BUILT);
+    expect(stdout.indexOf('Gateway built into')).toBeLessThan(stdout.indexOf('GraphQL endpoint:'));
+    expect(answer).toEqual({ status: 200, body: { data: { exceptions: { totalCount: ACME_EXCEPTIONS } } } });
+    expect(code).toBe(0);
+  }, 180_000);
+
+  it('starts a second time without building', async () => {
+    const { answer, code, stdout } = await startAndQuery({}, true);
+    expect(stdout).not.toMatch(BUILT);
+    expect(stdout).toMatch(/^GraphQL endpoint: /);
+    expect([answer.status, code]).toEqual([200, 0]);
+  }, 120_000);
+
+  it('says a port is taken in one line, before building', async () => {
+    held = createServer();
+    await new Promise<void>((resolve) => held!.listen(0, '127.0.0.1', resolve));
+    const port = (held.address() as AddressInfo).port;
+    // The sources changed: a start would build first, were the port not checked before.
+    const source = join(app, 'src/banner.ts');
+    const before = readFileSync(source, 'utf8');
+    appendFileSync(source, '\n// changed\n');
+    const gateway = npmStart({ ADMIN_PORT: String(port) }, true);
+    const code = await gateway.exited;
+    writeFileSync(source, before);
+    expect({ code, stdout: gateway.stdout.text(), stderr: gateway.stderr.text() }).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `Port ${port} on 127.0.0.1 is already in use: choose another with ADMIN_PORT (0 picks a free one)\n`,
+    });
+  }, 60_000);
+});
+
+describe('the production install (npm ci --omit=dev)', () => {
+  let install: { stdout: string; stderr: string };
+
+  beforeAll(async () => {
+    unlinkSync(join(app, 'node_modules'));
+    install = await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], { cwd: app, env: { PATH: pathFor(false), HOME: process.env.HOME ?? '' }, maxBuffer: 16 * 1024 * 1024 });
+  }, 600_000);
+
+  it('installs without dev tools, skipping the playground build with one line', () => {
+    expect(install.stdout).toContain('prepare: playground not built (no dev dependencies: a production install); the gateway serves it only where PLAYGROUND is on\n');
+    expect(install.stderr).toBe('');
+    expect(() => execFileSync(join(app, 'node_modules/.bin/node'), ['--version'])).toThrow();
+  });
+
+  it('runs the build it finds with NODE_ENV=production and answers a query over the embedded sandbox, warning of a misspelt setting', async () => {
+    const { answer, code, stdout, stderr } = await startAndQuery({ NODE_ENV: 'production', RATE_LIMIT_PER_SECONDS: '5' }, false);
+    expect(stdout).not.toMatch(BUILT);
+    expect(answer).toEqual({ status: 200, body: { data: { exceptions: { totalCount: ACME_EXCEPTIONS } } } });
+    expect({ code, stderr }).toEqual({
+      code: 0,
+      stderr: 'Warning: RATE_LIMIT_PER_SECONDS is not a setting of this gateway and is ignored: did you mean RATE_LIMIT_PER_SECOND? (node dist/main.js --help lists the settings)\n',
+    });
+  }, 120_000);
+
+  it('refuses a dist/ built from other sources, saying what to run', async () => {
+    appendFileSync(join(app, 'src/banner.ts'), '\n// changed after the build\n');
+    const gateway = npmStart({ NODE_ENV: 'production' }, false);
+    expect({ code: await gateway.exited, stdout: gateway.stdout.text(), stderr: gateway.stderr.text() }).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'dist/ was built from other sources than these: run `npm run build` before `npm start` (production never builds)\n',
+    });
+  }, 60_000);
+
+  it('outside production, says it cannot build a stale dist/ without dev dependencies, in one line', async () => {
+    const gateway = npmStart({}, false);
+    expect({ code: await gateway.exited, stdout: gateway.stdout.text(), stderr: gateway.stderr.text() }).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'dist/ was built from other sources than these, and this install cannot build (no dev dependencies): run `npm run build` where they are installed\n',
+    });
+  }, 60_000);
+
+  it('refuses a missing dist/, saying what to run', async () => {
+    rmSync(join(app, 'dist'), { recursive: true });
+    const gateway = npmStart({ NODE_ENV: 'production' }, false);
+    expect({ code: await gateway.exited, stdout: gateway.stdout.text(), stderr: gateway.stderr.text() }).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'dist/ holds no build: run `npm run build` before `npm start` (production never builds)\n',
+    });
+  }, 60_000);
+});
