@@ -15,7 +15,8 @@ import { startStack, type Stack } from '../support/stack.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DOC = readFileSync(new URL('../../docs/web-clients.md', import.meta.url), 'utf8');
-const section = DOC.slice(DOC.indexOf('### Relay and Apollo Client'));
+// The Apollo Client part of the section (the Relay steps before it have blocks of their own).
+const section = DOC.slice(DOC.indexOf('Apollo Client does not send the text it was written with'));
 const config = /```json\n([\s\S]*?)```/.exec(section)![1]!;
 const command = /```sh\n([\s\S]*?)```/.exec(section)![1]!.trim();
 const clientModule = /```js\n(\/\/ src\/apollo-client\.js\n[\s\S]*?)```/.exec(section)![1]!;
