@@ -18,8 +18,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import pino from 'pino';
+import { readCommandLine } from '../src/command-line.ts';
 import { loadConfig } from '../src/config.ts';
 import { FeatureSwitches, SWITCHABLE_FEATURES, type SwitchableFeature } from '../src/feature-switches.ts';
 import { createLogger } from '../src/logger.ts';
@@ -33,32 +33,31 @@ const HOST = '127.0.0.1';
 const PORTS = { sandbox: 24810, content: 24811 } as const;
 const TOKEN = 'demo-token-acme';
 
-const { values } = parseArgs({
-  options: {
-    pairs: { type: 'string', default: '30' },
-    'window-ms': { type: 'string', default: '300' },
-    connections: { type: 'string', default: '8' },
-    workload: { type: 'string', default: 'd' },
-    features: { type: 'string' },
-    help: { type: 'boolean', short: 'h', default: false },
+const { values } = readCommandLine(
+  {
+    options: {
+      pairs: { type: 'string', default: '30' },
+      'window-ms': { type: 'string', default: '300' },
+      connections: { type: 'string', default: '8' },
+      workload: { type: 'string', default: 'd' },
+      features: { type: 'string' },
+    },
   },
-});
-if (values.help) {
-  console.log(`Usage: npm run bench:features -- [options]
-
-Measures each feature's marginal CPU per operation inside one gateway under one continuous load,
-switching the feature off and on in alternating windows, with an A/A control (the "control" switch).
-
-Options:
-  --pairs N         on/off window pairs per feature (default 30)
-  --window-ms MS    length of a measured window (default 300; 50 ms more settle before each)
-  --connections N   autocannon connections (default 8)
-  --workload d|a    (d) one document read, (a) an exceptions page of 20 with assignee and notes (default d)
-  --features LIST   comma-separated features (default: all: ${SWITCHABLE_FEATURES.join(', ')})
-
-Example: npm run bench:features -- --pairs 20 --features control,"request log"`);
-  process.exit(0);
-}
+  {
+    command: 'npm run bench:features',
+    summary:
+      "Each feature's marginal CPU per operation, measured inside one gateway under one continuous load: the\n" +
+      'feature is switched off and on in alternating windows, with an A/A control (the "control" switch).',
+    options: {
+      pairs: { text: 'on/off window pairs per feature', value: 'N' },
+      'window-ms': { text: 'length of a measured window (50 ms more settle before each)', value: 'MS' },
+      connections: { text: 'autocannon connections', value: 'N' },
+      workload: { text: '(d) one document read, (a) an exceptions page of 20 with assignee and notes', value: 'LETTER' },
+      features: { text: `comma-separated features, all by default: ${SWITCHABLE_FEATURES.join(', ')}`, value: 'LIST' },
+    },
+    examples: ['npm run bench:features -- --pairs 20 --features control,metrics'],
+  },
+);
 const pairs = Number(values.pairs);
 const windowMs = Number(values['window-ms']);
 const settleMs = 50;
