@@ -30,7 +30,7 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
 const AUTOCANNON = path.join(ROOT, 'node_modules/autocannon/autocannon.js');
 const HOST = '127.0.0.1';
-const PORTS = { sandbox: 24810, content: 24811 } as const;
+const PORTS = { sandbox: 24910, content: 24911 } as const;
 const TOKEN = 'demo-token-acme';
 
 const { values } = readCommandLine(
