@@ -29,6 +29,12 @@ export interface GatewayContext {
   loaders: {
     document: DataLoader<string, DocumentModel>;
   };
+  /**
+   * The same request's context for one operation of its batch (the operations of a batch share one
+   * context otherwise): its own platform client (GET cache, budget ledger, attempts counted) and
+   * loaders; the request's token, deadline, caller and MAX_PLATFORM_CALLS_PER_REQUEST.
+   */
+  forOperation(): GatewayContext;
 }
 
 export interface ContextDependencies {
@@ -58,7 +64,7 @@ export function createContext(
     tokenKey: admission?.tokenKey,
     onTokenRefused: admission && (() => (admission.refusedByPlatform = true)),
   });
-  return {
+  const context: GatewayContext = {
     config: deps.config,
     logger: deps.logger,
     platform,
@@ -66,7 +72,12 @@ export function createContext(
     caller: new CursorCaller(headers.authorization),
     paging: pagingFactsFor(deps.http),
     loaders: new RequestLoaders(platform, deps.config.documentLoaderConcurrency),
+    forOperation: () => {
+      const own = platform.forOperation();
+      return { ...context, platform: own, loaders: new RequestLoaders(own, deps.config.documentLoaderConcurrency) };
+    },
   };
+  return context;
 }
 
 /** A request's loaders, each built on first use: most operations touch none of them (a loader and its limiter per request otherwise). */
