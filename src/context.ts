@@ -64,6 +64,7 @@ export function createContext(
     tokenKey: admission?.tokenKey,
     onTokenRefused: admission && (() => (admission.refusedByPlatform = true)),
   });
+  if (admission !== undefined) admission.callsSent = () => platform.requestCalls.tally.sent;
   const context: GatewayContext = {
     config: deps.config,
     logger: deps.logger,

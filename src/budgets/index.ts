@@ -10,7 +10,7 @@ import type { Stage } from '../http/stage.ts';
 import { currentRequestId } from '../request/scope.ts';
 import { MAX_BUCKETS, MemoryBuckets, type BucketPolicy, type BucketStore } from './bucket.ts';
 import { bearerToken, canonicalAuthorization, tokenKey } from '../request/caller-token.ts';
-import { clientAddress } from './client-address.ts';
+import { addressUnit, clientAddress } from './client-address.ts';
 import { CallEstimator } from './estimate.ts';
 import { retryAfterSeconds } from './ledger.ts';
 import { budgetPlugin, CALLS_POLICY_NAME, type BudgetContext, type BudgetObserver } from './plugin.ts';
@@ -44,12 +44,14 @@ export interface Admission {
   /** `token:<hash>` or `address:<address>`: whose bucket pays. */
   readonly callerKey: string;
   readonly caller: 'token' | 'address';
-  /** The client address (TRUSTED_PROXIES applied). */
+  /** The client address (TRUSTED_PROXIES applied), an IPv6 address by its /64 (addressUnit). */
   readonly address: string;
   /** The bearer token's key (tokenKey of src/request/caller-token.ts), computed here once for the request's platform client too. */
   readonly tokenKey: string | undefined;
-  /** Whether the platform refused this request's token (401): the address's unit is then kept. */
+  /** Whether the platform refused this request's token (401). */
   refusedByPlatform: boolean;
+  /** Attempts the platform was sent for this request so far (its context sets it; none before). */
+  callsSent?: () => number;
 }
 
 const admissions = new WeakMap<IncomingMessage, Admission>();
@@ -104,7 +106,7 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
 
   const admission: Stage = (req, res, next) => {
     const token = bearerToken(req.headers.authorization);
-    const address = addressOf(req);
+    const address = addressUnit(addressOf(req));
     const key = token === undefined ? undefined : tokenKey(token);
     // Every later reader (context, platform client, shared reads) sees the one canonical spelling.
     if (token !== undefined) req.headers.authorization = canonicalAuthorization(token);
@@ -138,9 +140,11 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
         });
         return;
       }
-      // The unit is given back unless the platform refused the token: an accepted token, or a request that made no call, costs nothing.
+      // The unit comes back only when the platform accepted the token or no call was sent: a client
+      // hanging up before the platform's answer keeps it spent, so hanging up buys no more made-up tokens.
       res.once('close', () => {
-        if (!admitted.refusedByPlatform) void store.adjust(failures, address, -1);
+        const sent = admitted.callsSent?.() ?? 0;
+        if (!admitted.refusedByPlatform && (sent === 0 || tokens.verdict(key) === 'accepted')) void store.adjust(failures, address, -1);
       });
       next();
     }, next);

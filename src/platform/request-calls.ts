@@ -27,6 +27,8 @@ export interface RequestCallsOptions {
 export interface CallTally {
   /** Calls handed to the platform seam (joined shared reads included), for MAX_PLATFORM_CALLS_PER_REQUEST and logs. */
   calls: number;
+  /** Attempts the platform was sent for the whole request, retries included. */
+  sent: number;
 }
 
 /**
@@ -46,7 +48,7 @@ export class RequestCalls {
   /** The credentials' key in the shared reads, computed on the first GET. */
   credential: string | undefined;
 
-  constructor(options: RequestCallsOptions, tally: CallTally = { calls: 0 }) {
+  constructor(options: RequestCallsOptions, tally: CallTally = { calls: 0, sent: 0 }) {
     this.options = options;
     this.tally = tally;
     this.#tokenKey = options.tokenKey;

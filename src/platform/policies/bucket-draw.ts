@@ -15,10 +15,12 @@ export const bucketDraw: Policy = {
     const drawing = ledger?.draw();
     if (drawing === undefined) {
       caller.sent++;
+      caller.tally.sent++;
       return next(call);
     }
     return drawing.then(() => {
       caller.sent++;
+      caller.tally.sent++;
       return next(call);
     });
   },
