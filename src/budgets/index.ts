@@ -87,6 +87,10 @@ async function bucketStore(config: Config, logger: Logger, observer: BudgetObser
 }
 
 export async function setupBudgets(config: Config, logger: Logger, observer?: BudgetObserver): Promise<Budgets> {
+  if (config.rateLimit !== undefined && config.redisUrl !== undefined && config.budgetStore.redisUrl === undefined) {
+    // An operator who set REDIS_URL likely runs several instances and expects the budgets shared too.
+    logger.warn('budgets are counted per instance: REDIS_URL is set but RATE_LIMIT_REDIS_URL is not; set RATE_LIMIT_REDIS_URL (a Redis of its own, noeviction) to share them between instances');
+  }
   const store = await bucketStore(config, logger, observer);
   const tokens = new TokenVerdicts();
   const addressOf = clientAddress(config.trustedProxies);
