@@ -97,3 +97,19 @@ describe('each operation of a batch', () => {
     expect(await platformCalls()).toBe(5);
   }, 40_000);
 });
+
+describe('racing requests', () => {
+  it('8 concurrent union reads at 1/s, burst 20: the platform feels no more than the burst, the refill and the draws in flight', async () => {
+    const origin = await startGateway({ RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '20' });
+    await resetPlatformCalls();
+    const query = `{ exceptions(first: 30) { nodes { entity { ... on FinancialAccount {
+      a1: documentAcceptances(first: 1) { totalCount } a2: documentAcceptances(first: 2) { totalCount } a3: documentAcceptances(first: 3) { totalCount }
+    } } } } }`;
+    const started = performance.now();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => post(origin, acme, { query })));
+    const seconds = (performance.now() - started) / 1000;
+    // Priced at its dearest member (1 + 30 × 3 calls), more than the burst: refused whole, before any call.
+    expect(answers.map((answer) => [answer.status, (answer.body as Body).errors?.[0]?.extensions?.code])).toEqual(Array.from({ length: 8 }, () => [400, 'COST_EXCEEDS_BURST']));
+    expect(await platformCalls()).toBeLessThanOrEqual(20 + Math.ceil(seconds) + 3);
+  }, 40_000);
+});

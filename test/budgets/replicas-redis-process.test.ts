@@ -81,4 +81,17 @@ describeRedis('three replicas, one budget Redis', () => {
     });
     await check(globex, result);
   }, 60_000);
+
+  it('warns at start-up when budgets are on and REDIS_URL is set without RATE_LIMIT_REDIS_URL: each instance counts alone', async () => {
+    const alone = await startProductionGateway({ UPSTREAM_URL: sandbox.url, LOG_LEVEL: 'warn', ADMIN_PORT: '0', REDIS_URL: redis.url, RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '10' });
+    try {
+      const [line] = await alone.process.waitFor(/^.*RATE_LIMIT_REDIS_URL is not.*$/m, 5_000);
+      expect(JSON.parse(line)).toEqual(expect.objectContaining({
+        level: 40,
+        msg: 'budgets are counted per instance: REDIS_URL is set but RATE_LIMIT_REDIS_URL is not; set RATE_LIMIT_REDIS_URL (a Redis of its own, noeviction) to share them between instances',
+      }));
+    } finally {
+      await alone.process.stop();
+    }
+  }, 40_000);
 });
