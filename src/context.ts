@@ -8,6 +8,7 @@ import { CursorCaller } from './connections/caller.ts';
 import { pagingFactsFor, type PagingFacts } from './connections/paging-facts.ts';
 import { createDocumentLoader } from './documents/loader.ts';
 import type { DocumentModel } from './documents/records.ts';
+import { callerToken } from './request/caller-token.ts';
 import { requestSignal } from './request/deadline.ts';
 import { PlatformClient } from './platform/client.ts';
 import type { PlatformHttp } from './platform/http.ts';
@@ -61,6 +62,7 @@ export function createContext(
   const platform = new PlatformClient(deps.http, headers.authorization, signal, {
     maxCalls: deps.config.platformProtection.maxCallsPerRequest,
     tokens: deps.tokens,
+    caller: callerToken(headers),
     tokenKey: admission?.tokenKey,
     onTokenRefused: admission && (() => (admission.refusedByPlatform = true)),
   });

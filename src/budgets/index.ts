@@ -9,7 +9,7 @@ import { refuse } from '../http/refusal.ts';
 import type { Stage } from '../http/stage.ts';
 import { currentRequestId } from '../request/scope.ts';
 import { MAX_BUCKETS, MemoryBuckets, type BucketPolicy, type BucketStore } from './bucket.ts';
-import { bearerToken, canonicalAuthorization, tokenKey } from '../request/caller-token.ts';
+import { callerToken, canonicalAuthorization } from '../request/caller-token.ts';
 import { addressUnit, clientAddress } from './client-address.ts';
 import { CallEstimator } from './estimate.ts';
 import { retryAfterSeconds } from './ledger.ts';
@@ -109,9 +109,10 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
   };
 
   const admission: Stage = (req, res, next) => {
-    const token = bearerToken(req.headers.authorization);
+    const caller = callerToken(req.headers);
+    const token = caller.token;
     const address = addressUnit(addressOf(req));
-    const key = token === undefined ? undefined : tokenKey(token);
+    const key = caller.key;
     // Every later reader (context, platform client, shared reads) sees the one canonical spelling.
     if (token !== undefined) req.headers.authorization = canonicalAuthorization(token);
     const admitted: Admission = {

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { bearerToken, canonicalAuthorization } from '../request/caller-token.ts';
+import { bearerToken, canonicalAuthorization, type CallerToken } from '../request/caller-token.ts';
 import type { TokenVerdicts } from '../budgets/token-verdicts.ts';
 import { ErrorCode } from '../errors.ts';
 import { transportError } from './error-mapping.ts';
@@ -58,6 +58,8 @@ export interface PlatformClientOptions {
   tokenKey?: string;
   /** Told when the platform refuses this request's token (401): the client's address is charged for it. */
   onTokenRefused?: () => void;
+  /** The request's caller as src/request/caller-token.ts read it, so the header is not parsed again. */
+  caller?: CallerToken;
 }
 
 /** A GET as the request's loader keeps it: identical paths are one GET, whichever route asks. */
@@ -87,14 +89,14 @@ export class PlatformClient {
   constructor(http: PlatformHttp, authorization: string | undefined, signal?: AbortSignal, options: PlatformClientOptions = {}, requestCalls?: RequestCalls) {
     this.http = http;
     // One spelling upstream whatever the client wrote (`bearer  T` is `Bearer T`): one shared-read key per token.
-    const token = bearerToken(authorization);
+    const token = options.caller?.token ?? bearerToken(authorization);
     this.authorization = token === undefined ? undefined : canonicalAuthorization(token);
     this.signal = signal;
     this.requestCalls = requestCalls ?? new RequestCalls({
       maxCalls: options.maxCalls ?? Number.POSITIVE_INFINITY,
       tokens: options.tokens,
       token,
-      tokenKey: options.tokenKey,
+      tokenKey: options.tokenKey ?? options.caller?.key,
       onTokenRefused: options.onTokenRefused,
     });
   }
