@@ -8,6 +8,7 @@ import { CursorCaller } from './connections/caller.ts';
 import { pagingFactsFor, type PagingFacts } from './connections/paging-facts.ts';
 import { createDocumentLoader } from './documents/loader.ts';
 import type { DocumentModel } from './documents/records.ts';
+import { callerToken } from './request/caller-token.ts';
 import { requestSignal } from './request/deadline.ts';
 import { PlatformClient } from './platform/client.ts';
 import type { PlatformHttp } from './platform/http.ts';
@@ -29,6 +30,12 @@ export interface GatewayContext {
   loaders: {
     document: DataLoader<string, DocumentModel>;
   };
+  /**
+   * The same request's context for one operation of its batch (the operations of a batch share one
+   * context otherwise): its own platform client (GET cache, budget ledger, attempts counted) and
+   * loaders; the request's token, deadline, caller and MAX_PLATFORM_CALLS_PER_REQUEST.
+   */
+  forOperation(): GatewayContext;
 }
 
 export interface ContextDependencies {
@@ -55,10 +62,12 @@ export function createContext(
   const platform = new PlatformClient(deps.http, headers.authorization, signal, {
     maxCalls: deps.config.platformProtection.maxCallsPerRequest,
     tokens: deps.tokens,
+    caller: callerToken(headers),
     tokenKey: admission?.tokenKey,
     onTokenRefused: admission && (() => (admission.refusedByPlatform = true)),
   });
-  return {
+  if (admission !== undefined) admission.callsSent = () => platform.requestCalls.tally.sent;
+  const context: GatewayContext = {
     config: deps.config,
     logger: deps.logger,
     platform,
@@ -66,7 +75,12 @@ export function createContext(
     caller: new CursorCaller(headers.authorization),
     paging: pagingFactsFor(deps.http),
     loaders: new RequestLoaders(platform, deps.config.documentLoaderConcurrency),
+    forOperation: () => {
+      const own = platform.forOperation();
+      return { ...context, platform: own, loaders: new RequestLoaders(own, deps.config.documentLoaderConcurrency) };
+    },
   };
+  return context;
 }
 
 /** A request's loaders, each built on first use: most operations touch none of them (a loader and its limiter per request otherwise). */

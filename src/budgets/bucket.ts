@@ -116,6 +116,11 @@ export class MemoryBuckets implements BucketStore {
     return state;
   }
 
+  /** Sets a bucket to the state a shared store reported (its TAT in this clock's terms). */
+  mirror(policy: BucketPolicy, key: string, tat: number): void {
+    this.#store(`${policy.name}:${key}`, tat, this.#clock());
+  }
+
   async take(policy: BucketPolicy, key: string, cost: number): Promise<BucketState> {
     return this.takeNow(policy, key, cost);
   }

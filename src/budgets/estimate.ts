@@ -1,33 +1,38 @@
 import {
   getNamedType,
-  isObjectType,
   Kind,
   type DirectiveNode,
   type DocumentNode,
+  type FieldNode,
   type GraphQLField,
+  type GraphQLNamedType,
   type GraphQLObjectType,
   type GraphQLSchema,
+  type IntValueNode,
   type OperationDefinitionNode,
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
 import { ENTITY_CALLS, WALKING_FIELDS } from '../area-modules.ts';
-import { argumentValue, fragmentNamed, walksFromEnd } from '../hardening/operation-values.ts';
+import { argumentValue, walksFromEnd, type Variables } from '../hardening/operation-values.ts';
 import { BACKWARD_WALK_RECORDS } from '../hardening/query-cost.ts';
+import { collectFields, possibleObjectTypes, representationTypenames, rootType, subSelections } from '../hardening/selection-walk.ts';
 
 /**
- * The platform calls an operation will make, estimated from its document before it runs, read from
- * the cost directives the schema declares for routers (schema/):
- * - a field with `@listSize` reads a platform list: one call per platform page its page size needs
- *   (`first`/`last`, else the default page size, over UPSTREAM_MAX_PAGE_SIZE), and its children
- *   count once per row; `last` without `before` on a list that may not report its length walks the
- *   list to its end (BACKWARD_WALK_RECORDS records);
+ * The platform calls an operation may make, from its document before it runs: an upper bound, read
+ * from the cost directives the schema declares for routers (schema/), over the selections as
+ * execution collects them (src/hardening/selection-walk.ts, shared with the request limit):
+ * - a field with `@listSize` reads a platform list: the platform pages its window may touch (see
+ *   windowPages), and its children count once per row;
  * - a field with `@cost(weight: n)` makes n calls;
+ * - a union or interface is priced at its most expensive member;
  * - `_entities` resolves each representation: the entity calls its area declares for its type
- *   (src/area-modules.ts), plus its selection.
- * Anything else is free. Fields of one response key count once, as execution merges them.
- * `@skip`/`@include` are not read: such a field is counted, and refunded after the run if it made
- * no call.
+ *   (src/area-modules.ts), plus its selection; a representation whose type the document and
+ *   variables do not tell is priced as the most expensive entity;
+ * - fields of one response key count once, as execution merges them, and only fragments that can
+ *   apply are visited; `@skip`/`@include` are not read (such a field counts).
+ * Anything else is free. Retries are not in the estimate: every attempt draws from the caller's
+ * bucket when it is sent (ledger.ts), so an estimate short of the truth never lets a call go unpaid.
  */
 export interface EstimateSizes {
   /** Page size of a connection without `first`/`last`. */
@@ -41,8 +46,6 @@ export interface EstimateSizes {
 /** A representation of a type without entity calls of its area (src/area-modules.ts): priced as if fetched. */
 const UNKNOWN_ENTITY_CALLS = 1;
 
-type Variables = Record<string, unknown>;
-
 function directive(field: GraphQLField<unknown, unknown>, name: string): DirectiveNode | undefined {
   return field.astNode?.directives?.find((node) => node.name.value === name);
 }
@@ -52,91 +55,109 @@ function intArgument(node: DirectiveNode, name: string): number | undefined {
   return value?.kind === Kind.INT ? Number(value.value) : undefined;
 }
 
-/** The __typename of each representation, as sent in the variable or written in the query. */
-function representationTypes(value: ValueNode | undefined, variables: Variables): string[] {
-  if (value === undefined || value.kind === Kind.NULL) return [];
-  if (value.kind === Kind.VARIABLE) {
-    const given = Object.hasOwn(variables, value.name.value) ? variables[value.name.value] : undefined;
-    const list = Array.isArray(given) ? given : given === null || given === undefined ? [] : [given];
-    return list.map((item) => (typeof item === 'object' && item !== null && typeof (item as { __typename?: unknown }).__typename === 'string' ? (item as { __typename: string }).__typename : ''));
-  }
-  const items = value.kind === Kind.LIST ? value.values : [value];
-  return items.map((item) => {
-    if (item.kind !== Kind.OBJECT) return '';
-    const typename = item.fields.find((field) => field.name.value === '__typename')?.value;
-    return typename?.kind === Kind.STRING ? typename.value : '';
-  });
+/** Whether an argument is given a value (a literal, or a variable that was sent), null excepted. */
+function given(field: FieldNode, name: string, variables: Variables): boolean {
+  const value = argumentValue(field, name, variables);
+  return value !== undefined && value !== null;
 }
 
 export class CallEstimator {
   readonly #schema: GraphQLSchema;
   readonly #sizes: EstimateSizes;
+  readonly #entityType;
+  /** The most any entity's own calls cost: a representation of an unknown type is priced at it. */
+  readonly #dearestEntity: number;
 
   constructor(schema: GraphQLSchema, sizes: EstimateSizes) {
     this.#schema = schema;
     this.#sizes = sizes;
+    this.#entityType = schema.getType('_Entity');
+    this.#dearestEntity = Math.max(UNKNOWN_ENTITY_CALLS, ...ENTITY_CALLS.values());
   }
 
-  /** Platform calls the operation is expected to make (0 when it makes none). */
+  /** Platform calls the operation may make at most (0 when it makes none). */
   estimate(document: DocumentNode, operation: OperationDefinitionNode, variables: Variables): number {
-    const root = operation.operation === 'query' ? this.#schema.getQueryType() : operation.operation === 'mutation' ? this.#schema.getMutationType() : undefined;
+    const root = rootType(this.#schema, operation);
     if (!root) return 0;
-    return this.#selection(document, operation.selectionSet, root, variables, new Set(), true);
+    return this.#object(document, root, [operation.selectionSet], variables, true);
   }
 
+  /** Platform pages a window of `rows` rows at offset 0 covers. */
   #pages(rows: number): number {
     return Math.max(1, Math.ceil(rows / this.#sizes.upstreamPageSize));
   }
 
-  #size(value: unknown): number | undefined {
-    return typeof value === 'number' && Number.isInteger(value) ? Math.min(Math.max(value, 0), this.#sizes.maxSize) : undefined;
+  /** A page-size argument as a number of rows (a literal or a variable's value), clamped to the sizes allowed. */
+  #size(node: FieldNode, name: string, variables: Variables): number | undefined {
+    const given = argumentValue(node, name, variables);
+    const value = typeof given === 'object' && given !== null && (given as ValueNode).kind === Kind.INT ? Number((given as IntValueNode).value) : given;
+    if (typeof value !== 'number' || !Number.isInteger(value)) return undefined;
+    return Math.min(Math.max(value, 0), this.#sizes.maxSize);
   }
 
-  #selection(document: DocumentNode, selectionSet: SelectionSetNode, parent: GraphQLObjectType, variables: Variables, spread: Set<string>, atRoot: boolean): number {
+  /**
+   * The platform pages a connection's window may touch (src/connections/paginate.ts): `first` from the
+   * start is its pages; a window at an offset the document does not tell (`after`, `before`) may
+   * straddle one page more; `last` without `before` first learns the list's length with a one-row
+   * call, and on a list that may not report it (WALKING_FIELDS) walks the list to its end
+   * (BACKWARD_WALK_RECORDS records, plus the page the walk starts in).
+   */
+  #windowPages(node: FieldNode, rows: number, variables: Variables, atRoot: boolean): number {
+    if (walksFromEnd(node, variables)) {
+      if (atRoot && WALKING_FIELDS.has(node.name.value)) return this.#pages(BACKWARD_WALK_RECORDS) + 1;
+      return 1 + this.#pages(rows) + 1;
+    }
+    const offset = given(node, 'after', variables) || given(node, 'before', variables);
+    return this.#pages(rows) + (offset ? 1 : 0);
+  }
+
+  /** The calls of `selectionSets` (one merged selection) on an object of `type`. */
+  #object(document: DocumentNode, type: GraphQLObjectType, selectionSets: readonly SelectionSetNode[], variables: Variables, atRoot: boolean): number {
     let calls = 0;
-    const keys = new Set<string>();
-    const visit = (set: SelectionSetNode, type: GraphQLObjectType) => {
-      for (const selection of set.selections) {
-        if (selection.kind === Kind.FIELD) {
-          const key = selection.alias?.value ?? selection.name.value;
-          if (keys.has(key)) continue;
-          keys.add(key);
-          const field = type.getFields()[selection.name.value];
-          if (field === undefined) continue;
-          if (atRoot && field.name === '_entities') {
-            const types = representationTypes(selection.arguments?.find((argument) => argument.name.value === 'representations')?.value, variables);
-            for (const typename of types) {
-              const entity = this.#schema.getType(typename);
-              calls += ENTITY_CALLS.get(typename) ?? UNKNOWN_ENTITY_CALLS;
-              if (isObjectType(entity) && selection.selectionSet) calls += this.#selection(document, selection.selectionSet, entity, variables, new Set(), false);
-            }
-            continue;
-          }
-          const listSize = directive(field, 'listSize');
-          const cost = directive(field, 'cost');
-          const named = getNamedType(field.type);
-          if (listSize) {
-            const size = this.#size(argumentValue(selection, 'first', variables)) ?? this.#size(argumentValue(selection, 'last', variables)) ?? intArgument(listSize, 'assumedSize') ?? this.#sizes.defaultSize;
-            const walks = atRoot && WALKING_FIELDS.has(field.name) && walksFromEnd(selection, variables);
-            calls += (cost ? (intArgument(cost, 'weight') ?? 1) : 1) * this.#pages(walks ? BACKWARD_WALK_RECORDS : size);
-            if (selection.selectionSet && isObjectType(named)) calls += size * this.#selection(document, selection.selectionSet, named, variables, new Set(), false);
-            continue;
-          }
-          if (cost) calls += intArgument(cost, 'weight') ?? 1;
-          if (selection.selectionSet && isObjectType(named)) calls += this.#selection(document, selection.selectionSet, named, variables, new Set(), false);
-        } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-          const condition = selection.typeCondition ? this.#schema.getType(selection.typeCondition.name.value) : type;
-          visit(selection.selectionSet, isObjectType(condition) ? condition : type);
-        } else if (!spread.has(selection.name.value)) {
-          spread.add(selection.name.value);
-          const fragment = fragmentNamed(document, selection.name.value);
-          if (!fragment) continue;
-          const condition = this.#schema.getType(fragment.typeCondition.name.value);
-          visit(fragment.selectionSet, isObjectType(condition) ? condition : type);
-        }
+    for (const nodes of collectFields(this.#schema, document, type, selectionSets).values()) {
+      const node = nodes[0]!;
+      const field = type.getFields()[node.name.value];
+      if (field === undefined) continue;
+      const children = subSelections(nodes);
+      if (atRoot && field.name === '_entities') {
+        calls += this.#entities(document, node, children, variables);
+        continue;
       }
-    };
-    visit(selectionSet, parent);
+      const listSize = directive(field, 'listSize');
+      const cost = directive(field, 'cost');
+      const weight = cost ? (intArgument(cost, 'weight') ?? 1) : 0;
+      const below = children.length === 0 ? 0 : this.#dearest(document, getNamedType(field.type), children, variables);
+      if (listSize) {
+        const rows = this.#size(node, 'first', variables) ?? this.#size(node, 'last', variables) ?? intArgument(listSize, 'assumedSize') ?? this.#sizes.defaultSize;
+        calls += Math.max(weight, 1) * this.#windowPages(node, rows, variables, atRoot) + rows * below;
+        continue;
+      }
+      calls += weight + below;
+    }
+    return calls;
+  }
+
+  /** A selection on a field of `named` type: the most any object type it may resolve to costs. */
+  #dearest(document: DocumentNode, named: GraphQLNamedType, children: readonly SelectionSetNode[], variables: Variables): number {
+    let most = 0;
+    for (const type of possibleObjectTypes(this.#schema, named)) most = Math.max(most, this.#object(document, type, children, variables, false));
+    return most;
+  }
+
+  /** `_entities`: per representation its type's entity calls and its selection on that type. */
+  #entities(document: DocumentNode, node: FieldNode, children: readonly SelectionSetNode[], variables: Variables): number {
+    let calls = 0;
+    for (const typename of representationTypenames(node, variables)) {
+      const type = typename === undefined ? undefined : this.#schema.getType(typename);
+      if (type === undefined) {
+        // Not told: the dearest entity with the dearest selection.
+        const entity = this.#entityType;
+        calls += this.#dearestEntity + (children.length === 0 || entity === undefined ? 0 : this.#dearest(document, entity, children, variables));
+        continue;
+      }
+      calls += ENTITY_CALLS.get(type.name) ?? UNKNOWN_ENTITY_CALLS;
+      if (children.length > 0) calls += this.#dearest(document, type, children, variables);
+    }
     return calls;
   }
 }

@@ -1,19 +1,19 @@
 import cluster from 'node:cluster';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestListener, type GraphQLResponse } from '@apollo/server';
+import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { ErrorCode } from '../errors.ts';
 import { refuse } from '../http/refusal.ts';
 import type { Stage } from '../http/stage.ts';
-import { withDefaults } from '../hardening/operation-values.ts';
-import type { RateLimitedCaller } from '../observability/metrics.ts';
 import { currentRequestId } from '../request/scope.ts';
-import { MAX_BUCKETS, MemoryBuckets, type BucketPolicy, type BucketState, type BucketStore } from './bucket.ts';
-import { bearerToken, canonicalAuthorization, tokenKey } from '../request/caller-token.ts';
-import { clientAddress } from './client-address.ts';
+import { MAX_BUCKETS, MemoryBuckets, type BucketPolicy, type BucketStore } from './bucket.ts';
+import { callerToken, canonicalAuthorization } from '../request/caller-token.ts';
+import { addressUnit, clientAddress } from './client-address.ts';
 import { CallEstimator } from './estimate.ts';
+import { retryAfterSeconds } from './ledger.ts';
+import { budgetPlugin, CALLS_POLICY_NAME, type BudgetContext, type BudgetObserver } from './plugin.ts';
 import { RedisBuckets } from './redis-buckets.ts';
 import { TokenVerdicts } from './token-verdicts.ts';
 import { WorkerGroupBuckets } from './worker-group.ts';
@@ -26,33 +26,32 @@ import { WorkerGroupBuckets } from './worker-group.ts';
  *   token the platform has not accepted yet spends one unit of its address's refused-token limit
  *   (AUTH_FAILURE_LIMIT_*), given back unless the platform refuses it: past that limit such requests
  *   get 429 with no platform call, while accepted tokens from the same address go on.
- * - **Budget** (with RATE_LIMIT_PER_SECOND, an Apollo plugin): before an operation runs, its
- *   platform calls are estimated from the document (estimate.ts) and taken from the caller's bucket;
- *   an operation the bucket cannot pay now gets 429 RATE_LIMITED and `Retry-After`, one that needs
- *   more than the whole bucket gets 400 COST_EXCEEDS_BURST; neither makes a platform call. After it
- *   ran, the calls it made (at least 1) replace the estimate: the difference is charged or given
- *   back. Every answer shows the bucket in `extensions.cost` and the RateLimit headers.
+ * - **Budget** (with RATE_LIMIT_PER_SECOND, an Apollo plugin: plugin.ts): before an operation runs,
+ *   its platform calls are estimated from the document (estimate.ts) and reserved from the caller's
+ *   bucket in one atomic take; an operation the bucket cannot pay now gets 429 RATE_LIMITED and
+ *   `Retry-After`, one that needs more than the whole bucket gets 400 COST_EXCEEDS_BURST; neither
+ *   makes a platform call. While it runs, every attempt sent to the platform draws from the
+ *   reservation, and past it from the bucket when it goes (ledger.ts); one the bucket cannot pay is
+ *   not sent. At the end the unspent reservation goes back (an operation is charged at least 1).
+ *   Every answer shows the bucket in `extensions.cost` and the RateLimit headers.
  *
- * A call joined to another request's identical read (same token: see PlatformHttp) is charged to
- * each request, as MAX_PLATFORM_CALLS_PER_REQUEST counts it: what a request costs then depends on
- * its document alone, not on what else the same token had in flight.
+ * A call joined to another request's identical read in flight (same token: see PlatformHttp) draws
+ * nothing: the platform received one call, paid by the request that sent it.
  */
-export interface BudgetObserver {
-  recordRateLimited(caller: RateLimitedCaller): void;
-  recordRateLimitStoreFailure(): void;
-}
 
 /** What the admission learned of one HTTP request, read by its context (every operation of a batch). */
 export interface Admission {
   /** `token:<hash>` or `address:<address>`: whose bucket pays. */
   readonly callerKey: string;
   readonly caller: 'token' | 'address';
-  /** The client address (TRUSTED_PROXIES applied). */
+  /** The client address (TRUSTED_PROXIES applied), an IPv6 address by its /64 (addressUnit). */
   readonly address: string;
   /** The bearer token's key (tokenKey of src/request/caller-token.ts), computed here once for the request's platform client too. */
   readonly tokenKey: string | undefined;
-  /** Whether the platform refused this request's token (401): the address's unit is then kept. */
+  /** Whether the platform refused this request's token (401). */
   refusedByPlatform: boolean;
+  /** Attempts the platform was sent for this request so far (its context sets it; none before). */
+  callsSent?: () => number;
 }
 
 const admissions = new WeakMap<IncomingMessage, Admission>();
@@ -62,9 +61,6 @@ export function admissionOf(req: IncomingMessage | undefined): Admission | undef
   return req === undefined ? undefined : admissions.get(req);
 }
 
-/** The draft whose fields the answers carry: draft-ietf-httpapi-ratelimit-headers-09 (structured fields, a named policy). */
-const CALLS_POLICY_NAME = 'platform-calls';
-
 export interface Budgets {
   /** First handler of the GraphQL route. */
   admission: Stage;
@@ -73,29 +69,6 @@ export interface Budgets {
   /** What the process knows of tokens; the per-request platform client consults it. */
   tokens: TokenVerdicts;
   close(): Promise<void>;
-}
-
-/** Whole seconds until the wait is over; never 0, which would invite an immediate retry. */
-export function retryAfterSeconds(ms: number): number {
-  return Math.max(1, Math.ceil(ms / 1000));
-}
-
-/** `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09): quota, window to refill it, what is left, seconds until full. */
-function rateLimitHeaders(policy: BucketPolicy, state: BucketState): Record<string, string> {
-  const window = Math.max(1, Math.ceil(policy.burst / policy.perSecond));
-  return {
-    'RateLimit-Policy': `"${CALLS_POLICY_NAME}";q=${policy.burst};w=${window}`,
-    RateLimit: `"${CALLS_POLICY_NAME}";r=${state.available};t=${Math.ceil(state.fullInMs / 1000)}`,
-  };
-}
-
-/** `extensions.cost` in the shape Shopify's clients read, in platform calls. */
-function costExtension(policy: BucketPolicy, requested: number, actual: number | null, state: BucketState) {
-  return {
-    requestedQueryCost: requested,
-    actualQueryCost: actual,
-    throttleStatus: { maximumAvailable: policy.burst, currentlyAvailable: state.available, restoreRate: policy.perSecond },
-  };
 }
 
 async function bucketStore(config: Config, logger: Logger, observer: BudgetObserver | undefined): Promise<BucketStore> {
@@ -114,6 +87,10 @@ async function bucketStore(config: Config, logger: Logger, observer: BudgetObser
 }
 
 export async function setupBudgets(config: Config, logger: Logger, observer?: BudgetObserver): Promise<Budgets> {
+  if (config.rateLimit !== undefined && config.redisUrl !== undefined && config.budgetStore.redisUrl === undefined) {
+    // An operator who set REDIS_URL likely runs several instances and expects the budgets shared too.
+    logger.warn('budgets are counted per instance: REDIS_URL is set but RATE_LIMIT_REDIS_URL is not; set RATE_LIMIT_REDIS_URL (a Redis of its own, noeviction) to share them between instances');
+  }
   const store = await bucketStore(config, logger, observer);
   const tokens = new TokenVerdicts();
   const addressOf = clientAddress(config.trustedProxies);
@@ -132,9 +109,10 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
   };
 
   const admission: Stage = (req, res, next) => {
-    const token = bearerToken(req.headers.authorization);
-    const address = addressOf(req);
-    const key = token === undefined ? undefined : tokenKey(token);
+    const caller = callerToken(req.headers);
+    const token = caller.token;
+    const address = addressUnit(addressOf(req));
+    const key = caller.key;
     // Every later reader (context, platform client, shared reads) sees the one canonical spelling.
     if (token !== undefined) req.headers.authorization = canonicalAuthorization(token);
     const admitted: Admission = {
@@ -167,9 +145,11 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
         });
         return;
       }
-      // The unit is given back unless the platform refused the token: an accepted token, or a request that made no call, costs nothing.
+      // The unit comes back only when the platform accepted the token or no call was sent: a client
+      // hanging up before the platform's answer keeps it spent, so hanging up buys no more made-up tokens.
       res.once('close', () => {
-        if (!admitted.refusedByPlatform) void store.adjust(failures, address, -1);
+        const sent = admitted.callsSent?.() ?? 0;
+        if (!admitted.refusedByPlatform && (sent === 0 || tokens.verdict(key) === 'accepted')) void store.adjust(failures, address, -1);
       });
       next();
     }, next);
@@ -186,74 +166,5 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
   return { admission, plugin, tokens, close: () => store.close() };
 }
 
-/** What the plugin reads of the request context (GatewayContext has both). */
-interface BudgetContext {
-  admission?: Admission;
-  platform: { calls: number };
-}
-
-/** A response refusing the operation before it runs: its errors are written here, as no formatter sees them. */
-function refusedResponse(status: number, headers: Record<string, string>, message: string, extensions: Record<string, unknown>, cost: ReturnType<typeof costExtension>): GraphQLResponse {
-  const head = new HeaderMap();
-  for (const [name, value] of Object.entries(headers)) head.set(name.toLowerCase(), value);
-  const requestId = currentRequestId();
-  return {
-    http: { status, headers: head },
-    body: { kind: 'single', singleResult: { errors: [{ message, extensions: requestId === undefined ? extensions : { ...extensions, requestId } }], extensions: { cost } } },
-  };
-}
-
-function budgetPlugin(policy: BucketPolicy, estimator: CallEstimator, store: BucketStore, logger: Logger, observer: BudgetObserver | undefined): ApolloServerPlugin<BudgetContext> {
-  return {
-    async requestDidStart(): Promise<GraphQLRequestListener<BudgetContext>> {
-      let requested = 0;
-      let callsBefore = 0;
-      let state: BucketState | undefined;
-      let charged = false;
-      return {
-        async responseForOperation({ contextValue, document, operation, request }) {
-          const admission = contextValue.admission;
-          if (admission === undefined) return null;
-          requested = Math.max(1, estimator.estimate(document, operation, withDefaults(operation, request.variables ?? {})));
-          if (requested > policy.burst) {
-            // Nothing is taken: the bucket is read back for the answer by taking nothing.
-            const now = await store.take(policy, admission.callerKey, 0);
-            return refusedResponse(
-              400,
-              rateLimitHeaders(policy, now),
-              `Query needs about ${requested} platform calls, more than a caller's whole budget of ${policy.burst}: ask for fewer rows or fields`,
-              { code: ErrorCode.COST_EXCEEDS_BURST, limit: 'RATE_LIMIT_BURST', max: policy.burst },
-              costExtension(policy, requested, null, now),
-            );
-          }
-          state = await store.take(policy, admission.callerKey, requested);
-          if (!state.allowed) {
-            observer?.recordRateLimited(admission.caller);
-            const retryAfter = retryAfterSeconds(state.retryAfterMs);
-            logger.debug({ requestId: currentRequestId(), caller: admission.caller, requested, retryAfter }, 'rate limited');
-            return refusedResponse(
-              429,
-              { 'Retry-After': String(retryAfter), ...rateLimitHeaders(policy, state) },
-              `Too many platform calls from this caller: this query needs about ${requested}, ${state.available} are left; retry after ${retryAfter} s`,
-              { code: ErrorCode.RATE_LIMITED, retryAfter },
-              costExtension(policy, requested, null, state),
-            );
-          }
-          charged = true;
-          callsBefore = contextValue.platform.calls;
-          return null;
-        },
-        async willSendResponse({ contextValue, response }) {
-          if (!charged || state === undefined || contextValue.admission === undefined) return;
-          const actual = Math.max(1, contextValue.platform.calls - callsBefore);
-          if (actual !== requested) state = await store.adjust(policy, contextValue.admission.callerKey, actual - requested);
-          for (const [name, value] of Object.entries(rateLimitHeaders(policy, state))) response.http.headers.set(name.toLowerCase(), value);
-          if (response.body.kind === 'single') {
-            const result = response.body.singleResult;
-            result.extensions = { ...result.extensions, cost: costExtension(policy, requested, actual, state) };
-          }
-        },
-      };
-    },
-  };
-}
+export { retryAfterSeconds } from './ledger.ts';
+export type { BudgetObserver } from './plugin.ts';

@@ -7,13 +7,19 @@ import { intervalMs, stateOf, take, toleranceMs, type BucketPolicy, type BucketS
  * Redis' own clock, so instances whose clocks differ still agree on every bucket.
  *
  * A Redis that hangs or is gone never holds a request up nor grows memory:
- * - each command waits at most `timeoutMs`; then the request is counted in `fallback` (memory);
- * - at most MAX_IN_FLIGHT commands are ever outstanding, and after a timeout none is sent until a
- *   probe (TIME) is answered again: meanwhile requests are counted in memory;
+ * - each command waits at most `timeoutMs`; then the request is counted in `fallback` (memory). A
+ *   reply that arrived while this process's event loop was stalled is read before the timeout is
+ *   decided (withTimeout), so loop lag is not a store failure;
+ * - at most MAX_IN_FLIGHT commands are ever outstanding, and after a timeout that was not the event
+ *   loop's lag none is sent until a probe (TIME) is answered again: meanwhile requests are counted in
+ *   memory;
  * - every command carries a deadline in Redis' clock (this process's clock plus the offset learned
- *   from TIME, plus half the timeout, leaving the other half for the answer's way back), and the
- *   script does nothing once it has passed. A command that Redis runs late, after
- *   the request was already counted in memory, is therefore never counted a second time.
+ *   from TIME, plus twice the timeout: the longest this process waits, a lagging loop's second wait
+ *   included), and the script does nothing once it has passed, so a command a frozen Redis runs on
+ *   waking changes nothing; a command Redis did run whose reply came after the request was counted
+ *   in memory is taken back from memory: a take is applied once;
+ * - at start-up the store waits for Redis (up to STARTUP_WAIT_MS) before the gateway serves, so a
+ *   replica starting beside others does not count its first requests in a full bucket of its own.
  */
 export interface RedisBucketSettings {
   url: string;
@@ -27,6 +33,8 @@ const MAX_IN_FLIGHT = 64;
 const CLOCK_PROBE_MS = 10_000;
 const RESUME_PROBE_MS = 500;
 const WARNING_INTERVAL_MS = 10_000;
+/** How long start-up waits for Redis (connected, its clock learned) before serving with memory alone. */
+const STARTUP_WAIT_MS = 3_000;
 
 /**
  * KEYS[1]: the bucket. ARGV: interval (ms per token), tolerance (burst × interval), cost (negative:
@@ -66,18 +74,56 @@ interface RedisClient {
   on(event: 'error', listener: (error: unknown) => void): unknown;
 }
 
-class Timeout extends Error {}
+class Timeout extends Error {
+  /** How late the timer fired: the event loop was busy that long, not Redis. */
+  readonly lagMs: number;
 
+  constructor(lagMs: number) {
+    super('timeout');
+    this.lagMs = lagMs;
+  }
+}
+
+/**
+ * The promise, or Timeout after `ms`. The timer runs on this process's event loop: when the loop
+ * stalls, it fires late, possibly beside a reply that arrived meanwhile and is not read yet (timers
+ * run before I/O in a turn of the loop). So the verdict waits one more turn (setImmediate runs after
+ * the I/O phase): a reply already received is read first, and only a reply still missing times out.
+ */
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Timeout()), ms);
+    let settled = false;
+    let lagged = false;
+    const arm = (): ReturnType<typeof setTimeout> => {
+      const due = performance.now() + ms;
+      return setTimeout(() => {
+        const lagMs = performance.now() - due;
+        setImmediate(() => {
+          if (settled) return;
+          // The loop itself was late by half the wait or more: the command had no fair chance to be
+          // sent and answered. It gets one more wait before it counts as the store's failure.
+          if (lagMs >= ms / 2 && !lagged) {
+            lagged = true;
+            timer = arm();
+            return;
+          }
+          settled = true;
+          reject(new Timeout(lagMs));
+        });
+      }, ms);
+    };
+    let timer = arm();
     promise.then(
       (value) => {
         clearTimeout(timer);
+        if (settled) return;
+        settled = true;
         resolve(value);
       },
       (error: unknown) => {
         clearTimeout(timer);
+        if (settled) return;
+        settled = true;
         reject(error instanceof Error ? error : new Error(String(error)));
       },
     );
@@ -135,10 +181,11 @@ export class RedisBuckets implements BucketStore {
     const store = new RedisBuckets(client, fallback, settings, logger, observer);
     client.on('error', (error: unknown) => store.#warn('rate limit store error', error));
     const connecting = client.connect().then(
-      () => store.#measureClock(),
+      // The script loaded and the clock learned before the first request: its take is one EVALSHA.
+      () => Promise.all([store.#measureClock(), store.#loadScript()]),
       (error: unknown) => store.#warn('rate limit store: connection failed', error),
     );
-    await Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, settings.timeoutMs).unref())]);
+    await Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, Math.max(settings.timeoutMs, STARTUP_WAIT_MS)).unref())]);
     store.#clockTimer = setInterval(() => void store.#measureClock(), CLOCK_PROBE_MS).unref();
     return store;
   }
@@ -174,20 +221,46 @@ export class RedisBuckets implements BucketStore {
     const offset = this.#offsetMs;
     if (this.#suspended || offset === undefined || !this.#client.isReady || this.#inFlight >= MAX_IN_FLIGHT) return this.#inMemory(policy, key, cost, mode);
     this.#inFlight++;
+    const args = [String(intervalMs(policy)), String(toleranceMs(policy)), String(cost), mode, String(Math.floor(Date.now() + offset + this.#timeoutMs * 2))];
+    const command = this.#script(`gateway-budget:${policy.name}:${key}`, args) as Promise<ScriptReply>;
     try {
-      const args = [String(intervalMs(policy)), String(toleranceMs(policy)), String(cost), mode, String(Math.floor(Date.now() + offset + this.#timeoutMs / 2))];
-      const reply = (await withTimeout(this.#script(`gateway-budget:${policy.name}:${key}`, args), this.#timeoutMs)) as ScriptReply;
-      const [applied, tat, now] = reply;
+      const [applied, tat, now] = await withTimeout(command, this.#timeoutMs);
       if (applied === -1) return this.#inMemory(policy, key, cost, mode);
+      // The shared state, kept in memory too: should Redis fail next, this instance goes on from it, not from a full bucket.
+      this.#fallback.mirror(policy, key, Number(tat) - (now - Date.now()));
       // Refused: the script changed nothing, so bucket.ts' take() on its TAT tells the same wait.
       if (applied === 0) return take(policy, Number(tat), cost, now).state;
       return stateOf(policy, Number(tat), now, true);
     } catch (error) {
-      if (error instanceof Timeout) this.#suspend();
-      else this.#warn('rate limit store error', error);
-      return this.#inMemory(policy, key, cost, mode);
+      if (!(error instanceof Timeout)) {
+        this.#warn('rate limit store error', error);
+        return this.#inMemory(policy, key, cost, mode);
+      }
+      // A timer that fired late says the event loop stalled, not that Redis did: Redis stays in use.
+      if (error.lagMs < this.#timeoutMs / 2) this.#suspend();
+      const state = this.#inMemory(policy, key, cost, mode);
+      // Counted here now; should Redis still apply it (its reply only late), it is counted there and
+      // taken back here, so a take is applied once.
+      command.then(
+        ([applied]) => {
+          if (applied !== 1) return;
+          // Applied in Redis after all: memory's count goes (or, for a take memory refused, Redis' too).
+          if (mode === 'adjust' || state.allowed) this.#fallback.adjustNow(policy, key, -cost);
+          else void this.adjust(policy, key, -cost);
+        },
+        () => undefined,
+      );
+      return state;
     } finally {
       this.#inFlight--;
+    }
+  }
+
+  async #loadScript(): Promise<void> {
+    try {
+      this.#sha ??= await withTimeout(this.#client.scriptLoad(SCRIPT), Math.max(this.#timeoutMs, 1_000));
+    } catch (error) {
+      this.#warn('rate limit store: the budget script could not be loaded', error);
     }
   }
 

@@ -120,7 +120,7 @@ function verdictKey(queryHash: string, operation: OperationDefinitionNode, varia
  */
 export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes, maxRepresentations: number): ApolloServerPlugin {
   const verdictOf = (schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Variables): GraphQLError | null => {
-    const walks = backwardWalks(operation, document, variables);
+    const walks = backwardWalks(schema, operation, document, variables);
     const cost = armorCost(schema, document, operation, variables, sizes) + walks * BACKWARD_WALK_COST;
     if (cost <= limits.cost) return null;
     const why = walks === 0 ? '' : ` (of which ${walks} × ${BACKWARD_WALK_COST} for last without before on a list that may not report its length: pass before, or page forwards with first and after)`;
@@ -145,7 +145,7 @@ export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes, maxRepr
     async didResolveOperation({ document, operation, schema, request, queryHash }) {
       if (!operation) return;
       const variables = withDefaults(operation, request.variables ?? {});
-      const representations = representationCount(operation, document, variables);
+      const representations = representationCount(schema, operation, document, variables);
       if (representations > maxRepresentations) {
         throw new GraphQLError(`Query asks _entities for ${representations} representations; at most ${maxRepresentations} are allowed per request`, {
           extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED, http: { status: 400 }, limit: REPRESENTATIONS_LIMIT_VARIABLE, max: maxRepresentations },

@@ -9,13 +9,13 @@ import {
   type FieldNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
-  type SelectionSetNode,
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
 import { WALKING_FIELDS } from '../area-modules.ts';
 import { armorRules } from './armor-rules.ts';
-import { fragmentNamed, variableValue, walksFromEnd, type Variables } from './operation-values.ts';
+import { variableValue, walksFromEnd, type Variables } from './operation-values.ts';
+import { collectFields, representationTypenames } from './selection-walk.ts';
 
 /** Page sizes the cost of a connection is multiplied by. */
 export interface PageSizes {
@@ -41,69 +41,36 @@ export const BACKWARD_WALK_COST = BACKWARD_WALK_RECORDS * 2;
 /**
  * Walks to the end of a list the operation asks for: fields of WALKING_FIELDS (src/area-modules.ts) at
  * its root (inline fragments and fragment spreads on Query included) with `last` and without `before`,
- * one per response key, as execution resolves fields of one key once. A root selection is a few nodes
- * per request.
+ * one per response key, as execution resolves fields of one key once (selection-walk.ts).
  */
-export function backwardWalks(operation: OperationDefinitionNode, document: DocumentNode, variables: Variables): number {
-  if (operation.operation !== 'query' || WALKING_FIELDS.size === 0) return 0;
-  const keys = new Set<string>();
-  const seen = new Set<string>();
-  const collect = (selectionSet: SelectionSetNode) => {
-    for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind.FIELD) {
-        if (!WALKING_FIELDS.has(selection.name.value)) continue;
-        if (walksFromEnd(selection, variables)) keys.add(selection.alias?.value ?? selection.name.value);
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        collect(selection.selectionSet);
-      } else if (!seen.has(selection.name.value)) {
-        seen.add(selection.name.value);
-        const definition = fragmentNamed(document, selection.name.value);
-        if (definition) collect(definition.selectionSet);
-      }
-    }
-  };
-  collect(operation.selectionSet);
-  return keys.size;
+export function backwardWalks(schema: GraphQLSchema, operation: OperationDefinitionNode, document: DocumentNode, variables: Variables): number {
+  const query = schema.getQueryType();
+  if (operation.operation !== 'query' || WALKING_FIELDS.size === 0 || !query) return 0;
+  let walks = 0;
+  for (const nodes of collectFields(schema, document, query, [operation.selectionSet]).values()) {
+    const node = nodes[0]!;
+    if (WALKING_FIELDS.has(node.name.value) && walksFromEnd(node, variables)) walks++;
+  }
+  return walks;
 }
 
-/** Representations one `_entities` field asks for: a list literal's length, a variable's list length (a single value is a list of one). */
+/** Representations one `_entities` field asks for: a list's length, a variable's list length (a single value is a list of one). */
 function representationsOf(field: FieldNode, variables: Variables): number {
-  const argument = field.arguments?.find((arg) => arg.name.value === 'representations');
-  if (!argument) return 0;
-  const { value } = argument;
-  if (value.kind === Kind.LIST) return value.values.length;
-  if (value.kind === Kind.NULL) return 0;
-  if (value.kind !== Kind.VARIABLE) return 1;
-  const given = variableValue(variables, value.name.value);
-  if (Array.isArray(given)) return given.length;
-  return given === null || given === undefined ? 0 : 1;
+  return representationTypenames(field, variables).length;
 }
 
 /**
- * Representations the operation asks `_entities` for, over every `_entities` field of its root selection
- * (inline fragments and fragment spreads on Query included; each fragment counted once, as execution merges
- * repeated spreads). `_entities` exists only on Query, so only the root is walked: a few nodes per request.
+ * Representations the operation asks `_entities` for, over every `_entities` response key of its root
+ * selection (inline fragments and fragment spreads on Query included; selection-walk.ts).
  */
-export function representationCount(operation: OperationDefinitionNode, document: DocumentNode, variables: Variables): number {
-  if (operation.operation !== 'query') return 0;
-  const seen = new Set<string>();
-  const fragment = (name: string) => fragmentNamed(document, name);
-  const count = (selectionSet: SelectionSetNode): number => {
-    let total = 0;
-    for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind.FIELD) {
-        if (selection.name.value === '_entities') total += representationsOf(selection, variables);
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        total += count(selection.selectionSet);
-      } else if (!seen.has(selection.name.value)) {
-        seen.add(selection.name.value);
-        const definition = fragment(selection.name.value);
-        if (definition) total += count(definition.selectionSet);
-      }
-    }
-    return total;
-  };
-  return count(operation.selectionSet);
+export function representationCount(schema: GraphQLSchema, operation: OperationDefinitionNode, document: DocumentNode, variables: Variables): number {
+  const query = schema.getQueryType();
+  if (operation.operation !== 'query' || !query) return 0;
+  let total = 0;
+  for (const nodes of collectFields(schema, document, query, [operation.selectionSet]).values()) {
+    if (nodes[0]!.name.value === '_entities') total += representationsOf(nodes[0]!, variables);
+  }
+  return total;
 }
 
 /**

@@ -1,11 +1,11 @@
 import DataLoader from 'dataloader';
-import { bearerToken, canonicalAuthorization } from '../request/caller-token.ts';
+import { bearerToken, canonicalAuthorization, type CallerToken } from '../request/caller-token.ts';
 import type { TokenVerdicts } from '../budgets/token-verdicts.ts';
 import { ErrorCode } from '../errors.ts';
 import { transportError } from './error-mapping.ts';
 import { PlatformError } from './platform-error.ts';
 import type { PlatformHttp } from './http.ts';
-import { CallBudget } from './route-guard.ts';
+import { RequestCalls } from './request-calls.ts';
 
 /** Query parameters in send order; arrays become repeated keys (`sort=a&sort=b`). */
 export type Query = Record<string, string | number | boolean | readonly string[] | null | undefined>;
@@ -58,6 +58,8 @@ export interface PlatformClientOptions {
   tokenKey?: string;
   /** Told when the platform refuses this request's token (401): the client's address is charged for it. */
   onTokenRefused?: () => void;
+  /** The request's caller as src/request/caller-token.ts read it, so the header is not parsed again. */
+  caller?: CallerToken;
 }
 
 /** A GET as the request's loader keeps it: identical paths are one GET, whichever route asks. */
@@ -81,25 +83,30 @@ export class PlatformClient {
   #gets: DataLoader<PlatformGet, unknown, string> | undefined;
   /** Stops every call of this request: its deadline, or the caller hanging up (src/request/deadline.ts). */
   private readonly signal: AbortSignal | undefined;
-  /** The route guard's per-request half: the call budget and the token gate. */
-  private readonly budget: CallBudget;
-  /** The credentials' key for shared reads, computed on the first GET. */
-  private credential: string | undefined;
+  /** What the policies need of this request: its calls budget, token gate and bucket draw. */
+  readonly requestCalls: RequestCalls;
 
-  constructor(http: PlatformHttp, authorization: string | undefined, signal?: AbortSignal, options: PlatformClientOptions = {}) {
+  constructor(http: PlatformHttp, authorization: string | undefined, signal?: AbortSignal, options: PlatformClientOptions = {}, requestCalls?: RequestCalls) {
     this.http = http;
     // One spelling upstream whatever the client wrote (`bearer  T` is `Bearer T`): one shared-read key per token.
-    const token = bearerToken(authorization);
+    const token = options.caller?.token ?? bearerToken(authorization);
     this.authorization = token === undefined ? undefined : canonicalAuthorization(token);
     this.signal = signal;
-    this.budget = new CallBudget({
+    this.requestCalls = requestCalls ?? new RequestCalls({
       maxCalls: options.maxCalls ?? Number.POSITIVE_INFINITY,
       tokens: options.tokens,
       token,
-      tokenKey: options.tokenKey,
+      tokenKey: options.tokenKey ?? options.caller?.key,
       onTokenRefused: options.onTokenRefused,
-      signal,
     });
+  }
+
+  /**
+   * The same request's platform for one operation of its batch: its own GET cache, count of attempts
+   * sent and budget ledger, the request's token, deadline and MAX_PLATFORM_CALLS_PER_REQUEST.
+   */
+  forOperation(): PlatformClient {
+    return new PlatformClient(this.http, this.authorization, this.signal, {}, this.requestCalls.forOperation());
   }
 
   /**
@@ -115,9 +122,14 @@ export class PlatformClient {
     }));
   }
 
-  /** Upstream calls this request made (for logs and the benchmark). */
+  /** Upstream calls this request made (for logs and the benchmark): every call handed to the seam, joined shared reads included. */
   get calls(): number {
-    return this.budget.calls;
+    return this.requestCalls.tally.calls;
+  }
+
+  /** Attempts the platform received for this request (or operation), retries included: its `actualQueryCost`. */
+  get sent(): number {
+    return this.requestCalls.sent;
   }
 
   /** The caller's credentials, or UNAUTHENTICATED before anything is sent. */
@@ -146,10 +158,7 @@ export class PlatformClient {
   /** PUT a JSON body. Never retried and never deduplicated: one call, one upstream PUT. */
   async put(route: string, path: string, body: unknown): Promise<unknown> {
     const authorization = this.credentials();
-    const response = await this.budget.admitted(() => {
-      this.budget.spend();
-      return this.http.send({ route, method: 'PUT', pathAndQuery: path, authorization, body, signal: this.signal });
-    });
+    const response = await this.http.send({ route, method: 'PUT', pathAndQuery: path, authorization, body, signal: this.signal, caller: this.requestCalls });
     return parseJson(response.body);
   }
 
@@ -159,18 +168,7 @@ export class PlatformClient {
 
   private async fetchGet({ route, pathAndQuery }: PlatformGet): Promise<unknown> {
     const authorization = this.credentials();
-    const credential = this.http.sharesReads ? (this.credential ??= this.http.credentialKey(authorization)) : undefined;
-    const response = await this.budget.admitted(() => {
-      this.budget.spend();
-      return this.http.send({
-        route,
-        method: 'GET',
-        pathAndQuery,
-        authorization,
-        signal: this.signal,
-        credential,
-      });
-    }, () => credential !== undefined && this.http.joinsRead(credential, pathAndQuery));
+    const response = await this.http.send({ route, method: 'GET', pathAndQuery, authorization, signal: this.signal, caller: this.requestCalls });
     return parseJson(response.body);
   }
 }

@@ -2,7 +2,7 @@
 // error codes: a non-2xx answer by its status (errorFromResponse), a call with no usable answer by
 // what stopped it (failureOf, transportError). A call the gateway refuses before sending it (no
 // token, an id that cannot be a path segment) is not an upstream failure: client.ts codes it there,
-// and the call budget's refusal is route-guard.ts's.
+// and the calls budget's refusal is policies/calls-budget.ts's.
 import { RequestError, TimeoutError } from 'got';
 import { ErrorCode } from '../errors.ts';
 import { CircuitOpen } from './breaker.ts';
@@ -11,6 +11,7 @@ import { RequestDeadlineExceeded } from '../request/deadline.ts';
 import { parseErrorBody } from './error-body.ts';
 import { PlatformError, type UpstreamDetails } from './platform-error.ts';
 import { tokenRedactor } from './token-redaction.ts';
+import { CallNotSent } from './upstream-call.ts';
 
 const reason: Partial<Record<ErrorCode, string>> = {
   UNAUTHENTICATED: 'The platform rejected the access token',
@@ -90,6 +91,7 @@ export function transportError(kind: 'timeout' | 'network' | 'breaker' | 'busy' 
  */
 export function failureOf(error: unknown, signal: AbortSignal | undefined, status: number): PlatformError {
   if (error instanceof PlatformError) return error;
+  if (error instanceof CallNotSent) return error.answer;
   if (signal?.aborted) {
     const reason: unknown = signal.reason;
     return reason instanceof RequestDeadlineExceeded ? transportError('timeout', reason.message) : transportError('cancelled', 'the caller closed the connection');

@@ -1,4 +1,5 @@
 import { hash, randomBytes } from 'node:crypto';
+import type { PlatformCall } from './policy.ts';
 import type { Answer, Exchange } from './upstream-call.ts';
 
 /** A GET in flight that identical GETs of other requests join instead of calling again. */
@@ -40,6 +41,25 @@ export class SharedReads {
   /** Whether a GET with these credentials and path would join a call in flight (and so cost the platform nothing). */
   joins(credential: string, pathAndQuery: string): boolean {
     return this.enabled && this.reads.has(`${credential} ${pathAndQuery}`);
+  }
+
+  /**
+   * The call's key among the shared reads, built once per call (and its credentials' part once per
+   * request): undefined for a call that is never shared (a PUT, or sharing off).
+   */
+  keyOf(call: PlatformCall): string | undefined {
+    if (!this.enabled || call.method !== 'GET') return undefined;
+    if (call.readKey !== undefined) return call.readKey;
+    let credential: string;
+    if (call.caller === undefined) credential = this.credentialKey(call.authorization);
+    else credential = call.caller.credential ??= this.credentialKey(call.authorization);
+    return (call.readKey = `${credential} ${call.pathAndQuery}`);
+  }
+
+  /** Whether the call would join a read in flight, and so cost the platform nothing. */
+  joinsCall(call: PlatformCall): boolean {
+    const key = this.keyOf(call);
+    return key !== undefined && this.reads.has(key);
   }
 
   /** The read in flight under `key`, if any. */

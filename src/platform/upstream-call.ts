@@ -1,4 +1,6 @@
 import type { PlainResponse } from 'got';
+import type { PlatformError } from './platform-error.ts';
+import type { RequestCalls } from './request-calls.ts';
 
 /** What every upstream call reports, for logs, metrics and traces. */
 export interface UpstreamCallEvent {
@@ -38,8 +40,8 @@ export interface UpstreamRequest {
   body?: unknown;
   /** The GraphQL request's deadline and cancellation (src/request/deadline.ts); stops the call, its retries and their waits. */
   signal?: AbortSignal;
-  /** credentialKey(authorization), when the caller keeps it (PlatformClient computes it once per request). */
-  credential?: string;
+  /** The request the call belongs to (PlatformClient's): its token gate, calls budget and bucket draw. None for a call of no request. */
+  caller?: RequestCalls;
 }
 
 export interface UpstreamResponse {
@@ -47,7 +49,7 @@ export interface UpstreamResponse {
   body: string;
 }
 
-/** One platform answer as got delivered it, whatever its status, after got's retries. */
+/** One platform answer, whatever its status: an attempt's, or after the retries policy the last attempt's with the retries it took. */
 export interface Answer {
   status: number;
   body: string;
@@ -57,7 +59,19 @@ export interface Answer {
 
 /**
  * Sends one call and resolves with whatever the platform answered. `signal` stops it; `callers`
- * is how many requests wait on it (more than one for a shared read), which the route guard
+ * is how many requests wait on it (more than one for a shared read), which the breaker
  * counts as that many failures when it fails.
  */
 export type Exchange = (signal: AbortSignal | undefined, callers: () => number) => Promise<Answer>;
+
+/** Why a call was not sent although nothing failed: a policy refused it (its budget is spent). Says nothing of the platform's health. */
+export class CallNotSent extends Error {
+  override name = 'CallNotSent';
+  /** What the caller is answered. */
+  readonly answer: PlatformError;
+
+  constructor(answer: PlatformError) {
+    super(answer.message);
+    this.answer = answer;
+  }
+}

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 
 /**
  * Who is asking. The platform takes `Authorization: Bearer <token>` with the scheme in any case and
@@ -12,6 +13,44 @@ const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i;
 export function bearerToken(authorization: string | undefined): string | undefined {
   if (authorization === undefined) return undefined;
   return BEARER.exec(authorization)?.[1];
+}
+
+/** A request's caller, read from its headers once: its bearer token and the key of that token. */
+export interface CallerToken {
+  /** The bearer token, without its scheme; undefined without one (no header, `Basic …`, `Bearer a b`). */
+  readonly token: string | undefined;
+  /** tokenKey(token), computed on first read. */
+  readonly key: string | undefined;
+}
+
+class ParsedCaller implements CallerToken {
+  readonly token: string | undefined;
+  #key: string | undefined;
+
+  constructor(token: string | undefined) {
+    this.token = token;
+  }
+
+  get key(): string | undefined {
+    if (this.#key === undefined && this.token !== undefined) this.#key = tokenKey(this.token);
+    return this.#key;
+  }
+}
+
+/** Each request's headers → what they say of the caller, so every reader (budgets, platform client, cursors) shares one reading. */
+const callers = new WeakMap<IncomingHttpHeaders, CallerToken>();
+
+/**
+ * The caller of the request whose headers these are, by the one rule of bearerToken: parsed on the
+ * first read, the same object after. The Authorization header read is the one at the first read.
+ */
+export function callerToken(headers: IncomingHttpHeaders): CallerToken {
+  let caller = callers.get(headers);
+  if (caller === undefined) {
+    caller = new ParsedCaller(bearerToken(headers.authorization));
+    callers.set(headers, caller);
+  }
+  return caller;
 }
 
 /** The one spelling the gateway forwards to the platform. */

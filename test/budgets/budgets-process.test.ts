@@ -5,8 +5,9 @@ import { createClient } from '@redis/client';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
 import { postJson } from '../support/graphql-client.ts';
+import { tokenKey } from '../../src/request/caller-token.ts';
 import { hasRedisServer, startRedisServer, type RedisServer } from '../support/redis-server.ts';
-import { sleep } from '../support/time.ts';
+import { until } from '../support/time.ts';
 
 // Budgets on the real process (`node dist/main.js` in production mode, as `npm start` runs it) over
 // one in-process sandbox, whose request log shows which platform calls were made.
@@ -74,65 +75,81 @@ const cost = (requested: number, actual: number | null, available: number, burst
   throttleStatus: { maximumAvailable: burst, currentlyAvailable: available, restoreRate: rate },
 });
 
+/** A read over the whole burst: refused with COST_EXCEEDS_BURST, it spends nothing and shows the caller's bucket. */
+const OVER_BURST = '{ a: exceptions(first: 100) { totalCount } b: exceptions(first: 99) { totalCount } c: exceptions(first: 98) { totalCount } d: exceptions(first: 97) { totalCount } e: exceptions(first: 96) { totalCount } f: exceptions(first: 95) { totalCount } g: exceptions(first: 94) { totalCount } h: exceptions(first: 93) { totalCount } i: exceptions(first: 92) { totalCount } j: exceptions(first: 91) { totalCount } k: exceptions(first: 90) { totalCount } }';
+
 describe('a bucket of platform calls per caller', () => {
-  // Two gateways of the same settings, so that every test starts from a full bucket without waiting for a refill.
-  let origin: string;
-  let other: string;
+  // A refill of one call per 100 s: nothing refills while a test runs, however slow the machine, so
+  // every number is exact.
+  let slow: string;
+  let fast: string;
   beforeAll(async () => {
-    const env = { RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '10' };
-    [{ origin }, { origin: other }] = await Promise.all([startGateway(env), startGateway(env)]);
+    [{ origin: slow }, { origin: fast }] = await Promise.all([startGateway({ RATE_LIMIT_PER_SECOND: '0.01', RATE_LIMIT_BURST: '10' }), startGateway({ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '10' })]);
   }, 40_000);
 
-  it('refills continuously: after a spent burst of 10 at 5/s, about 5 requests pass one second later', async () => {
+  it('refills continuously: after a spent burst of 10 at 5/s, what refilled in the time measured passes', async () => {
     const token = `Bearer ${acme}`;
-    const first = await Promise.all(Array.from({ length: 12 }, () => post(origin, token, ONE_CALL)));
-    expect(first.map((answer) => answer.status).sort()).toEqual([...Array<number>(10).fill(200), 429, 429]);
-    await sleep(1_000);
-    const second = await Promise.all(Array.from({ length: 10 }, () => post(origin, token, ONE_CALL)));
+    const available = async () => ((await post(fast, token, OVER_BURST)).body.extensions!.cost as { throttleStatus: { currentlyAvailable: number } }).throttleStatus.currentlyAvailable;
+    // At 5/s a call's worth refills every 200 ms: the burst passes, and of the two more at most what refilled meanwhile.
+    let started = performance.now();
+    const first = await Promise.all(Array.from({ length: 12 }, () => post(fast, token, ONE_CALL)));
+    let seconds = (performance.now() - started) / 1000;
+    const firstPassed = first.filter((answer) => answer.status === 200).length;
+    expect(firstPassed).toBeGreaterThanOrEqual(10);
+    expect(firstPassed).toBeLessThanOrEqual(Math.min(12, 10 + Math.floor(seconds * 5)));
+    expect(first.filter((answer) => answer.status !== 200).map((answer) => answer.status)).toEqual(Array<number>(12 - firstPassed).fill(429));
+    // The refill is waited for by reading the bucket (a refused read spends nothing), not by sleeping.
+    const refilled = await until('five calls refilled', async () => ((await available()) >= 5 ? true : undefined), 10_000, 100);
+    expect(refilled).toBe(true);
+    started = performance.now();
+    const before = await available();
+    const second = await Promise.all(Array.from({ length: 10 }, () => post(fast, token, ONE_CALL)));
+    seconds = (performance.now() - started) / 1000;
     const passed = second.filter((answer) => answer.status === 200).length;
-    expect(passed).toBeGreaterThanOrEqual(4);
-    expect(passed).toBeLessThanOrEqual(6);
+    // What was there when the batch started passes, and no more than what refilled while it ran.
+    expect(passed).toBeGreaterThanOrEqual(Math.min(10, before));
+    expect(passed).toBeLessThanOrEqual(Math.min(10, before + Math.ceil(seconds * 5)));
   }, 20_000);
 
   it('charges a three-area read 3, shows it in extensions.cost and the RateLimit headers, and refuses it without a platform call when fewer remain', async () => {
     const token = `Bearer ${acme}`;
     const variables = { filter: template, account };
     await resetPlatformCalls();
-    const answer = await post(other, token, THREE_AREAS, variables);
+    const answer = await post(slow, token, THREE_AREAS, variables);
     expect(answer.status).toBe(200);
     expect(Object.keys(answer.body.data!)).toEqual(['exceptions', 'linxBatches', 'documentAcceptances']);
-    expect(answer.body.extensions).toEqual({ cost: cost(3, 3, 7, 10, 5) });
-    expect(answer.headers.get('ratelimit-policy')).toBe('"platform-calls";q=10;w=2');
-    expect(answer.headers.get('ratelimit')).toBe('"platform-calls";r=7;t=1');
+    expect(answer.body.extensions).toEqual({ cost: cost(3, 3, 7, 10, 0.01) });
+    expect(answer.headers.get('ratelimit-policy')).toBe('"platform-calls";q=10;w=1000');
+    // Full again in 3 calls × 100 s.
+    expect(answer.headers.get('ratelimit')).toBe('"platform-calls";r=7;t=300');
     expect(await platformCalls()).toBe(3);
 
-    // Two more: 1 left (and whatever refilled meanwhile, under one call's worth at this pace).
-    for (const available of [4, 1]) expect((await post(other, token, THREE_AREAS, variables)).body.extensions).toEqual({ cost: cost(3, 3, available, 10, 5) });
+    for (const available of [4, 1]) expect((await post(slow, token, THREE_AREAS, variables)).body.extensions).toEqual({ cost: cost(3, 3, available, 10, 0.01) });
     await resetPlatformCalls();
-    const refused = await post(other, token, THREE_AREAS, variables, { 'x-request-id': 'budget-refused-1' });
+    const refused = await post(slow, token, THREE_AREAS, variables, { 'x-request-id': 'budget-refused-1' });
     expect(refused.status).toBe(429);
-    const retryAfter = refused.headers.get('retry-after');
-    expect(retryAfter).toBe('1');
+    // Two more calls' worth is 200 s away.
+    expect(refused.headers.get('retry-after')).toBe('200');
     expect(refused.body).toEqual({
-      errors: [{ message: 'Too many platform calls from this caller: this query needs about 3, 1 are left; retry after 1 s', extensions: { code: 'RATE_LIMITED', retryAfter: 1, requestId: 'budget-refused-1' } }],
-      extensions: { cost: cost(3, null, 1, 10, 5) },
+      errors: [{ message: 'Too many platform calls from this caller: this query needs about 3, 1 are left; retry after 200 s', extensions: { code: 'RATE_LIMITED', retryAfter: 200, requestId: 'budget-refused-1' } }],
+      extensions: { cost: cost(3, null, 1, 10, 0.01) },
     });
-    expect(refused.headers.get('ratelimit')).toBe('"platform-calls";r=1;t=2');
+    expect(refused.headers.get('ratelimit')).toBe('"platform-calls";r=1;t=900');
     expect(await platformCalls()).toBe(0);
   }, 20_000);
 
   it('refuses a read needing more than the whole burst with COST_EXCEEDS_BURST and no platform call', async () => {
     await resetPlatformCalls();
-    // `last` without `before` on LinX walks the list to its end: 10 000 records, 100 platform pages.
+    // `last` without `before` on LinX walks the list to its end: 10 000 records, 100 platform pages and the one it starts in.
     // Without a token: a caller keyed by its address, whose bucket is still full (it is refused all the same).
-    const answer = await post(origin, undefined, 'query Walk($filter: LinxBatchFilter!) { linxBatches(filter: $filter, last: 5) { totalCount } }', { filter: template }, { 'x-request-id': 'budget-too-big-1' });
+    const answer = await post(slow, undefined, 'query Walk($filter: LinxBatchFilter!) { linxBatches(filter: $filter, last: 5) { totalCount } }', { filter: template }, { 'x-request-id': 'budget-too-big-1' });
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({
       errors: [{
-        message: "Query needs about 100 platform calls, more than a caller's whole budget of 10: ask for fewer rows or fields",
+        message: "Query needs about 101 platform calls, more than a caller's whole budget of 10: ask for fewer rows or fields",
         extensions: { code: 'COST_EXCEEDS_BURST', limit: 'RATE_LIMIT_BURST', max: 10, requestId: 'budget-too-big-1' },
       }],
-      extensions: { cost: cost(100, null, 10, 10, 5) },
+      extensions: { cost: cost(101, null, 10, 10, 0.01) },
     });
     expect(answer.headers.get('retry-after')).toBeNull();
     expect(await platformCalls()).toBe(0);
@@ -140,9 +157,9 @@ describe('a bucket of platform calls per caller', () => {
 
   it('gives back what the estimate over-charged: two fields reading the same page cost one call', async () => {
     const globex = sandbox.tokens.find((t) => t.businessAccountName.toLowerCase().includes('globex'))!.token;
-    const answer = await post(other, `Bearer ${globex}`, '{ a: exceptions(first: 1) { totalCount } b: exceptions(first: 1) { totalCount } }');
+    const answer = await post(slow, `Bearer ${globex}`, '{ a: exceptions(first: 1) { totalCount } b: exceptions(first: 1) { totalCount } }');
     // Two fields, one GET: identical reads of one request are one call.
-    expect(answer.body.extensions).toEqual({ cost: cost(2, 1, 9, 10, 5) });
+    expect(answer.body.extensions).toEqual({ cost: cost(2, 1, 9, 10, 0.01) });
   });
 });
 
@@ -290,22 +307,28 @@ describeRedis('budgets in Redis', () => {
     let before: number | undefined;
     budgets.child.kill('SIGSTOP');
     let stop = false;
+    let answered = 0;
     const loops: Promise<void>[] = [];
     try {
       for (let c = 0; c < 16; c++) {
         loops.push(
           (async () => {
-            while (!stop) await post(origin, undefined, '{ __typename }', {}, { 'x-forwarded-for': 'ignored' }).catch(() => undefined);
+            while (!stop) {
+              await post(origin, undefined, '{ __typename }', {}, { 'x-forwarded-for': 'ignored' }).catch(() => undefined);
+              answered++;
+            }
           })(),
         );
       }
       // Memory once the load is warm (compiled code, buffers): what grows after that is what a frozen Redis costs.
-      await sleep(3_000);
+      await until('2 000 requests answered (warm)', () => (answered >= 2_000 ? true : undefined), 40_000);
       before = rss();
       // A caller spends 2 while Redis is frozen: counted in memory only.
       const spent = [await post(origin, load, ONE_CALL), await post(origin, load, ONE_CALL)];
       expect(spent.map((answer) => answer.body.extensions?.cost)).toEqual([cost(1, 1, 9, 10, 0.2), cost(1, 1, 8, 10, 0.2)]);
-      await sleep(27_000);
+      // Ten times as many requests again, each counted in memory, however long they take here.
+      const target = answered + 20_000;
+      await until('20 000 more requests answered', () => (answered >= target ? true : undefined), 50_000);
     } finally {
       stop = true;
       await Promise.all(loops);
@@ -313,12 +336,17 @@ describeRedis('budgets in Redis', () => {
     }
     const after = rss();
     expect(after - before!).toBeLessThan(40 * 1024 * 1024);
-    // Redis answers probes again within a second; its bucket for the caller was never touched.
-    await sleep(1_500);
     try {
-      const keys = await client.keys('gateway-budget:platform-calls:token:*');
-      // Only acme's bucket from the previous test: globex's requests were counted in memory alone.
-      expect(keys).toHaveLength(1);
+      // Redis is used again once a probe is answered: a third caller's spend then lands there (a token
+      // the platform does not know still has its bucket charged for the call it makes).
+      const third = 'token-after-the-freeze';
+      const thirdKey = `gateway-budget:platform-calls:token:${tokenKey(third)}`;
+      await until('the gateway counts in Redis again', async () => {
+        await post(origin, `Bearer ${third}`, ONE_CALL);
+        return (await client.exists(thirdKey)) === 1 ? true : undefined;
+      }, 10_000, 100);
+      // acme's bucket and the third caller's: globex's requests were counted in memory alone.
+      expect((await client.keys('gateway-budget:platform-calls:token:*')).sort()).toEqual([`gateway-budget:platform-calls:token:${tokenKey(acme)}`, thirdKey].sort());
       // The load's first commands reached the frozen Redis before it was given up on; they ran when it woke, past their deadline, and changed nothing.
       expect(await client.get(addressKey)).toBe(addressBefore);
     } finally {

@@ -32,7 +32,9 @@ async function setup(handler: Handler = byStatus, overrides: Record<string, stri
       UPSTREAM_RETRY_LIMIT: '0',
       UPSTREAM_BREAKER_THRESHOLD: String(THRESHOLD),
       UPSTREAM_BREAKER_COOLDOWN_MS: String(COOL_DOWN_MS),
-      UPSTREAM_RESPONSE_TIMEOUT_MS: '100',
+      // Long enough that a loaded machine's answers never time out: only the timeout tests shorten it.
+      UPSTREAM_RESPONSE_TIMEOUT_MS: '10000',
+      UPSTREAM_REQUEST_TIMEOUT_MS: '10000',
       ...overrides,
     }),
     undefined,
@@ -129,7 +131,7 @@ describe('circuit breaker', () => {
   });
 
   it('timeouts trip it', async () => {
-    const wire = await setup(() => {});
+    const wire = await setup(() => {}, { UPSTREAM_RESPONSE_TIMEOUT_MS: '100' });
     for (let i = 0; i < THRESHOLD; i++) expect((await failure(call(wire.http))).extensions.code).toBe('UPSTREAM_TIMEOUT');
     expect(wire.http.breakerState).toBe('open');
 

@@ -1,0 +1,75 @@
+import { ErrorCode } from '../errors.ts';
+import { PlatformError } from '../platform/platform-error.ts';
+import type { CallLedger } from '../platform/request-calls.ts';
+import { CallNotSent } from '../platform/upstream-call.ts';
+import type { BucketPolicy, BucketState, BucketStore } from './bucket.ts';
+
+/** Whole seconds until the wait is over; never 0, which would invite an immediate retry. */
+export function retryAfterSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
+/**
+ * What one operation may spend of its caller's bucket, attempt by attempt (policies/bucket-draw.ts).
+ * Its estimate was taken from the bucket before it ran (the reservation); each attempt sent draws
+ * one unit of the reservation, and past it one unit of the bucket at the moment it goes, so no
+ * attempt reaches the platform unpaid whatever the estimate said. An attempt the bucket cannot pay
+ * is not sent. At the end, what was reserved and not drawn is given back; an attempt still in flight
+ * afterwards (a shared read another request waits on, retried) draws from the bucket.
+ */
+export class OperationLedger implements CallLedger {
+  readonly #store: BucketStore;
+  readonly #policy: BucketPolicy;
+  readonly #key: string;
+  readonly #reserved: number;
+  /** Units of the reservation drawn. */
+  #drawn = 0;
+  /** Units drawn from the bucket beyond the reservation. */
+  #beyond = 0;
+  #closed = false;
+
+  constructor(store: BucketStore, policy: BucketPolicy, callerKey: string, reserved: number) {
+    this.#store = store;
+    this.#policy = policy;
+    this.#key = callerKey;
+    this.#reserved = reserved;
+  }
+
+  /** Units drawn so far, reservation and beyond: the attempts paid for. */
+  get drawn(): number {
+    return this.#drawn + this.#beyond;
+  }
+
+  draw(): Promise<void> | undefined {
+    if (!this.#closed && this.#drawn < this.#reserved) {
+      this.#drawn++;
+      return undefined;
+    }
+    return this.#store.take(this.#policy, this.#key, 1).then((state) => {
+      if (!state.allowed) {
+        const retryAfter = retryAfterSeconds(state.retryAfterMs);
+        throw new CallNotSent(
+          new PlatformError(ErrorCode.RATE_LIMITED, `Too many platform calls from this caller: this query needed more than its estimate and the budget is spent; retry after ${retryAfter} s`, {
+            retryAfter,
+          }),
+        );
+      }
+      this.#beyond++;
+    });
+  }
+
+  /**
+   * Ends the operation: the reservation not drawn goes back to the bucket, all but one unit when
+   * nothing was drawn (answering an operation is never free, or a caller could spin the gateway
+   * on documents that reach no platform call). Resolves with the bucket as it is then, or undefined
+   * when the bucket was not touched since the reservation (its state then is still the one to show).
+   */
+  close(): Promise<BucketState> | undefined {
+    this.#closed = true;
+    const kept = Math.max(this.#drawn, Math.min(1, this.#reserved));
+    const refund = this.#reserved - kept;
+    if (refund > 0) return this.#store.adjust(this.#policy, this.#key, -refund);
+    // Drawn beyond the reservation: the bucket moved since, and is read back by a change of nothing.
+    return this.#beyond > 0 ? this.#store.adjust(this.#policy, this.#key, 0) : undefined;
+  }
+}

@@ -1,0 +1,123 @@
+import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestListener, type GraphQLResponse } from '@apollo/server';
+import type { Logger } from 'pino';
+import { ErrorCode } from '../errors.ts';
+import { withDefaults } from '../hardening/operation-values.ts';
+import type { RateLimitedCaller } from '../observability/metrics.ts';
+import type { RequestCalls } from '../platform/request-calls.ts';
+import { currentRequestId } from '../request/scope.ts';
+import type { BucketPolicy, BucketState, BucketStore } from './bucket.ts';
+import type { CallEstimator } from './estimate.ts';
+import { OperationLedger, retryAfterSeconds } from './ledger.ts';
+
+export interface BudgetObserver {
+  recordRateLimited(caller: RateLimitedCaller): void;
+  recordRateLimitStoreFailure(): void;
+}
+
+/** The draft whose fields the answers carry: draft-ietf-httpapi-ratelimit-headers-09 (structured fields, a named policy). */
+export const CALLS_POLICY_NAME = 'platform-calls';
+
+/** What the plugin reads of the request context (GatewayContext has it all). */
+export interface BudgetContext {
+  admission?: { readonly callerKey: string; readonly caller: 'token' | 'address' };
+  platform: { readonly requestCalls: RequestCalls };
+  /** The same request's context for one operation of its batch: its own platform client and loaders. */
+  forOperation?(): BudgetContext;
+}
+
+/** `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09): quota, window to refill it, what is left, seconds until full. */
+function rateLimitHeaders(policy: BucketPolicy, state: BucketState): Record<string, string> {
+  const window = Math.max(1, Math.ceil(policy.burst / policy.perSecond));
+  return {
+    'RateLimit-Policy': `"${CALLS_POLICY_NAME}";q=${policy.burst};w=${window}`,
+    RateLimit: `"${CALLS_POLICY_NAME}";r=${state.available};t=${Math.ceil(state.fullInMs / 1000)}`,
+  };
+}
+
+/** `extensions.cost` in the shape Shopify's clients read, in platform calls. */
+function costExtension(policy: BucketPolicy, requested: number, actual: number | null, state: BucketState) {
+  return {
+    requestedQueryCost: requested,
+    actualQueryCost: actual,
+    throttleStatus: { maximumAvailable: policy.burst, currentlyAvailable: state.available, restoreRate: policy.perSecond },
+  };
+}
+
+/** A response refusing the operation before it runs: its errors are written here, as no formatter sees them. */
+function refusedResponse(status: number, headers: Record<string, string>, message: string, extensions: Record<string, unknown>, cost: ReturnType<typeof costExtension>): GraphQLResponse {
+  const head = new HeaderMap();
+  for (const [name, value] of Object.entries(headers)) head.set(name.toLowerCase(), value);
+  const requestId = currentRequestId();
+  return {
+    http: { status, headers: head },
+    body: { kind: 'single', singleResult: { errors: [{ message, extensions: requestId === undefined ? extensions : { ...extensions, requestId } }], extensions: { cost } } },
+  };
+}
+
+/**
+ * The calls budget (RATE_LIMIT_PER_SECOND), per operation: before it runs, its estimate is reserved
+ * from the caller's bucket in one atomic take (refused whole: 400 COST_EXCEEDS_BURST past the burst,
+ * 429 RATE_LIMITED when the bucket holds less now), and the operation gets a ledger its platform
+ * calls draw from, attempt by attempt (OperationLedger). Each operation of a batch has its own
+ * reservation, ledger and platform client. At the end the unspent reservation goes back, and the
+ * answer shows `actualQueryCost`: the attempts the platform received for this operation.
+ */
+export function budgetPlugin(policy: BucketPolicy, estimator: CallEstimator, store: BucketStore, logger: Logger, observer: BudgetObserver | undefined): ApolloServerPlugin<BudgetContext> {
+  return {
+    async requestDidStart(): Promise<GraphQLRequestListener<BudgetContext>> {
+      let requested = 0;
+      let reserved: BucketState | undefined;
+      let ledger: OperationLedger | undefined;
+      let calls: RequestCalls | undefined;
+      return {
+        async responseForOperation(requestContext) {
+          const { contextValue, document, operation, request } = requestContext;
+          const admission = contextValue.admission;
+          if (admission === undefined) return null;
+          requested = Math.max(1, estimator.estimate(document, operation, withDefaults(operation, request.variables ?? {})));
+          if (requested > policy.burst) {
+            // Nothing is taken: the bucket is read back for the answer by taking nothing.
+            const now = await store.take(policy, admission.callerKey, 0);
+            return refusedResponse(
+              400,
+              rateLimitHeaders(policy, now),
+              `Query needs about ${requested} platform calls, more than a caller's whole budget of ${policy.burst}: ask for fewer rows or fields`,
+              { code: ErrorCode.COST_EXCEEDS_BURST, limit: 'RATE_LIMIT_BURST', max: policy.burst },
+              costExtension(policy, requested, null, now),
+            );
+          }
+          reserved = await store.take(policy, admission.callerKey, requested);
+          if (!reserved.allowed) {
+            observer?.recordRateLimited(admission.caller);
+            const retryAfter = retryAfterSeconds(reserved.retryAfterMs);
+            logger.debug({ requestId: currentRequestId(), caller: admission.caller, requested, retryAfter }, 'rate limited');
+            return refusedResponse(
+              429,
+              { 'Retry-After': String(retryAfter), ...rateLimitHeaders(policy, reserved) },
+              `Too many platform calls from this caller: this query needs about ${requested}, ${reserved.available} are left; retry after ${retryAfter} s`,
+              { code: ErrorCode.RATE_LIMITED, retryAfter },
+              costExtension(policy, requested, null, reserved),
+            );
+          }
+          // The operations of a batch share one context: each runs on a view of its own, so its calls draw from its own ledger.
+          if (requestContext.requestIsBatched && contextValue.forOperation) {
+            (requestContext as { contextValue: BudgetContext }).contextValue = contextValue.forOperation();
+          }
+          calls = requestContext.contextValue.platform.requestCalls;
+          ledger = new OperationLedger(store, policy, admission.callerKey, requested);
+          calls.ledger = ledger;
+          return null;
+        },
+        async willSendResponse({ response }) {
+          if (ledger === undefined || calls === undefined || reserved === undefined) return;
+          const state = (await ledger.close()) ?? reserved;
+          for (const [name, value] of Object.entries(rateLimitHeaders(policy, state))) response.http.headers.set(name.toLowerCase(), value);
+          if (response.body.kind === 'single') {
+            const result = response.body.singleResult;
+            result.extensions = { ...result.extensions, cost: costExtension(policy, requested, calls.sent, state) };
+          }
+        },
+      };
+    },
+  };
+}

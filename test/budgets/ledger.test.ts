@@ -1,0 +1,76 @@
+import { describe, expect, it } from '@jest/globals';
+import { MemoryBuckets, type BucketPolicy } from '../../src/budgets/bucket.ts';
+import { OperationLedger } from '../../src/budgets/ledger.ts';
+import type { PlatformError } from '../../src/platform/platform-error.ts';
+import { CallNotSent } from '../../src/platform/upstream-call.ts';
+
+// One operation's share of its caller's bucket, on a clock that stands still: nothing refills
+// between the steps, so every number below is exact.
+
+const POLICY: BucketPolicy = { name: 'platform-calls', perSecond: 1, burst: 5 };
+const KEY = 'token:abc';
+
+function setup(reserve: number) {
+  const buckets = new MemoryBuckets(100, () => 1_000_000);
+  const reserved = buckets.takeNow(POLICY, KEY, reserve);
+  expect(reserved.allowed).toBe(true);
+  return { buckets, ledger: new OperationLedger(buckets, POLICY, KEY, reserve) };
+}
+
+/** What is left in the bucket, read by taking nothing. */
+const left = (buckets: MemoryBuckets) => buckets.takeNow(POLICY, KEY, 0).available;
+
+async function refusal(drawing: Promise<void> | undefined): Promise<PlatformError> {
+  try {
+    await drawing;
+  } catch (error) {
+    expect(error).toBeInstanceOf(CallNotSent);
+    return (error as CallNotSent).answer;
+  }
+  throw new Error('expected the draw to be refused');
+}
+
+describe('an operation ledger', () => {
+  it('draws its reservation without touching the bucket, then the bucket unit by unit, then refuses', async () => {
+    const { buckets, ledger } = setup(2);
+    expect([ledger.draw(), ledger.draw(), left(buckets)]).toEqual([undefined, undefined, 3]);
+    for (let i = 0; i < 3; i++) await ledger.draw();
+    expect([ledger.drawn, left(buckets)]).toEqual([5, 0]);
+    const refused = await refusal(ledger.draw());
+    expect([refused.message, refused.extensions]).toEqual([
+      'Too many platform calls from this caller: this query needed more than its estimate and the budget is spent; retry after 1 s',
+      { code: 'RATE_LIMITED', retryAfter: 1 },
+    ]);
+    expect(ledger.drawn).toBe(5);
+    // Drawn beyond the reservation: the bucket is read back at the end, nothing given back.
+    expect((await ledger.close())?.available).toBe(0);
+  });
+
+  it('gives back the reservation it did not draw at the end', async () => {
+    const { buckets, ledger } = setup(4);
+    ledger.draw();
+    expect(left(buckets)).toBe(1);
+    expect((await ledger.close())?.available).toBe(4);
+    expect(left(buckets)).toBe(4);
+  });
+
+  it('keeps one unit of an operation that made no call', async () => {
+    const { buckets, ledger } = setup(3);
+    expect((await ledger.close())?.available).toBe(4);
+    expect(left(buckets)).toBe(4);
+  });
+
+  it('draws from the bucket once closed: an attempt still in flight after the answer is paid too', async () => {
+    const { buckets, ledger } = setup(2);
+    expect(await ledger.close()).toEqual(expect.objectContaining({ available: 4 }));
+    await ledger.draw();
+    expect(left(buckets)).toBe(3);
+  });
+
+  it('shows the reservation\'s own state when it drew exactly what it reserved', () => {
+    const { ledger } = setup(2);
+    ledger.draw();
+    ledger.draw();
+    expect(ledger.close()).toBeUndefined();
+  });
+});

@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import nock from 'nock';
+import { ErrorCode } from '../../src/errors.ts';
+import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
+import { PlatformError } from '../../src/platform/platform-error.ts';
+import type { Policy } from '../../src/platform/policy.ts';
+import type { CallLedger } from '../../src/platform/request-calls.ts';
+import { CallNotSent } from '../../src/platform/upstream-call.ts';
+import { RequestClient } from '../support/request-client.ts';
+import { useNock } from './nock-guard.ts';
+import { PLATFORM_URL, TOKEN, eventsOf, failure, json, upstreamSettings } from './support.ts';
+
+// The platform call's way as one ordered list of named policies (src/platform/policies/).
+
+useNock();
+
+const REQUEST_ID = 'req-policies-1';
+const PAGE = { totalElements: 0, totalPages: 0, number: 0, numberOfElements: 0, hasNext: false, content: [] };
+let http: PlatformHttp | undefined;
+
+afterEach(() => {
+  http?.close();
+  http = undefined;
+});
+
+function platform(overrides: Record<string, string>, policies?: (defaults: Policy[]) => Policy[]): { http: PlatformHttp; events: UpstreamCallEvent[] } {
+  http = new PlatformHttp(PLATFORM_URL, upstreamSettings(overrides), undefined, undefined, { policies });
+  const events: UpstreamCallEvent[] = [];
+  http.observe((event) => events.push(event));
+  return { http, events };
+}
+
+/** A ledger that pays `allowed` attempts and refuses the rest, as the budgets' does once the bucket is empty. */
+function ledgerPaying(allowed: number): CallLedger & { draws: number } {
+  const ledger = {
+    draws: 0,
+    draw(): Promise<void> | undefined {
+      ledger.draws++;
+      if (ledger.draws > allowed) return Promise.reject(new CallNotSent(new PlatformError(ErrorCode.RATE_LIMITED, 'spent', { retryAfter: 3 })));
+      return undefined;
+    },
+  };
+  return ledger;
+}
+
+describe('the list of policies', () => {
+  it('names every policy in the order a call meets them', () => {
+    expect(platform({}).http.policyNames).toEqual(['token gate', 'calls budget', 'report', 'shared reads', 'breaker gate', 'bulkhead', 'breaker', 'retries', 'bucket draw', 'transport']);
+  });
+
+  it('takes a new policy as one more entry: it sees every attempt, retries included, and what it adds reaches the platform', async () => {
+    const seen: string[] = [];
+    // The whole of a new policy: a name and send(call, next).
+    const audit: Policy = {
+      name: 'audit',
+      async send(call, next) {
+        seen.push(`${call.method} ${call.pathAndQuery}`);
+        call.headers['x-audit'] = 'gateway';
+        return next(call);
+      },
+    };
+    const { http: withAudit } = platform({ UPSTREAM_RETRY_LIMIT: '1' }, (defaults) => [...defaults.slice(0, -1), audit, ...defaults.slice(-1)]);
+    expect(withAudit.policyNames.slice(-3)).toEqual(['bucket draw', 'audit', 'transport']);
+    const scope = nock(PLATFORM_URL, { reqheaders: { 'x-audit': 'gateway' } })
+      .get('/exceptions')
+      .reply(503, '')
+      .get('/exceptions')
+      .reply(200, json(PAGE));
+    await expect(new RequestClient(withAudit, TOKEN, REQUEST_ID).get('exceptions.list', '/exceptions')).resolves.toEqual(PAGE);
+    scope.done();
+    expect(seen).toEqual(['GET /exceptions', 'GET /exceptions']);
+  });
+});
+
+describe('the bucket draw', () => {
+  it('draws every attempt, retries included, and counts what the platform received', async () => {
+    const { http: seam } = platform({ UPSTREAM_RETRY_LIMIT: '2' });
+    const scope = nock(PLATFORM_URL).get('/exceptions').twice().reply(503, '').get('/exceptions').reply(200, json(PAGE));
+    const client = new RequestClient(seam, TOKEN, REQUEST_ID);
+    const ledger = ledgerPaying(10);
+    client.requestCalls.ledger = ledger;
+    await expect(client.get('exceptions.list', '/exceptions')).resolves.toEqual(PAGE);
+    scope.done();
+    expect([ledger.draws, client.sent, client.calls]).toEqual([3, 3, 1]);
+  });
+
+  it('does not send a call the budget cannot pay: RATE_LIMITED with retryAfter, reported, and the breaker not told', async () => {
+    const { http: seam, events } = platform({ UPSTREAM_BREAKER_THRESHOLD: '1' });
+    const client = new RequestClient(seam, TOKEN, REQUEST_ID);
+    client.requestCalls.ledger = ledgerPaying(0);
+    const error = await failure(client.get('exceptions.list', '/exceptions'));
+    expect([error.message, error.extensions]).toEqual(['spent', { code: 'RATE_LIMITED', retryAfter: 3 }]);
+    expect(client.sent).toBe(0);
+    expect(eventsOf(events)).toEqual([{ route: 'exceptions.list', method: 'GET', status: 0, retries: 0, requestId: REQUEST_ID, errorCode: 'RATE_LIMITED' }]);
+    expect(seam.breakerState).toBe('closed');
+  });
+
+  it('sends no retry the budget cannot pay: the last answer stands', async () => {
+    const { http: seam, events } = platform({ UPSTREAM_RETRY_LIMIT: '2' });
+    const scope = nock(PLATFORM_URL).get('/exceptions').reply(503, json({ traceId: 't-1', message: 'down' }));
+    const client = new RequestClient(seam, TOKEN, REQUEST_ID);
+    const ledger = ledgerPaying(1);
+    client.requestCalls.ledger = ledger;
+    const error = await failure(client.get('exceptions.list', '/exceptions'));
+    scope.done();
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', upstream: { status: 503, traceId: 't-1' } });
+    expect([ledger.draws, client.sent]).toEqual([2, 1]);
+    expect(eventsOf(events)).toEqual([{ route: 'exceptions.list', method: 'GET', status: 503, retries: 0, requestId: REQUEST_ID, errorCode: 'UPSTREAM_ERROR' }]);
+  });
+});
