@@ -1,6 +1,6 @@
 import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestListener, type GraphQLResponse } from '@apollo/server';
 import type { Logger } from 'pino';
-import { ErrorCode } from '../errors.ts';
+import { errorEntry, ErrorCode } from '../errors.ts';
 import { withDefaults } from '../hardening/operation-values.ts';
 import type { RateLimitedCaller } from '../observability/metrics.ts';
 import type { RequestCalls } from '../platform/request-calls.ts';
@@ -47,10 +47,9 @@ function costExtension(policy: BucketPolicy, requested: number, actual: number |
 function refusedResponse(status: number, headers: Record<string, string>, message: string, extensions: Record<string, unknown>, cost: ReturnType<typeof costExtension>): GraphQLResponse {
   const head = new HeaderMap();
   for (const [name, value] of Object.entries(headers)) head.set(name.toLowerCase(), value);
-  const requestId = currentRequestId();
   return {
     http: { status, headers: head },
-    body: { kind: 'single', singleResult: { errors: [{ message, extensions: requestId === undefined ? extensions : { ...extensions, requestId } }], extensions: { cost } } },
+    body: { kind: 'single', singleResult: { errors: [errorEntry(message, extensions)], extensions: { cost } } },
   };
 }
 
