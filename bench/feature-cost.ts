@@ -41,6 +41,7 @@ const { values } = readCommandLine(
       connections: { type: 'string', default: '8' },
       workload: { type: 'string', default: 'd' },
       features: { type: 'string' },
+      env: { type: 'string', multiple: true, default: [] },
     },
   },
   {
@@ -54,8 +55,9 @@ const { values } = readCommandLine(
       connections: { text: 'autocannon connections', value: 'N' },
       workload: { text: '(d) one document read, (a) an exceptions page of 20 with assignee and notes', value: 'LETTER' },
       features: { text: `comma-separated features, all by default: ${SWITCHABLE_FEATURES.join(', ')}`, value: 'LIST' },
+      env: { text: "a setting of the gateway (repeatable), e.g. a budget for the calls budget's draw", value: 'NAME=VALUE' },
     },
-    examples: ['npm run bench:features -- --pairs 20 --features control,metrics'],
+    examples: ['npm run bench:features -- --pairs 20 --features control,metrics', 'npm run bench:features -- --features control,"calls budget" --env RATE_LIMIT_PER_SECOND=1000000'],
   },
 );
 const pairs = Number(values.pairs);
@@ -117,7 +119,8 @@ async function main(): Promise<void> {
   let load: ChildProcess | undefined;
   const switches = new FeatureSwitches();
   // Production settings, as the image runs; read sharing off so every request makes its platform call.
-  const config = loadConfig({ ...env, HOST, PORT: '0', ADMIN_PORT: 'off', UPSTREAM_URL: `http://${HOST}:${PORTS.sandbox}`, UPSTREAM_SHARE_READS: 'false' });
+  const settings = Object.fromEntries(values.env.map((setting) => setting.split(/=(.*)/s).slice(0, 2)));
+  const config = loadConfig({ ...env, HOST, PORT: '0', ADMIN_PORT: 'off', UPSTREAM_URL: `http://${HOST}:${PORTS.sandbox}`, UPSTREAM_SHARE_READS: 'false', ...settings });
   // The log lines go where a supervisor's pipe would take them, through the gateway's own buffered writer.
   const logger = createLogger(config.logLevel, { destination: pino.destination({ dest: '/dev/null', minLength: 4096 }) as unknown as NodeJS.WritableStream });
   try {

@@ -1,6 +1,7 @@
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import type { ValidationRule } from 'graphql';
 import type { Stage } from './http/stage.ts';
+import type { Policy } from './platform/policy.ts';
 
 /** The features the cost harness (bench/feature-cost.ts) turns off and on in a running gateway. */
 export const SWITCHABLE_FEATURES = [
@@ -20,7 +21,23 @@ export const SWITCHABLE_FEATURES = [
   'admission',
   /** The static limits: the query-limits plugin and the validation rules of depth, aliases, directives and cost. */
   'hardening',
+  /** The token gate of platform calls: an unknown token's calls one at a time. */
+  'token gate',
+  /** The route guard of platform calls: the breaker and the bulkhead. */
+  'route guard',
+  /** The calls budget of platform calls: MAX_PLATFORM_CALLS_PER_REQUEST and, with a budget set, each attempt's draw from the caller's bucket. */
+  'calls budget',
 ] as const;
+
+/** Which feature each platform-call policy (src/platform/policies/) belongs to; a policy not named here is never switched off. */
+const POLICY_FEATURES: Readonly<Record<string, SwitchableFeature>> = {
+  'token gate': 'token gate',
+  'breaker gate': 'route guard',
+  bulkhead: 'route guard',
+  breaker: 'route guard',
+  'calls budget': 'calls budget',
+  'bucket draw': 'calls budget',
+};
 
 export type SwitchableFeature = (typeof SWITCHABLE_FEATURES)[number];
 
@@ -51,6 +68,13 @@ export class FeatureSwitches {
     const started = plugin.requestDidStart?.bind(plugin);
     if (started === undefined) return plugin;
     return { ...plugin, requestDidStart: async (requestContext) => (this.isOn(feature) ? started(requestContext) : undefined) };
+  }
+
+  /** The platform-call policy, which passes the call straight on while its feature is off. */
+  policy(policy: Policy): Policy {
+    const feature = POLICY_FEATURES[policy.name];
+    if (feature === undefined) return policy;
+    return { name: policy.name, send: (call, next) => (this.isOn(feature) ? policy.send(call, next) : next(call)) };
   }
 
   /** The validation rule, which checks nothing while `feature` is off. */

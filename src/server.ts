@@ -96,10 +96,10 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const production = config.env === 'production';
   // Without a secret, cursors keep the key this process drew at start-up.
   if (config.paging.cursorSecret !== undefined) useCursorSecret(config.paging.cursorSecret);
-  const http = new PlatformHttp(upstreamUrl, config.upstream, config.platformProtection);
+  const { switches } = options;
+  const http = new PlatformHttp(upstreamUrl, config.upstream, config.platformProtection, undefined, switches && { policies: (defaults) => defaults.map((policy) => switches.policy(policy)) });
   // The listener is set once the GraphQL stage exists; the drain plugin needs the server first.
   const server = boundedServer(config, logger);
-  const { switches } = options;
   const observability = await setupObservability({ config, http, logger, switches });
   const readiness = new Readiness({ upstreamUrl, http, ...config.readiness });
   const hardening = await setupHardening(config, logger, {

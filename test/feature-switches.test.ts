@@ -3,6 +3,8 @@ import { describe, expect, it } from '@jest/globals';
 import { Kind, type ValidationContext } from 'graphql';
 import { FeatureSwitches } from '../src/feature-switches.ts';
 import type { Stage } from '../src/http/stage.ts';
+import type { PlatformCall, Policy } from '../src/platform/policy.ts';
+import type { Answer } from '../src/platform/upstream-call.ts';
 
 const req = {} as IncomingMessage;
 const res = {} as ServerResponse;
@@ -49,5 +51,22 @@ describe('feature switches (the cost harness)', () => {
     expect(rule(context)).toBe(visitor);
     switches.set('hardening', false);
     expect(rule(context)).toEqual({});
+  });
+
+  it('pass a platform call straight on while its policy\'s feature is off, and never switch off a policy of no feature', async () => {
+    const switches = new FeatureSwitches();
+    const seen: string[] = [];
+    const policy = (name: string): Policy => ({ name, send: (call, next) => (seen.push(name), next(call)) });
+    const answer = { status: 200, body: '{}', headers: {}, retries: 0 } as unknown as Answer;
+    const next = async () => answer;
+    const call = {} as PlatformCall;
+    const [breaker, draw, transport] = [switches.policy(policy('breaker')), switches.policy(policy('bucket draw')), switches.policy(policy('transport'))];
+    expect(breaker.name).toBe('breaker');
+    switches.set('route guard', false);
+    switches.set('calls budget', false);
+    for (const wrapped of [breaker, draw, transport]) expect(await wrapped.send(call, next)).toBe(answer);
+    switches.set('route guard', true);
+    await breaker.send(call, next);
+    expect(seen).toEqual(['transport', 'breaker']);
   });
 });
