@@ -2,6 +2,26 @@ import js from '@eslint/js';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
+/** The layers of src/, bottom to top, as docs/architecture.md lists them (paths relative to src/). */
+const LAYERS = [
+  { name: 'request identity (src/request/)', files: ['request/**'] },
+  {
+    name: 'the kernel (configuration, errors, logs, client text, dates, areas, execution)',
+    files: ['errors.ts', 'logger.ts', 'client-text.ts', 'date-time.ts', 'scalars.ts', 'project-root.ts', 'areas.ts', 'settings.ts', 'config.ts', 'cluster-messages.ts', 'command-line.ts', 'gateway-help.ts', 'setting-typos.ts', 'generated/**', 'types/**', 'execution/**'],
+  },
+  { name: 'the platform seam (src/platform/)', files: ['platform/**'] },
+  { name: 'paging (src/connections/)', files: ['connections/**'] },
+  {
+    name: 'the areas (their folders, the schema, the context, the playground)',
+    files: ['documents/**', 'acceptances/**', 'exceptions/**', 'linx/**', 'federation/**', 'base-resolvers.ts', 'area-modules.ts', 'schema.ts', 'context.ts', 'playground/**'],
+  },
+  { name: 'observation (src/observability/, health)', files: ['observability/**', 'health.ts'] },
+  { name: 'the front door (src/http/)', files: ['http/**'] },
+  { name: 'request limits (src/hardening/)', files: ['hardening/**'] },
+  { name: 'budgets (src/budgets/)', files: ['budgets/**'] },
+  { name: 'the composition (server, admin listener, workers, start-up)', files: ['server.ts', 'admin.ts', 'cluster.ts', 'banner.ts', 'format-error.ts', 'feature-switches.ts', 'start.ts', 'main.js'] },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.stryker-tmp/', 'reports/', 'src/generated/', 'playground/dist/', 'dist/', 'bench/peer/', 'test/artifacts/', 'test/relay/__generated__/'] },
   js.configs.recommended,
@@ -35,19 +55,21 @@ export default tseslint.config(
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
-  {
-    // The paging library and the platform seam sit below observability: they read the request's
-    // identity from src/request/, and observability watches them through events, never the reverse.
-    files: ['src/connections/**/*.ts', 'src/platform/**/*.ts'],
+  // The layers of src/, bottom to top (docs/architecture.md): a module imports from its own layer and
+  // the layers below it, never from a layer above. Type imports count too: a lower layer that needs a
+  // higher one's type declares the interface it is called with instead.
+  ...LAYERS.map((layer, index) => ({
+    files: layer.files.map((file) => `src/${file}`),
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/observability', '**/observability/**'], message: 'src/connections/ and src/platform/ may not import src/observability/: request identity is in src/request/.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: LAYERS.slice(index + 1).map((higher) => ({
+            group: higher.files.map((file) => `**/${file}`),
+            message: `src/ is layered (docs/architecture.md): ${layer.name} may not import ${higher.name}, a layer above it.`,
+          })),
+        },
+      ],
     },
-  },
-  {
-    // Request identity (id, token, deadline) is the bottom layer: every other folder reads it, it reads none of them.
-    files: ['src/request/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['../*', '!../request', '!../request/**'], message: 'src/request/ imports nothing from the rest of src/: every layer reads request identity, so it sits below them all.' }] }],
-    },
-  },
+  })),
 );

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { checkTrustedProxies } from './budgets/client-address.ts';
+import { checkTrustedProxies } from './request/client-address.ts';
 import { configFrom, schema, SETTINGS, tracesEndpoint, withComputedDefaults } from './settings.ts';
 
 // Every setting comes from the environment, is validated once at start-up and is
@@ -111,7 +111,7 @@ const configSchema = schema.transform((read, ctx) => {
     rateLimit,
     /** Where budgets and address failure counts are kept: Redis shared by every instance, else memory. */
     budgetStore: { redisUrl: e.RATE_LIMIT_REDIS_URL, timeoutMs: e.RATE_LIMIT_STORE_TIMEOUT_MS },
-    /** Proxies whose `X-Forwarded-For` entry names the client (src/budgets/client-address.ts). */
+    /** Proxies whose `X-Forwarded-For` entry names the client (src/request/client-address.ts). */
     trustedProxies,
   });
 });

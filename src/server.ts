@@ -12,6 +12,7 @@ import { CompiledExecution, compiledExecutionGateway } from './execution/compile
 import { inlineTraceWhenAsked } from './observability/inline-trace.ts';
 import { formatError } from './format-error.ts';
 import type { FeatureSwitches } from './feature-switches.ts';
+import { setupBudgets } from './budgets/index.ts';
 import { setupHardening } from './hardening/index.ts';
 import { Readiness } from './health.ts';
 import { frontDoor } from './http/front-door.ts';
@@ -102,13 +103,11 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const server = boundedServer(config, logger);
   const observability = await setupObservability({ config, http, logger, switches });
   const readiness = new Readiness({ upstreamUrl, http, ...config.readiness });
-  const hardening = await setupHardening(config, logger, {
-    rateLimit: observability.metrics,
-    onTrustedDocumentRefusal: (code) => observability.metrics?.recordTrustedDocumentRefusal(code),
-  });
+  const hardening = await setupHardening(config, logger, { onTrustedDocumentRefusal: (code) => observability.metrics?.recordTrustedDocumentRefusal(code) });
+  const budgets = await setupBudgets(config, logger, observability.metrics);
 
   const schema = buildSchema();
-  const budgetPlugin: ApolloServerPlugin<GatewayContext> | undefined = hardening.budgets.plugin(schema);
+  const budgetPlugin: ApolloServerPlugin<GatewayContext> | undefined = budgets.plugin(schema);
   const compiled = config.compiledExecution.enabled
     ? new CompiledExecution(schema, { maxEntries: config.compiledExecution.cacheSize, maxBytes: config.compiledExecution.cacheBytes, minUses: config.compiledExecution.minUses }, (error) => {
       if (error === undefined) logger.debug('graphql-jit loaded: documents run compiled from their COMPILED_QUERY_MIN_USES-th use');
@@ -154,12 +153,12 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     operatorRoutes: operatorRoutesStage({ readiness, scrape: production && adminOn ? undefined : observability.scrape }),
     playground: config.playground ? await playgroundStage({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues }) : undefined,
     ...hardening.stages,
-    admission: hardening.budgets.admission,
+    admission: budgets.admission,
     ...(switches && {
       webClientHeaders: switches.stage('web-client headers', hardening.stages.webClientHeaders),
-      admission: switches.stage('admission', hardening.budgets.admission),
+      admission: switches.stage('admission', budgets.admission),
     }),
-    graphql: graphqlStage({ apollo, context: async (req, res) => createContext({ config, http, logger, tokens: hardening.budgets.tokens }, req.headers, res) }),
+    graphql: graphqlStage({ apollo, context: async (req, res) => createContext({ config, http, logger, tokens: budgets.tokens }, req.headers, res) }),
   });
   server.on('request', frontDoor(stages, logger, switches && (() => switches.isOn('request scope'))));
 
@@ -185,7 +184,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     async close() {
       readiness.markStopping();
       await apollo.stop();
-      await hardening.close();
+      await Promise.all([hardening.close(), budgets.close()]);
       await observability.close();
       http.close();
       // Last: probes read 503 from /readyz for the whole drain, and metrics stay scrapable until the end.

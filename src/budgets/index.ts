@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
@@ -7,15 +7,16 @@ import type { Config } from '../config.ts';
 import { ErrorCode } from '../errors.ts';
 import { refuse } from '../http/refusal.ts';
 import type { Stage } from '../http/stage.ts';
+import { admit, type Admission } from '../request/admission.ts';
 import { currentRequestId } from '../request/scope.ts';
 import { MAX_BUCKETS, MemoryBuckets, type BucketPolicy, type BucketStore } from './bucket.ts';
 import { callerToken, canonicalAuthorization } from '../request/caller-token.ts';
-import { addressUnit, clientAddress } from './client-address.ts';
+import { addressUnit, clientAddress } from '../request/client-address.ts';
 import { CallEstimator } from './estimate.ts';
 import { retryAfterSeconds } from './ledger.ts';
 import { budgetPlugin, CALLS_POLICY_NAME, type BudgetContext, type BudgetObserver } from './plugin.ts';
 import { RedisBuckets } from './redis-buckets.ts';
-import { TokenVerdicts } from './token-verdicts.ts';
+import { TokenVerdicts } from '../platform/token-verdicts.ts';
 import { WorkerGroupBuckets } from './worker-group.ts';
 
 /**
@@ -38,28 +39,6 @@ import { WorkerGroupBuckets } from './worker-group.ts';
  * A call joined to another request's identical read in flight (same token: see PlatformHttp) draws
  * nothing: the platform received one call, paid by the request that sent it.
  */
-
-/** What the admission learned of one HTTP request, read by its context (every operation of a batch). */
-export interface Admission {
-  /** `token:<hash>` or `address:<address>`: whose bucket pays. */
-  readonly callerKey: string;
-  readonly caller: 'token' | 'address';
-  /** The client address (TRUSTED_PROXIES applied), an IPv6 address by its /64 (addressUnit). */
-  readonly address: string;
-  /** The bearer token's key (tokenKey of src/request/caller-token.ts), computed here once for the request's platform client too. */
-  readonly tokenKey: string | undefined;
-  /** Whether the platform refused this request's token (401). */
-  refusedByPlatform: boolean;
-  /** Attempts the platform was sent for this request so far (its context sets it; none before). */
-  callsSent?: () => number;
-}
-
-const admissions = new WeakMap<IncomingMessage, Admission>();
-
-/** The admission of a request that went through the GraphQL route's chain. */
-export function admissionOf(req: IncomingMessage | undefined): Admission | undefined {
-  return req === undefined ? undefined : admissions.get(req);
-}
 
 export interface Budgets {
   /** First handler of the GraphQL route. */
@@ -122,7 +101,7 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
       tokenKey: key,
       refusedByPlatform: false,
     };
-    admissions.set(req, admitted);
+    admit(req, admitted);
     if (key === undefined || tokens.verdict(key) !== 'unknown') {
       next();
       return;

@@ -1,7 +1,6 @@
 import type { ApolloServerPlugin, PersistedQueryOptions } from '@apollo/server';
 import type { ParseOptions, ValidationRule } from 'graphql';
 import type { Logger } from 'pino';
-import { setupBudgets, type BudgetObserver, type Budgets } from '../budgets/index.ts';
 import { ConfigError, type Config } from '../config.ts';
 import { batchLimitStage } from '../http/batch-limit.ts';
 import { bodyStage } from '../http/body.ts';
@@ -33,17 +32,13 @@ export interface Hardening {
     /** Where a trusted-documents manifest is configured. */
     trustedDocuments: Stage | undefined;
   };
-  /** Caller admission, the calls budget and what is known of tokens (src/budgets/). */
-  budgets: Budgets;
-  /** Releases the shared stores (persisted queries, budgets), if any. */
+  /** Releases the shared store of persisted queries, if any. */
   close(): Promise<void>;
 }
 
 export interface HardeningObservers {
   /** Counts a trusted-documents refusal by its code. */
   onTrustedDocumentRefusal?: TrustedDocumentsPolicy['onRefusal'];
-  /** Counts the budgets' refusals and their shared store's failures. */
-  rateLimit?: BudgetObserver;
 }
 
 /** The gateway's abuse limits and request hygiene, from the configuration. */
@@ -51,7 +46,6 @@ export async function setupHardening(config: Config, logger: Logger, observers: 
   const { limits } = config;
   const trusted = config.trustedDocuments && (await trustedDocuments(config.trustedDocuments.file));
   const apq = await persistedQueries({ ...config.persistedQueries, redisUrl: config.redisUrl }, logger);
-  const budgets = await setupBudgets(config, logger, observers.rateLimit);
   const plugins: ApolloServerPlugin[] = [wellFormedVariablesPlugin(), queryLimitsPlugin(limits, config.paging, config.maxEntityRepresentations)];
   if (!config.fieldSuggestions) plugins.push(hideSuggestionsPlugin());
   return {
@@ -75,9 +69,8 @@ export async function setupHardening(config: Config, logger: Logger, observers: 
         })
         : undefined,
     },
-    budgets,
     async close() {
-      await Promise.all([apq.close(), budgets.close()]);
+      await apq.close();
     },
   };
 }

@@ -4,7 +4,6 @@ import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { GatewayContext } from '../context.ts';
-import type { FeatureSwitches } from '../feature-switches.ts';
 import type { PlatformHttp, UpstreamCallEvent } from '../platform/http.ts';
 import { joinGroupMetrics } from './cluster-metrics.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';
@@ -36,7 +35,12 @@ export interface ObservabilityDependencies {
   /** Replaces the configured span exporter (tests). */
   spanExporter?: SpanExporter;
   /** Lets the cost harness turn the request log, metrics and all observing off and on (bench/feature-cost.ts). */
-  switches?: FeatureSwitches;
+  switches?: ObservabilitySwitches;
+}
+
+/** What observability reads of the cost harness's switches (src/feature-switches.ts's FeatureSwitches). */
+interface ObservabilitySwitches {
+  isOn(feature: 'observability' | 'request log' | 'metrics'): boolean;
 }
 
 /** Logs, metrics and traces of one gateway instance, all fed from the same two sources: the request plugin and the platform seam. */
@@ -85,7 +89,7 @@ export async function setupObservability({ config, http, logger, spanExporter, s
 }
 
 /** The request plugin with its log line and metrics each behind a switch, and the whole of it behind "observability". */
-function switchedPlugin(switches: FeatureSwitches, observers: RequestObservers): ApolloServerPlugin<GatewayContext> {
+function switchedPlugin(switches: ObservabilitySwitches, observers: RequestObservers): ApolloServerPlugin<GatewayContext> {
   const silent = observers.logger.child({}, { level: 'silent' });
   const variants = [
     requestObserverPlugin(observers),
@@ -94,8 +98,8 @@ function switchedPlugin(switches: FeatureSwitches, observers: RequestObservers):
     requestObserverPlugin({ ...observers, logger: silent, metrics: undefined }),
   ];
   const current = () => variants[(switches.isOn('request log') ? 0 : 1) + (switches.isOn('metrics') ? 0 : 2)]!;
-  return switches.plugin('observability', {
-    invalidRequestWasReceived: async (request) => current().invalidRequestWasReceived?.(request),
-    requestDidStart: async (requestContext) => current().requestDidStart?.(requestContext),
-  });
+  return {
+    invalidRequestWasReceived: async (request) => (switches.isOn('observability') ? current().invalidRequestWasReceived?.(request) : undefined),
+    requestDidStart: async (requestContext) => (switches.isOn('observability') ? current().requestDidStart?.(requestContext) : undefined),
+  };
 }

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { bearerToken, canonicalAuthorization, type CallerToken } from '../request/caller-token.ts';
-import type { TokenVerdicts } from '../budgets/token-verdicts.ts';
+import type { TokenVerdicts } from './token-verdicts.ts';
 import { ErrorCode } from '../errors.ts';
 import { transportError } from './error-mapping.ts';
 import { PlatformError } from './platform-error.ts';

@@ -1,4 +1,4 @@
-import type { TokenVerdicts } from '../budgets/token-verdicts.ts';
+import type { TokenVerdicts } from './token-verdicts.ts';
 import { tokenKey } from '../request/caller-token.ts';
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { adjust, MemoryBuckets, take, type BucketPolicy } from '../../src/budgets/bucket.ts';
 import { bearerToken, canonicalAuthorization, tokenKey } from '../../src/request/caller-token.ts';
 import { retryAfterSeconds } from '../../src/budgets/index.ts';
-import { TokenVerdicts } from '../../src/budgets/token-verdicts.ts';
+import { TokenVerdicts } from '../../src/platform/token-verdicts.ts';
 import { loadConfig } from '../../src/config.ts';
 
 const TEN_AT_FIVE: BucketPolicy = { name: 'calls', perSecond: 5, burst: 10 };

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import nock from 'nock';
-import { TokenVerdicts } from '../../src/budgets/token-verdicts.ts';
+import { TokenVerdicts } from '../../src/platform/token-verdicts.ts';
 import type { PlatformHttp } from '../../src/platform/http.ts';
 import { tokenKey } from '../../src/request/caller-token.ts';
 import { RequestDeadlineExceeded } from '../../src/request/deadline.ts';

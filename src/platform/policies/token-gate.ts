@@ -1,4 +1,4 @@
-import type { TokenVerdict } from '../../budgets/token-verdicts.ts';
+import type { TokenVerdict } from '../token-verdicts.ts';
 import { ErrorCode } from '../../errors.ts';
 import { RequestDeadlineExceeded } from '../../request/deadline.ts';
 import { transportError } from '../error-mapping.ts';

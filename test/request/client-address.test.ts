@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { addressUnit } from '../../src/budgets/client-address.ts';
+import { addressUnit } from '../../src/request/client-address.ts';
 
 describe('the unit a per-address limit counts', () => {
   it('is an IPv4 address itself, an IPv4-mapped IPv6 address its IPv4 address', () => {
