@@ -111,7 +111,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const logger = options.logger ?? createLogger(config.logLevel);
   const production = config.env === 'production';
   // Without a secret, cursors keep the key this process drew at start-up.
-  if (config.paging.cursorSecret !== undefined) useCursorSecret(config.paging.cursorSecret);
+  if (config.paging.cursorSecret !== undefined) useCursorSecret(config.paging.cursorSecret, config.paging.cursorSecretPrevious);
   const http = new PlatformHttp(upstreamUrl, config.upstream, config.platformProtection);
   // The listener is set once the GraphQL stage exists; the drain plugin needs the server first.
   const server = boundedServer(config, logger);

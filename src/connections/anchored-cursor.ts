@@ -158,11 +158,8 @@ export interface UnpackedAnchored {
 /** Why a cursor of this version is refused: its seal's (SealRefusal), or bytes that are no cursor at all. */
 export type AnchoredRefusal = SealRefusal | 'malformed';
 
-/**
- * What an anchored cursor's bytes hold, or why they are refused. `isCaller` tells whether a caller
- * tag, made with the given tagging of the secret that sealed the page, names the reader.
- */
-export function unpackAnchored(bytes: Buffer, isCaller: (tag: Buffer, tagUnder: (token: string | undefined) => Buffer) => boolean): UnpackedAnchored | AnchoredRefusal {
+/** What an anchored cursor's bytes hold, or why they are refused. `isCaller` tells whether a caller tag names the reader. */
+export function unpackAnchored(bytes: Buffer, isCaller: (tag: Buffer) => boolean): UnpackedAnchored | AnchoredRefusal {
   if (bytes.length < OWN_BYTES + BINDING_DIGEST_BYTES || bytes[0] !== ANCHORED_VERSION) return 'malformed';
   const index = bytes.readUInt16BE(1);
   const clear = Buffer.concat([bytes.subarray(0, 1), bytes.subarray(OWN_BYTES, OWN_BYTES + BINDING_DIGEST_BYTES)]);
@@ -181,7 +178,7 @@ export function unpackAnchored(bytes: Buffer, isCaller: (tag: Buffer, tagUnder: 
     for (let skipped = 0; skipped < index; skipped++) readRecord(reader);
     const anchor = readRecord(reader);
     if (anchor === null) return 'tampered';
-    return { position: start + index, anchor, digest: clear.subarray(1), account, sameCaller: isCaller(tag, opened.callerTag) };
+    return { position: start + index, anchor, digest: clear.subarray(1), account, sameCaller: isCaller(tag) };
   } catch {
     // Sealed by a holder of the keys, yet not this layout.
     return 'malformed';

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 
 /**
  * The sealing of a page of anchored cursors: AES-256-GCM from Node's crypto, used as documented
@@ -10,7 +10,7 @@ import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync
  * Keys. Everything comes from a secret: CURSOR_SECRET, shared by the replicas and kept across
  * restarts; without it a secret each instance draws at start-up (its workers share it). HKDF-SHA256
  * derives from the secret its id (4 bytes a cursor carries in clear, so that a cursor of another
- * secret is told from a tampered one) and the key of caller tags (callerTag). A process seals with a
+ * secret is told from a tampered one). A process seals with a
  * key of its own: HKDF-SHA256 of the secret under a salt of 16 random bytes drawn when the secret is
  * set; the cursor carries the salt, and any process holding the secret derives the key again.
  *
@@ -26,9 +26,6 @@ export const SECRET_ID_BYTES = 4;
 export const SALT_BYTES = 16;
 export const NONCE_BYTES = 12;
 export const TAG_BYTES = 16;
-/** Bytes of a caller tag inside a sealed page: 64 bits of HMAC-SHA256. */
-export const CALLER_TAG_BYTES = 8;
-
 const CIPHER = 'aes-256-gcm';
 const KEY_BYTES = 32;
 
@@ -36,8 +33,6 @@ interface SecretKeys {
   /** The secret itself, as HKDF's input keying material. */
   material: KeyObject;
   id: Buffer;
-  /** The HMAC-SHA256 key of caller tags. */
-  callers: KeyObject;
 }
 
 interface SealingKey {
@@ -51,7 +46,7 @@ interface SealingKey {
 function secretKeys(secret: string | Buffer): SecretKeys {
   const material = createSecretKey(typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret);
   const derive = (info: string, length: number) => Buffer.from(hkdfSync('sha256', material, Buffer.alloc(0), info, length));
-  return { material, id: derive('gateway cursor secret id', SECRET_ID_BYTES), callers: createSecretKey(derive('gateway cursor callers', KEY_BYTES)) };
+  return { material, id: derive('gateway cursor secret id', SECRET_ID_BYTES) };
 }
 
 function pageKey(secret: SecretKeys, salt: Buffer): KeyObject {
@@ -139,8 +134,6 @@ export type SealRefusal = 'other keys' | 'tampered';
 
 export interface Opened {
   plain: Buffer;
-  /** The caller tag of `token` under the secret the page was sealed with (see callerTag). */
-  callerTag(token: string | undefined): Buffer;
 }
 
 /** The plain bytes of `sealed` (a seal's output, after `clear`), or why it cannot be opened. */
@@ -161,18 +154,16 @@ export function open(clear: Buffer, sealed: Buffer): Opened | SealRefusal {
     return 'tampered';
   }
   keep();
-  return { plain, callerTag: (token) => tagOf(secret, token) };
-}
-
-function tagOf(secret: SecretKeys, token: string | undefined): Buffer {
-  if (token === undefined) return Buffer.alloc(0);
-  return createHmac('sha256', secret.callers).update(token, 'utf8').digest().subarray(0, CALLER_TAG_BYTES);
+  return { plain };
 }
 
 /**
- * What names the token a page was sealed for, inside the seal: HMAC-SHA256 of the token under a
- * key derived from the current secret, cut to 64 bits. Empty without a token.
+ * The warning a production start-up prints without CURSOR_SECRET: the key it draws is this
+ * instance's alone (its workers share it), so the other replicas, and this one after a restart,
+ * refuse its cursors. Undefined when there is nothing to warn about.
  */
-export function callerTag(token: string | undefined): Buffer {
-  return tagOf(keys.current, token);
+export function cursorSecretWarning(production: boolean, secret: string | undefined, workers: number): string | undefined {
+  if (!production || secret !== undefined) return undefined;
+  const who = workers > 1 ? `this instance's ${workers} workers share a key drawn at start-up` : 'this instance seals cursors under a key drawn at start-up';
+  return `CURSOR_SECRET is not set: ${who}, so every other replica, and this one after a restart, refuses its cursors (CURSOR_OTHER_KEYS) and clients lose their place in every list. Set the same CURSOR_SECRET (32 characters or more) on every replica.`;
 }

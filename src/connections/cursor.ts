@@ -129,7 +129,7 @@ export function readCursor(cursor: string, binding: string, argumentName = 'curs
   if (bytes[0] === ANCHORED_VERSION) {
     // Only the exact bytes the gateway produced: no alternative spellings of the same bytes.
     if (bytes.toString('base64url') !== cursor) throw refuse('CURSOR_MALFORMED');
-    const unpacked = unpackAnchored(bytes, (tag, tagUnder) => caller.isNamedBy(tag, tagUnder));
+    const unpacked = unpackAnchored(bytes, (tag) => caller.isNamedBy(tag));
     if (unpacked === 'malformed') throw refuse('CURSOR_MALFORMED');
     if (unpacked === 'other keys') throw refuse('CURSOR_OTHER_KEYS');
     if (unpacked === 'tampered') throw refuse('CURSOR_TAMPERED');
