@@ -12,7 +12,8 @@ const LONGEST_SPELLING = 12;
 /**
  * The platform may echo the caller's token in an error body ("Invalid token …"); it must not travel on
  * in our messages, extensions or logs (docs/security.md, "Tenant isolation and credentials"). Cut out:
- * the token itself, exactly, in any spelling that decodes to it: percent-encoding (`%2F`, `%u002F`),
+ * the token itself, exactly (or cut short by at most four characters at its ends, with eight left at
+ * least: the rest could be guessed), in any spelling that decodes to it: percent-encoding (`%2F`, `%u002F`),
  * JSON escapes (`\u002f`, nested to any depth), HTML character references (decimal or hexadecimal,
  * with or without `;`, and the named ones of the characters a token holds), its characters joined by
  * one separator repeated (`a.b.c`, `a b c`), its hex, its base64 and base64url (also inside a longer
@@ -52,6 +53,25 @@ function spellingsOf(token: string): string[] {
     spellings.add(aligned.toString('base64url'));
   }
   return [...spellings];
+}
+
+/** The most characters an echo may lack at its ends and still be cut: the rest could be guessed. */
+const MOST_CHARACTERS_LACKING = 4;
+/** The fewest characters of the token a cut echo holds. */
+const FEWEST_CHARACTERS_ECHOED = 8;
+
+/**
+ * The token, then the token cut short by up to MOST_CHARACTERS_LACKING characters at its ends (an
+ * echo the platform truncated leaves only a guess): never a shorter piece of it, which a word or
+ * an id may be.
+ */
+function nearlyWhole(token: string): string[] {
+  const pieces = [token];
+  for (let lacking = 1; lacking <= MOST_CHARACTERS_LACKING; lacking++) {
+    if (token.length - lacking < FEWEST_CHARACTERS_ECHOED) break;
+    for (let start = 0; start <= lacking; start++) pieces.push(token.slice(start, token.length - (lacking - start)));
+  }
+  return pieces;
 }
 
 /** The normalised text, one UTF-16 unit per character, and the span of the original text each was read from. */
@@ -167,7 +187,7 @@ const BASE64_DEPTH = 2;
 /** The spans [start, end) of `text` (normalised) that spell the token. */
 function echoSpans(text: string, token: string, spellings: readonly string[], depth: number): [number, number][] {
   const spans: [number, number][] = [];
-  for (const spelling of [token, ...spellings]) {
+  for (const spelling of [...nearlyWhole(token), ...spellings]) {
     for (let at = text.indexOf(spelling); at >= 0; at = text.indexOf(spelling, at + 1)) spans.push([at, at + spelling.length]);
   }
   // Its characters joined by one separator of up to three characters, the same between each two.

@@ -17,6 +17,7 @@ const b64 = (text: string) => Buffer.from(text).toString('base64');
 
 const MUST_BE_CUT: [string, string, string][] = [
   ['the token as it is', `Invalid token ${TOKEN}.`, 'Invalid token [REDACTED].'],
+  ['the token cut short by four characters (the rest is a guess)', `Invalid token ${TOKEN.slice(1, -3)}…`, 'Invalid token [REDACTED]…'],
   ['at the very start and end, twice', `${TOKEN} and ${TOKEN}`, '[REDACTED] and [REDACTED]'],
   ['URL-encoded (encodeURIComponent)', `token=${encodeURIComponent(TOKEN)}&x=1`, 'token=[REDACTED]&x=1'],
   ['every character percent-encoded, upper-case hex', `t=${chars.map((c) => `%${hex2(c).toUpperCase()}`).join('')};`, 't=[REDACTED];'],
@@ -69,6 +70,7 @@ const MUST_COME_THROUGH: [string, string][] = [
   ['nothing', ''],
   ['plain text with spaces', 'a b c d e f g h i j k'],
   ['the token with a character missing in the middle', TOKEN.replace('-8b4d', '8b4d')],
+  ['the token lacking five characters at its ends', TOKEN.slice(3, -2)],
 ];
 
 describe('tokenRedactor', () => {
