@@ -63,13 +63,10 @@ function writeId(id: string): void {
   writer.text(id);
 }
 
-/** The record part of an anchor: id, then keys, left out when they would make it too long. */
-function recordBytes(anchor: Anchor | null): Buffer {
+/** The record part of an anchor, written from the writer's start: id, then keys, left out when they would make it too long. */
+function writeRecord(anchor: Anchor | null): void {
   writer.reset();
-  if (anchor === null) {
-    writer.byte(NONE);
-    return Buffer.from(scratch.subarray(0, 1));
-  }
+  if (anchor === null) return writer.byte(NONE);
   writeId(anchor.id);
   const keys = anchor.keys;
   const keysAt = writer.length;
@@ -79,7 +76,21 @@ function recordBytes(anchor: Anchor | null): Buffer {
     if (writer.length - keysAt - 1 > MAX_ANCHOR_KEYS_LENGTH || writer.full) writer.truncate(keysAt);
   }
   if (writer.length === keysAt) writer.byte(NO_KEYS);
-  return Buffer.from(scratch.subarray(0, writer.length));
+}
+
+/** A page's record parts, one after another; grown for a page that needs more. */
+let pageRecords = Buffer.allocUnsafe(8 * 1024);
+
+/** The first four characters of a cursor: its version and its index in its page, as base64url (made once per index). */
+const ownTexts: string[] = [];
+function ownText(index: number): string {
+  if (ownTexts[index] === undefined) {
+    const own = Buffer.alloc(OWN_BYTES);
+    own[0] = ANCHORED_VERSION;
+    own.writeUInt16BE(index, 1);
+    ownTexts[index] = own.toString('base64url');
+  }
+  return ownTexts[index];
 }
 
 /** Who a page was issued to: the account its rows belong to (null when they name none) and the tag of the caller's token. */
@@ -107,20 +118,27 @@ export function packAnchoredPage(start: number, digest: Buffer, anchors: readonl
   const clear = Buffer.alloc(CLEAR_BYTES);
   clear[0] = ANCHORED_VERSION;
   digest.copy(clear, 1, 0, BINDING_DIGEST_BYTES);
-  const records = anchors.map(recordBytes);
-  const cursors: string[] = [];
-  for (let from = 0; from < records.length; ) {
-    let to = from + 1;
-    let bytes = (records[from] as Buffer).length;
-    while (to < records.length && to - from < MAX_GROUP_RECORDS && bytes + (records[to] as Buffer).length <= GROUP_RECORD_BYTES) bytes += (records[to++] as Buffer).length;
-    const sealed = seal(clear, Buffer.concat([headBytes(owner, start + from, to - from), ...records.slice(from, to)]));
-    const page = Buffer.concat([clear.subarray(1), sealed]).toString('base64url');
-    const own = Buffer.alloc(OWN_BYTES);
-    own[0] = ANCHORED_VERSION;
-    for (let index = from; index < to; index++) {
-      own.writeUInt16BE(index - from, 1);
-      cursors.push(anchors[index] === null ? '' : own.toString('base64url') + page);
+  // Where each record part ends in pageRecords.
+  const ends = new Int32Array(anchors.length);
+  let end = 0;
+  anchors.forEach((anchor, index) => {
+    writeRecord(anchor);
+    if (end + writer.length > pageRecords.length) {
+      const grown = Buffer.allocUnsafe(Math.max(2 * pageRecords.length, end + writer.length));
+      pageRecords.copy(grown, 0, 0, end);
+      pageRecords = grown;
     }
+    end += scratch.copy(pageRecords, end, 0, writer.length);
+    ends[index] = end;
+  });
+  const cursors: string[] = [];
+  for (let from = 0; from < anchors.length; ) {
+    const groupStart = from === 0 ? 0 : (ends[from - 1] as number);
+    let to = from + 1;
+    while (to < anchors.length && to - from < MAX_GROUP_RECORDS && (ends[to] as number) - groupStart <= GROUP_RECORD_BYTES) to++;
+    const sealed = seal(clear, Buffer.concat([headBytes(owner, start + from, to - from), pageRecords.subarray(groupStart, ends[to - 1])]));
+    const page = Buffer.concat([clear.subarray(1), sealed]).toString('base64url');
+    for (let index = from; index < to; index++) cursors.push(anchors[index] === null ? '' : ownText(index - from) + page);
     from = to;
   }
   return cursors;
