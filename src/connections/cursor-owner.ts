@@ -17,7 +17,7 @@ import { idOf } from './order.ts';
 const ACCOUNT_FIELD = 'businessAccountId';
 
 /** The Business Account a record names; null when it names none. */
-export function accountOf(record: unknown): string | null {
+function accountOf(record: unknown): string | null {
   const account = (record as Record<string, unknown> | null)?.[ACCOUNT_FIELD];
   return typeof account === 'string' && account !== '' ? account : null;
 }

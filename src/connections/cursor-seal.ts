@@ -22,10 +22,10 @@ import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, randomByte
  * every new one is sealed under the current secret.
  */
 
-export const SECRET_ID_BYTES = 4;
-export const SALT_BYTES = 16;
-export const NONCE_BYTES = 12;
-export const TAG_BYTES = 16;
+const SECRET_ID_BYTES = 4;
+const SALT_BYTES = 16;
+const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
 const CIPHER = 'aes-256-gcm';
 const KEY_BYTES = 32;
 
@@ -112,7 +112,7 @@ export function drawnCursorSecret(): string {
 }
 
 /** What a sealed page carries in clear before its ciphertext: the secret's id, the salt of the sealing key, the nonce. */
-export const SEAL_HEADER_BYTES = SECRET_ID_BYTES + SALT_BYTES + NONCE_BYTES;
+const SEAL_HEADER_BYTES = SECRET_ID_BYTES + SALT_BYTES + NONCE_BYTES;
 
 /**
  * Seals `plain` with the sealing key, authenticating `clear` (what the cursor carries in clear
