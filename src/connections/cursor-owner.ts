@@ -22,10 +22,14 @@ function accountOf(record: unknown): string | null {
   return typeof account === 'string' && account !== '' ? account : null;
 }
 
-/** The account every record of a page names; null when one names none or they differ. */
+/** Longest account id (UTF-8 bytes) a page's seal carries, as for a record id: a longer one keeps the cursor short and the page unbound to an account. */
+const MAX_ACCOUNT_LENGTH = 128;
+
+/** The account every record of a page names; null when one names none, they differ, or it is too long to carry. */
 export function accountOfPage(records: readonly unknown[]): string | null {
   const first = records.length > 0 ? accountOf(records[0]) : null;
-  return first !== null && records.every((record) => accountOf(record) === first) ? first : null;
+  if (first === null || Buffer.byteLength(first, 'utf8') > MAX_ACCOUNT_LENGTH) return null;
+  return records.every((record) => accountOf(record) === first) ? first : null;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { GraphQLError } from 'graphql';
+import { accountOfPage } from '../../src/connections/cursor-owner.ts';
 import { useCursorSecret } from '../../src/connections/cursor-seal.ts';
 import { CursorCaller, paginate, type AnchorOutcome, type Connection, type ConnectionArgs, type PagingOptions } from '../../src/connections/index.ts';
 import { DEFAULT_ORDER, KeyedPlatform, item, type Item } from './keyed-platform.ts';
@@ -78,6 +79,17 @@ describe('a cursor of rows that name their Business Account', () => {
     expect(await reader(globex, 'globex-token').refusal({ first: 5, after: first.pageInfo.endCursor! })).toEqual([
       OTHER_CALLER, { code: 'BAD_USER_INPUT', argumentName: 'after', reason: 'CURSOR_OTHER_CALLER' },
     ]);
+  });
+});
+
+describe("a page's account", () => {
+  it('is the one every row names; none when a row names none or another, or when it is longer than 128 bytes', () => {
+    const row = (businessAccountId?: unknown) => ({ id: 'r', ...(businessAccountId === undefined ? {} : { businessAccountId }) });
+    expect(accountOfPage([row(ACME), row(ACME)])).toBe(ACME);
+    expect(accountOfPage(['é'.repeat(64)].map(row))).toBe('é'.repeat(64));
+    for (const rows of [[], [row(ACME), row(GLOBEX)], [row(ACME), row()], [row()], [row('')], [row(42)], [row('é'.repeat(65))], [null]]) {
+      expect([rows, accountOfPage(rows)]).toEqual([rows, null]);
+    }
   });
 });
 
