@@ -37,7 +37,8 @@ export default {
       ],
       testPathIgnorePatterns: ['/node_modules/', ...spawningTests],
       // No test of this run starts the built gateway: the bundle is not built for each mutant.
-      globalSetup: undefined,
+      // null, not undefined: an undefined key does not override jest.config.js's globalSetup.
+      globalSetup: null,
       testSequencer: '<rootDir>/test/support/mutation-test-sequencer.js',
       // Resolved by Stryker from the project's folder, which wraps it with its coverage tracking.
       testEnvironment: './test/support/mutation-test-environment.cjs',

@@ -16,6 +16,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Readable } from 'node:stream';
 import { readCpuSeconds } from './lib/processes.ts';
 import { preparedStartCommand } from './lib/start-command.ts';
 import { readCommandLine } from '../src/command-line.ts';
@@ -23,7 +24,6 @@ import { readCommandLine } from '../src/command-line.ts';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
 const HOST = '127.0.0.1';
-const PORTS = { sandbox: 24710, content: 24711, gateway: 24700, admin: 24701 } as const;
 const TOKEN = 'demo-token-acme';
 const FIELDS = 'id status assignedTo { id firstName lastName email } notes { id title contentText }';
 const QUERIES = {
@@ -74,8 +74,30 @@ async function ready(url: string, timeoutMs = 30_000): Promise<void> {
   throw new Error(`${url} not ready`);
 }
 
+/**
+ * The first group of each pattern's first match in what `stream` prints: the addresses a process
+ * took on free ports. The stream is drained afterwards, so the process never blocks on a full pipe.
+ */
+function printed(stream: Readable, patterns: readonly RegExp[], timeoutMs = 30_000): Promise<string[]> {
+  let text = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no lines matching ${patterns.join(', ')} within ${timeoutMs} ms:\n${text}`)), timeoutMs);
+    stream.setEncoding('utf8');
+    const read = (chunk: string) => {
+      text += chunk;
+      const matches = patterns.map((pattern) => pattern.exec(text)?.[1]);
+      if (matches.some((match) => match === undefined)) return;
+      clearTimeout(timer);
+      stream.off('data', read);
+      stream.resume();
+      resolve(matches as string[]);
+    };
+    stream.on('data', read);
+  });
+}
+
 /** CPU seconds of the gateway per request answered with a page, over one run of `variant`. */
-async function round(pid: number, variant: Variant): Promise<number> {
+async function round(pid: number, origin: string, variant: Variant): Promise<number> {
   const body = JSON.stringify({ query: QUERIES[variant] });
   const before = readCpuSeconds(pid);
   let pages = 0;
@@ -83,7 +105,7 @@ async function round(pid: number, variant: Variant): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     autocannon(
       {
-        url: `http://${HOST}:${PORTS.gateway}`,
+        url: origin,
         connections: 8,
         overallRate: rate,
         duration: seconds,
@@ -165,27 +187,30 @@ function heaviest(file: string, count = 30): string[] {
 }
 
 const env = { PATH: process.env.PATH, HOME: process.env.HOME };
+// Every listener on a free port: benchmarks and tests may run side by side on one machine.
 const sandbox = spawn(NODE, ['--disable-warning=ExperimentalWarning', 'sandbox/main.ts'], {
-  cwd: ROOT, stdio: 'ignore',
-  env: { ...env, SANDBOX_HOST: HOST, SANDBOX_PORT: String(PORTS.sandbox), SANDBOX_CONTENT_PORT: String(PORTS.content), SANDBOX_LATENCY_MS: '0' },
+  cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'],
+  env: { ...env, SANDBOX_HOST: HOST, SANDBOX_PORT: '0', SANDBOX_CONTENT_PORT: '0', SANDBOX_LATENCY_MS: '0' },
 });
 const profileFlags = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [];
 try {
-  await ready(`http://${HOST}:${PORTS.sandbox}/__sandbox/requests`);
+  const [platform] = (await printed(sandbox.stdout!, [/^Platform sandbox: (http:\S+)$/m])) as [string];
+  await ready(`${platform}/__sandbox/requests`);
   const spawned = performance.now();
   const gateway = spawn(NODE, [...START.flags, ...profileFlags, START.entry], {
-    cwd: ROOT, stdio: 'ignore',
-    env: { ...env, NODE_ENV: 'production', UPSTREAM_URL: `http://${HOST}:${PORTS.sandbox}`, UPSTREAM_SHARE_READS: 'false', HOST, PORT: String(PORTS.gateway), ADMIN_HOST: HOST, ADMIN_PORT: String(PORTS.admin) },
+    cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'],
+    env: { ...env, NODE_ENV: 'production', UPSTREAM_URL: platform, UPSTREAM_SHARE_READS: 'false', HOST, PORT: '0', ADMIN_HOST: HOST, ADMIN_PORT: '0' },
   });
   try {
-    await ready(`http://${HOST}:${PORTS.admin}/healthz`);
+    const [origin, admin] = (await printed(gateway.stdout!, [/^GraphQL endpoint: (http:\S+)\/graphql$/m, /^Admin \([^)]*\): (http:\S+)$/m])) as [string, string];
+    await ready(`${admin}/healthz`);
     console.log(`start-up ${(performance.now() - spawned).toFixed(0)} ms (spawn → admin /healthz)`);
     const pid = gateway.pid as number;
     // Warm-up: compiled execution, the JIT, the keep-alive pool.
-    for (const variant of variants) await round(pid, variant);
+    for (const variant of variants) await round(pid, origin, variant);
     const figures: Record<Variant, number[]> = { 'with cursors': [], 'without cursors': [] };
     for (let index = 0; index < rounds; index++) {
-      for (const variant of index % 2 === 0 ? variants : [...variants].reverse()) figures[variant].push(await round(pid, variant));
+      for (const variant of index % 2 === 0 ? variants : [...variants].reverse()) figures[variant].push(await round(pid, origin, variant));
     }
     for (const variant of variants) console.log(`${variant.padEnd(16)} ${figures[variant].map((s) => (s * 1e6).toFixed(0)).join(' ')} µs CPU per page, median ${(median(figures[variant]) * 1e6).toFixed(0)}`);
     if (variants.length === 2) {

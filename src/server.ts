@@ -96,7 +96,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const logger = options.logger ?? createLogger(config.logLevel);
   const production = config.env === 'production';
   // Without a secret, cursors keep the key this process drew at start-up.
-  if (config.paging.cursorSecret !== undefined) useCursorSecret(config.paging.cursorSecret);
+  if (config.paging.cursorSecret !== undefined) useCursorSecret(config.paging.cursorSecret, config.paging.cursorSecretPrevious);
   const { switches } = options;
   const http = new PlatformHttp(upstreamUrl, config.upstream, config.platformProtection, undefined, switches && { policies: (defaults) => defaults.map((policy) => switches.policy(policy)) });
   // The listener is set once the GraphQL stage exists; the drain plugin needs the server first.

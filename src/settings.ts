@@ -210,7 +210,11 @@ export const SETTINGS = {
   },
   CURSOR_SECRET: {
     group: 'paging', config: 'paging.cursorSecret', schema: z.string().min(32, 'must be at least 32 characters'), shown: '(none: a random key per instance)',
-    doc: 'secret the keys that seal anchored cursors are derived from; give every replica the same one so that a cursor works on all of them and after a restart. With it, a cursor sealed under another secret is refused; without it a cursor from another instance or an earlier run pages on from its position alone ([security.md](security.md#cursors))',
+    doc: 'secret the keys that seal anchored cursors are derived from; give every replica the same one so that a cursor works on all of them and after a restart. A cursor sealed under another secret (or, without it, by another instance or an earlier run) is refused with `extensions.reason` `CURSOR_OTHER_KEYS` ([security.md](security.md#cursors)); production start-up warns without it',
+  },
+  CURSOR_SECRET_PREVIOUS: {
+    group: 'paging', config: 'paging.cursorSecretPrevious', schema: z.string().min(32, 'must be at least 32 characters'), shown: '(none)',
+    doc: 'while `CURSOR_SECRET` is rotated: the secret it replaces. Cursors sealed under it still open; new ones are sealed under `CURSOR_SECRET` ([scaling.md](scaling.md#rotating-cursor_secret))',
   },
 
   // Request limits

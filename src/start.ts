@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { readFile } from 'node:fs/promises';
 import { Kind, parse, type OperationDefinitionNode } from 'graphql';
 import { startBanner, type Listeners, type TrustedOperation } from './banner.ts';
-import { drawnCursorSecret } from './connections/cursor-seal.ts';
+import { cursorSecretWarning, drawnCursorSecret } from './connections/cursor-seal.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { readGatewayCommandLine } from './gateway-help.ts';
 import { manifestEntries } from './hardening/trusted-documents.ts';
@@ -35,6 +35,8 @@ async function main() {
   if (!cluster.isWorker) for (const warning of settingTypos(process.env)) process.stderr.write(`${warning}\n`);
   const logger = createLogger(config.logLevel, { pretty: process.stdout.isTTY && config.env === 'development' });
   if (cluster.isWorker) return serveAsWorker(config, logger.child({ pid: process.pid, worker: cluster.worker?.id }));
+  const cursorWarning = cursorSecretWarning(config.env === 'production', config.paging.cursorSecret, config.scaling.workers);
+  if (cursorWarning !== undefined) logger.warn({ setting: 'CURSOR_SECRET' }, cursorWarning);
 
   let upstreamUrl = config.upstreamUrl;
   let sandbox: Sandbox | undefined;

@@ -23,6 +23,11 @@ const DAY = 24 * HOUR;
 export interface DemoToken { token: string; businessAccountId: string; businessAccountName: string }
 
 export interface AccountProfile extends DemoToken {
+  /**
+   * Other tokens of the same Business Account, as a client holds after renewing its access token:
+   * the platform answers them with the same account's records.
+   */
+  readonly renewedTokens?: readonly string[];
   readonly seed: string;
   readonly emailDomain: string;
   readonly exceptionCount: number;
@@ -37,6 +42,7 @@ export interface AccountProfile extends DemoToken {
 export const ACCOUNT_PROFILES: readonly AccountProfile[] = [
   {
     token: 'demo-token-acme',
+    renewedTokens: ['demo-token-acme-renewed'],
     businessAccountId: '3f6c1e2a-8b4d-4c7e-9f10-2a5b6c7d8e01',
     businessAccountName: 'Acme Payroll Inc',
     seed: 'acme-payroll',

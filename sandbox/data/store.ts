@@ -87,7 +87,7 @@ export class PlatformStore implements SandboxStore {
       };
       this.#accounts.set(profile.businessAccountId, account);
       this.#live.set(account, new LiveExceptions(seeded, liveSeed));
-      this.#byToken.set(profile.token, account);
+      for (const token of [profile.token, ...(profile.renewedTokens ?? [])]) this.#byToken.set(token, account);
       documents.push(...seeded.documents);
     }
     this.#seededDocuments = documents;

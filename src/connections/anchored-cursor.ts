@@ -1,119 +1,159 @@
 import { writeValue, readValue, isKeyValue } from './anchor-values.ts';
 import { BINDING_DIGEST_BYTES } from './binding-hash.ts';
 import { CursorReader, CursorWriter } from './cursor-bytes.ts';
-import { KEY_ID_BYTES, SEAL_TAG_BYTES, seal, unseal, type CursorSpan, type Unreadable } from './cursor-seal.ts';
+import { open, seal, type SealRefusal } from './cursor-seal.ts';
 import type { Anchor, KeyValue } from './types.ts';
 
 /**
- * Anchored cursors: a position and its anchor (the record's id and its sort-key values), packed
- * binary rather than JSON so that a cursor stays short (clients show and send them back on every
- * page).
+ * Anchored cursors (version 5): the cursors of one page share one seal. The page's part holds, sealed
+ * (cursor-seal.ts): the Business Account its rows belong to, the tag of the caller it was issued
+ * to, the position of its first record, and each record's anchor (its id and sort-key values,
+ * packed binary: a UUID as 16 bytes, a platform timestamp as its instant). Each cursor is that
+ * part behind its own index in the page:
  *
- * Layout: version byte, position (unsigned LEB128), the first bytes of the binding's SHA-256, then
- * (versions 3 and 4) the seal's tag and key id (cursor-seal.ts), then the record part: the id (a
- * kind byte, then 16 bytes of a UUID or the text), a count byte (255: no keys carried) and one
- * tagged value per key (anchor-values.ts). Version 4 seals the record part for its caller (the seal
- * covers a hash of the caller's token, which the cursor does not carry) with an AES-CMAC tag;
- * version 3, made by earlier gateways, is the same with an HMAC-SHA256 tag, and version 2 carried the
- * record part in clear: both are still read.
+ *   version (1) · index (2) · binding digest (8) · secret id, salt, nonce (32) · sealed records · tag (16)
+ *
+ * The first three bytes are the cursor's own, a multiple of three bytes: its base64url text is the
+ * four characters of them followed by the page's text, encoded once. The index is not covered by
+ * the seal (the page is sealed once for all its cursors): changed, it names another cursor of the
+ * same page, which its holder already has, or none, and the cursor is then refused.
+ *
+ * Earlier versions (2: anchor in clear, 3 and 4: each cursor sealed on its own, by code of this
+ * gateway rather than a vetted construction) are refused as sealed under other keys.
  */
-export const ANCHORED_VERSION = 4;
-/** Made by earlier gateways: sealed as version 4, its tag an HMAC-SHA256. */
-export const HMAC_SEALED_VERSION = 3;
-/** Made by earlier gateways: the record part in clear. */
-export const CLEAR_ANCHORED_VERSION = 2;
+export const ANCHORED_VERSION = 5;
+/** The first byte of the cursors earlier gateways made with an anchor. */
+export const EARLIER_ANCHORED_VERSIONS: readonly number[] = [2, 3, 4];
+
+/** The cursor's own bytes before the page's: version and index. */
+const OWN_BYTES = 3;
+/** What the seal authenticates in clear besides its header: the version and the binding digest. */
+const CLEAR_BYTES = 1 + BINDING_DIGEST_BYTES;
 
 /** Most bytes an anchor's sort-key values take; longer values are left out (no sort-key fallback). */
 const MAX_ANCHOR_KEYS_LENGTH = 400;
 /** Most sort keys an anchor carries values of. */
 const MAX_ANCHOR_KEYS = 16;
+/**
+ * Record bytes one seal holds: a page's records are sealed in as few groups as keep each under
+ * this (a page of 20 in the default order, about 540 bytes, is one), so that a cursor, which
+ * carries its group, stays short.
+ */
+const GROUP_RECORD_BYTES = 640;
+/** Most records of one group: its cursors' index is two bytes. */
+const MAX_GROUP_RECORDS = 0xffff;
 
 const ID_UUID = 0;
 const ID_TEXT = 1;
+/** A record of the page whose cursor is a position-only one (its id too long to anchor), or a page of no known account. */
+const NONE = 2;
 const NO_KEYS = 255;
 
-const SEAL_BYTES = SEAL_TAG_BYTES + KEY_ID_BYTES;
-/** The caller of the tests and of gateways before cursors had one: no token. */
-const NO_CALLER: Buffer = Buffer.alloc(0);
-/** Larger than any cursor this format makes (an id of 128 bytes, keys of 400, the seal). */
+/** Larger than any record part this format makes (an id of 128 bytes, keys of 400). */
 const SCRATCH_BYTES = 1024;
-/** Shared by every encoding: each cursor is written here, then copied out. */
 const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
 const writer = new CursorWriter(scratch);
 
-/** The record part: id, then keys, left out when they would make the cursor too long. */
-function writeRecord(anchor: Anchor): void {
-  const idAt = writer.length;
+function writeId(id: string): void {
+  const at = writer.length;
   writer.byte(ID_UUID);
-  if (!writer.uuid(anchor.id)) {
-    writer.truncate(idAt);
-    writer.byte(ID_TEXT);
-    writer.text(anchor.id);
-  }
+  if (writer.uuid(id)) return;
+  writer.truncate(at);
+  writer.byte(ID_TEXT);
+  writer.text(id);
+}
+
+/** The record part of an anchor, written from the writer's start: id, then keys, left out when they would make it too long. */
+function writeRecord(anchor: Anchor | null): void {
+  writer.reset();
+  if (anchor === null) return writer.byte(NONE);
+  writeId(anchor.id);
   const keys = anchor.keys;
   const keysAt = writer.length;
   if (keys !== null && keys.length <= MAX_ANCHOR_KEYS && keys.every(isKeyValue)) {
     writer.byte(keys.length);
     for (const value of keys) writeValue(writer, value, anchor.id);
-    if (writer.length - keysAt - 1 <= MAX_ANCHOR_KEYS_LENGTH && !writer.full) return;
-    writer.truncate(keysAt);
+    if (writer.length - keysAt - 1 > MAX_ANCHOR_KEYS_LENGTH || writer.full) writer.truncate(keysAt);
   }
-  writer.byte(NO_KEYS);
+  if (writer.length === keysAt) writer.byte(NO_KEYS);
 }
 
-/**
- * The cursor's text, sealed (version 4) for `caller` (a callerHash) unless `clear` asks for the
- * version 2 spelling.
- */
-export function packAnchored(position: number, digest: Buffer, anchor: Anchor, clear = false, caller = NO_CALLER): string {
-  if (!clear) return packAnchoredPage([position], digest, [anchor], caller)[0] as string;
+/** A page's record parts, one after another; grown for a page that needs more. */
+let pageRecords = Buffer.allocUnsafe(8 * 1024);
+
+/** The first four characters of a cursor: its version and its index in its page, as base64url (made once per index). */
+const ownTexts: string[] = [];
+function ownText(index: number): string {
+  if (ownTexts[index] === undefined) {
+    const own = Buffer.alloc(OWN_BYTES);
+    own[0] = ANCHORED_VERSION;
+    own.writeUInt16BE(index, 1);
+    ownTexts[index] = own.toString('base64url');
+  }
+  return ownTexts[index];
+}
+
+/** Who a page was issued to: the account its rows belong to (null when they name none) and the tag of the caller's token. */
+export interface PageOwner {
+  account: string | null;
+  callerTag: Buffer;
+}
+
+function headBytes(owner: PageOwner, start: number, count: number): Buffer {
   writer.reset();
-  writer.byte(CLEAR_ANCHORED_VERSION);
-  writer.varint(position);
-  writer.bytes(digest.subarray(0, BINDING_DIGEST_BYTES));
-  writeRecord(anchor);
-  return writer.base64url();
+  if (owner.account === null) writer.byte(NONE);
+  else writeId(owner.account);
+  writer.byte(owner.callerTag.length);
+  writer.bytes(owner.callerTag);
+  writer.varint(start);
+  writer.varint(count);
+  return Buffer.from(scratch.subarray(0, writer.length));
 }
-
-/** A page's cursors, packed one after another to be sealed together; grown for a page that needs more. */
-let pageBytes = Buffer.allocUnsafe(8 * 1024);
 
 /**
- * The sealed cursors of `anchors`, each at its position, for `caller`: packed one after another into
- * one buffer, then sealed together (a few cipher calls for the page).
+ * The cursors of a page's records, the first at `start`: the records of `anchors` that are null
+ * get no anchored cursor (an empty string in their place). `digest` is the binding's SHA-256.
  */
-export function packAnchoredPage(positions: readonly number[], digest: Buffer, anchors: readonly Anchor[], caller = NO_CALLER): string[] {
-  const binding = digest.subarray(0, BINDING_DIGEST_BYTES);
-  const cursors: CursorSpan[] = [];
+export function packAnchoredPage(start: number, digest: Buffer, anchors: readonly (Anchor | null)[], owner: PageOwner): string[] {
+  const clear = Buffer.alloc(CLEAR_BYTES);
+  clear[0] = ANCHORED_VERSION;
+  digest.copy(clear, 1, 0, BINDING_DIGEST_BYTES);
+  // Where each record part ends in pageRecords.
+  const ends = new Int32Array(anchors.length);
   let end = 0;
-  for (let index = 0; index < anchors.length; index++) {
-    writer.reset();
-    writer.byte(ANCHORED_VERSION);
-    writer.varint(positions[index] as number);
-    writer.bytes(binding);
-    const sealAt = writer.length;
-    writer.truncate(sealAt + SEAL_BYTES);
-    writeRecord(anchors[index] as Anchor);
-    const length = writer.length;
-    if (end + length > pageBytes.length) {
-      const grown = Buffer.allocUnsafe(Math.max(2 * pageBytes.length, end + length));
-      pageBytes.copy(grown, 0, 0, end);
-      pageBytes = grown;
+  anchors.forEach((anchor, index) => {
+    writeRecord(anchor);
+    if (end + writer.length > pageRecords.length) {
+      const grown = Buffer.allocUnsafe(Math.max(2 * pageRecords.length, end + writer.length));
+      pageRecords.copy(grown, 0, 0, end);
+      pageRecords = grown;
     }
-    scratch.copy(pageBytes, end, 0, length);
-    cursors.push({ start: end, sealAt: end + sealAt, end: end + length });
-    end += length;
+    end += scratch.copy(pageRecords, end, 0, writer.length);
+    ends[index] = end;
+  });
+  const cursors: string[] = [];
+  for (let from = 0; from < anchors.length; ) {
+    const groupStart = from === 0 ? 0 : (ends[from - 1] as number);
+    let to = from + 1;
+    while (to < anchors.length && to - from < MAX_GROUP_RECORDS && (ends[to] as number) - groupStart <= GROUP_RECORD_BYTES) to++;
+    const sealed = seal(clear, Buffer.concat([headBytes(owner, start + from, to - from), pageRecords.subarray(groupStart, ends[to - 1])]));
+    const page = Buffer.concat([clear.subarray(1), sealed]).toString('base64url');
+    for (let index = from; index < to; index++) cursors.push(anchors[index] === null ? '' : ownText(index - from) + page);
+    from = to;
   }
-  seal(pageBytes, cursors, caller);
-  return cursors.map((cursor) => pageBytes.toString('base64url', cursor.start, cursor.end));
+  return cursors;
 }
 
-function readRecord(reader: CursorReader): Anchor {
-  const idKind = reader.byte();
-  let id: string;
-  if (idKind === ID_UUID) id = reader.uuid();
-  else if (idKind === ID_TEXT) id = reader.text();
-  else throw new RangeError(`unknown id kind ${idKind}`);
+function readId(reader: CursorReader, kind: number): string {
+  if (kind === ID_UUID) return reader.uuid();
+  if (kind === ID_TEXT) return reader.text();
+  throw new RangeError(`unknown id kind ${kind}`);
+}
+
+function readRecord(reader: CursorReader): Anchor | null {
+  const kind = reader.byte();
+  if (kind === NONE) return null;
+  const id = readId(reader, kind);
   const count = reader.byte();
   let keys: KeyValue[] | null = null;
   if (count !== NO_KEYS) {
@@ -121,46 +161,44 @@ function readRecord(reader: CursorReader): Anchor {
     keys = [];
     for (let index = 0; index < count; index++) keys.push(readValue(reader, id));
   }
-  if (!reader.done) throw new RangeError('trailing bytes');
   return { id, keys };
 }
 
-/** Bytes of `value` as an unsigned LEB128 integer. */
-function varintLength(value: number): number {
-  let length = 1;
-  for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 0x80)) length++;
-  return length;
-}
-
-interface UnpackedAnchored {
-  version: typeof ANCHORED_VERSION | typeof HMAC_SEALED_VERSION | typeof CLEAR_ANCHORED_VERSION;
+export interface UnpackedAnchored {
   position: number;
+  anchor: Anchor;
   digest: Buffer;
-  /** Null for a sealed cursor whose record part cannot be read (`unreadable` says why). */
-  anchor: Anchor | null;
-  unreadable?: Unreadable;
+  account: string | null;
+  /** Whether the page was issued to the caller `isCaller` recognises by its tag. */
+  sameCaller: boolean;
 }
 
-/**
- * What an anchored cursor's bytes hold, read by `caller` (a callerHash); throws a RangeError for
- * bytes that are not one, and for a sealed one this key sealed for another caller.
- */
-export function unpackAnchored(bytes: Buffer, caller = NO_CALLER): UnpackedAnchored {
-  const reader = new CursorReader(bytes);
-  const version = reader.byte();
-  if (version !== ANCHORED_VERSION && version !== HMAC_SEALED_VERSION && version !== CLEAR_ANCHORED_VERSION) throw new RangeError('not an anchored cursor');
-  const position = reader.varint();
-  const digest = reader.bytes(BINDING_DIGEST_BYTES);
-  if (version === CLEAR_ANCHORED_VERSION) return { version, position, digest, anchor: readRecord(reader) };
-  const sealAt = 1 + varintLength(position) + BINDING_DIGEST_BYTES;
-  // Only the position's shortest spelling: its last byte is where the shortest one ends.
-  if ((bytes[sealAt - BINDING_DIGEST_BYTES - 1] as number) >= 0x80) throw new RangeError('position not in its shortest form');
-  const tag = reader.bytes(SEAL_TAG_BYTES);
-  const keyId = reader.bytes(KEY_ID_BYTES);
-  // The shortest record part: a kind byte, an id of one byte at least, a count byte.
-  if (bytes.length - sealAt - SEAL_BYTES < 3) throw new RangeError('cursor ends early');
-  const mac = version === ANCHORED_VERSION ? 'aes-cmac' : 'hmac-sha256';
-  const record = unseal(bytes.subarray(0, sealAt), tag, keyId, bytes.subarray(sealAt + SEAL_BYTES), caller, mac);
-  if (typeof record === 'string') return { version, position, digest, anchor: null, unreadable: record };
-  return { version, position, digest, anchor: readRecord(new CursorReader(record)) };
+/** Why a cursor of this version is refused: its seal's (SealRefusal), or bytes that are no cursor at all. */
+export type AnchoredRefusal = SealRefusal | 'malformed';
+
+/** What an anchored cursor's bytes hold, or why they are refused. `isCaller` tells whether a caller tag names the reader. */
+export function unpackAnchored(bytes: Buffer, isCaller: (tag: Buffer) => boolean): UnpackedAnchored | AnchoredRefusal {
+  if (bytes.length < OWN_BYTES + BINDING_DIGEST_BYTES || bytes[0] !== ANCHORED_VERSION) return 'malformed';
+  const index = bytes.readUInt16BE(1);
+  const clear = Buffer.concat([bytes.subarray(0, 1), bytes.subarray(OWN_BYTES, OWN_BYTES + BINDING_DIGEST_BYTES)]);
+  const opened = open(clear, bytes.subarray(OWN_BYTES + BINDING_DIGEST_BYTES));
+  if (typeof opened === 'string') return opened;
+  try {
+    const reader = new CursorReader(opened.plain);
+    const accountKind = reader.byte();
+    const account = accountKind === NONE ? null : readId(reader, accountKind);
+    const tag = reader.bytes(reader.byte());
+    const start = reader.varint();
+    const count = reader.varint();
+    // The index is the one byte pair the seal does not cover: out of the page, or naming a record
+    // that was given a position-only cursor, it was changed.
+    if (index >= count) return 'tampered';
+    for (let skipped = 0; skipped < index; skipped++) readRecord(reader);
+    const anchor = readRecord(reader);
+    if (anchor === null) return 'tampered';
+    return { position: start + index, anchor, digest: clear.subarray(1), account, sameCaller: isCaller(tag) };
+  } catch {
+    // Sealed by a holder of the keys, yet not this layout.
+    return 'malformed';
+  }
 }

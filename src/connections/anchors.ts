@@ -1,4 +1,6 @@
 import type { DecodedCursor } from './cursor.ts';
+import { ownedByReader, requireOwnedByReader } from './cursor-owner.ts';
+import { cursorRefusal } from './cursor-refusal.ts';
 import { ListKnowledge } from './list-knowledge.ts';
 import { anchorOf, compareToAnchor, idOf, type SortKey } from './order.ts';
 import type { ParsedArgs, Settings } from './settings.ts';
@@ -86,7 +88,7 @@ export function locateJoin<T>(fresh: ListKnowledge<T>, record: T, position: numb
   const anchor = anchorOf(record, order);
   const byId = fresh.positionOf(anchor.id, idOf);
   if (byId !== null) return byId;
-  return locateByKeys(fresh, { side, cursor: { position, anchor } }, order)?.position ?? null;
+  return locateByKeys(fresh, { side, cursor: { position, anchor, owner: null } }, order)?.position ?? null;
 }
 
 /**
@@ -127,7 +129,8 @@ function contradicted<T>(list: ListKnowledge<T>, { side, cursor }: AnchoredCurso
 
 /**
  * The window of a request bounded by cursors, found again in the list as it is now. Returns the
- * knowledge the page is served from: the wider search's, when it had to search.
+ * knowledge the page is served from: the wider search's, when it had to search. A cursor the rows
+ * read do not show to be the reader's is refused before it places anything (cursor-owner.ts).
  */
 export async function anchoredWindow<T>(
   first: ListKnowledge<T>,
@@ -139,7 +142,11 @@ export async function anchoredWindow<T>(
   const order = settings.order as readonly SortKey[];
   let list = first;
   const positions = { after: args.after?.position ?? null, before: args.before?.position ?? null };
+  const read: ListKnowledge<T>[] = [first];
   for (const anchor of anchors) {
+    const { owner } = anchor.cursor;
+    // Rows of another account already: no wider search on its behalf.
+    if (owner !== null && ownedByReader(read, owner, anchor.cursor.anchor.id) === false) throw cursorRefusal('CURSOR_OTHER_CALLER', anchor.side);
     let located = locateById(list, anchor, order);
     if (located === null && !readAt(list, anchor.cursor.position) && !contradicted(list, anchor, order)) {
       located = { position: anchor.cursor.position, outcome: 'unverified' };
@@ -150,6 +157,7 @@ export async function anchoredWindow<T>(
     if (located === null) {
       const wide = new ListKnowledge(fetchPage, settings.pageBase, settings.pageSize);
       await wide.fetch([widePage(anchor.cursor.position, settings.pageSize.planned)]);
+      read.push(wide);
       const found = locateById(wide, anchor, order) ?? locateByKeys(wide, anchor, order);
       if (found !== null) {
         located = { position: found.position, outcome: found.outcome === 'sort-keys' ? 'sort-keys' : 'widened' };
@@ -159,6 +167,7 @@ export async function anchoredWindow<T>(
         located = locateByKeys(list, anchor, order) ?? { position: anchor.cursor.position, outcome: 'offset' };
       }
     }
+    requireOwnedByReader(read, anchor.cursor, anchor.side);
     positions[anchor.side] = located.position;
     settings.onAnchor(located.outcome);
   }

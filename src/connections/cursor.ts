@@ -1,8 +1,7 @@
-import { badUserInput } from '../errors.ts';
-import { ANCHORED_VERSION, CLEAR_ANCHORED_VERSION, HMAC_SEALED_VERSION, packAnchored, packAnchoredPage, unpackAnchored } from './anchored-cursor.ts';
+import { ANCHORED_VERSION, EARLIER_ANCHORED_VERSIONS, packAnchoredPage, unpackAnchored } from './anchored-cursor.ts';
 import { BINDING_DIGEST_BYTES, hashesOf } from './binding-hash.ts';
 import { NO_CALLER, type CursorCaller } from './caller.ts';
-import { otherKeysRefused } from './cursor-seal.ts';
+import { cursorRefusal } from './cursor-refusal.ts';
 import { POSITION_VERSION, packPosition, unpackPosition } from './position-cursor.ts';
 import type { Anchor } from './types.ts';
 
@@ -10,13 +9,10 @@ export type { Anchor } from './types.ts';
 
 /**
  * Cursors as the connections hand them out and read them back: opaque base64url text of one of
- * two formats (position-cursor.ts, anchored-cursor.ts), bound to the connection's binding. An
- * anchored cursor is sealed for its caller: another caller's is refused, and only the caller it was
- * issued to may have a page placed by its anchor. Every format gateways made is read, so cursors
- * handed out before anchors existed keep working (as plain offsets); clear anchored ones, and sealed
- * ones made before cursors had a caller, read as their position alone for a caller. An anchored
- * cursor sealed with another key reads as its position alone without CURSOR_SECRET (another
- * replica, a run before a restart), and is refused with it.
+ * two formats (position-cursor.ts, anchored-cursor.ts), bound to the connection's binding. The
+ * anchored cursors of a page are sealed together, with the Business Account their rows belong to;
+ * the rows a later request reads tell whether a cursor is the reader's (cursor-owner.ts). A cursor
+ * that cannot be used is refused with its reason (cursor-refusal.ts).
  */
 
 /**
@@ -29,15 +25,29 @@ export const MAX_CURSOR_POSITION = 2 ** 30;
 /** Longest record id (UTF-8 bytes) an anchor carries; a longer one leaves the cursor a plain position. */
 const MAX_ANCHOR_ID_LENGTH = 128;
 
-/** Refuse to decode anything far larger than the largest cursor this gateway makes. */
-const MAX_CURSOR_LENGTH = 1024;
+/**
+ * Refuse to decode anything larger than the largest cursor this gateway makes: a group of up to
+ * 640 record bytes, or one record of up to about 560 (id 128, keys 400), with its head (about 150),
+ * its seal (48) and the cursor's own 11 bytes, as base64url.
+ */
+const MAX_CURSOR_LENGTH = 1200;
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
+/** Whose a sealed cursor is, as far as its seal tells (cursor-owner.ts decides with the rows read). */
+export interface CursorOwner {
+  /** The Business Account of the rows of the page it was issued with; null when they named none. */
+  account: string | null;
+  /** Whether it was issued to the token reading it. */
+  sameCaller: boolean;
+}
+
 export interface DecodedCursor {
   position: number;
-  /** Absent for version 1 cursors. */
+  /** Null for position-only cursors. */
   anchor: Anchor | null;
+  /** Null for position-only cursors: anyone can write one, and it places nothing but an offset. */
+  owner: CursorOwner | null;
 }
 
 function isPosition(value: unknown): value is number {
@@ -60,42 +70,34 @@ export function cursorEncoder(binding: string): (position: number) => string {
 }
 
 /**
- * Encodes anchored cursors for one binding, sealed for `caller`; an id too long to carry gives a
- * position-only cursor.
+ * Encodes anchored cursors one at a time for one binding, each sealed as a page of one; an id too
+ * long to carry gives a position-only cursor. For scripts and tests: a connection seals its pages
+ * whole (anchoredPageEncoder).
  */
-export function anchoredCursorEncoder(binding: string, caller: CursorCaller = NO_CALLER): (position: number, anchor: Anchor) => string {
-  const { hash, digest } = hashesOf(binding);
-  const callerHash = caller.hash();
-  return (position, anchor) => {
-    checkPosition(position);
-    if (!anchorable(anchor)) return packPosition(position, hash);
-    return packAnchored(position, digest, anchor, false, callerHash);
-  };
+export function anchoredCursorEncoder(binding: string): (position: number, anchor: Anchor) => string {
+  const encode = anchoredPageEncoder(binding);
+  return (position, anchor) => encode([position], [anchor])[0] as string;
+}
+
+/** Who a page's anchored cursors are issued to: the caller, and the account its rows belong to (null when they name none). */
+export interface PageIssue {
+  caller: CursorCaller;
+  account: string | null;
 }
 
 /**
- * Encodes the anchored cursors of a page for one binding, sealed for `caller` together (see
- * anchoredCursorEncoder): the same texts, for one cipher call rather than one per cursor.
+ * Encodes the anchored cursors of a page for one binding, sealed together (anchored-cursor.ts); a
+ * record whose id is too long to carry gets a position-only cursor. `positions` follow one another.
  */
-export function anchoredPageEncoder(binding: string, caller: CursorCaller = NO_CALLER): (positions: readonly number[], anchors: readonly Anchor[]) => string[] {
+export function anchoredPageEncoder(binding: string, issue: PageIssue = { caller: NO_CALLER, account: null }): (positions: readonly number[], anchors: readonly Anchor[]) => string[] {
   const { hash, digest } = hashesOf(binding);
-  const callerHash = caller.hash();
   return (positions, anchors) => {
     positions.forEach(checkPosition);
-    const sealed: number[] = [];
-    const cursors = anchors.map((anchor, index) => {
-      if (!anchorable(anchor)) return packPosition(positions[index] as number, hash);
-      sealed.push(index);
-      return '';
-    });
-    const texts = packAnchoredPage(
-      sealed.map((index) => positions[index] as number),
-      digest,
-      sealed.map((index) => anchors[index] as Anchor),
-      callerHash,
-    );
-    sealed.forEach((index, at) => (cursors[index] = texts[at] as string));
-    return cursors;
+    if (positions.some((position, index) => position !== (positions[0] as number) + index)) throw new RangeError('the positions of a page follow one another');
+    const sealed = anchors.some(anchorable)
+      ? packAnchoredPage(positions[0] as number, digest, anchors.map((anchor) => (anchorable(anchor) ? anchor : null)), { account: issue.account, callerTag: issue.caller.tag() })
+      : [];
+    return anchors.map((anchor, index) => (anchorable(anchor) ? (sealed[index] as string) : packPosition(positions[index] as number, hash)));
   };
 }
 
@@ -108,64 +110,41 @@ export function encodeCursor(position: number, binding: string): string {
   return cursorEncoder(binding)(position);
 }
 
-/** Opaque anchored cursor for `anchor`, the record at `position` under `binding`, sealed for `caller`. */
-export function encodeAnchoredCursor(position: number, anchor: Anchor, binding: string, caller: CursorCaller = NO_CALLER): string {
-  return anchoredCursorEncoder(binding, caller)(position, anchor);
+/** Opaque anchored cursor for `anchor`, the record at `position` under `binding`, sealed as a page of one. */
+export function encodeAnchoredCursor(position: number, anchor: Anchor, binding: string, issue?: PageIssue): string {
+  return anchoredPageEncoder(binding, issue)([position], [anchor])[0] as string;
 }
 
 /**
  * The position and anchor a cursor carries, read by `caller`. Anything that is not exactly a cursor
- * this gateway made for `binding` is BAD_USER_INPUT: a cursor from another filter or order would
- * silently page through a different list. So is a sealed cursor of another caller, whose anchor
- * would place this caller's page by another tenant's sort values.
+ * this gateway made for `binding` is BAD_USER_INPUT with its reason: a cursor from another filter or
+ * order would silently page through a different list.
  */
 export function readCursor(cursor: string, binding: string, argumentName = 'cursor', caller: CursorCaller = NO_CALLER): DecodedCursor {
-  const malformed = () =>
-    badUserInput(
-      `${argumentName} is not a cursor of this connection; pass a startCursor, endCursor or edge cursor from a previous page, or restart paging without it`,
-      { argumentName },
-    );
-  const foreign = () =>
-    badUserInput(`${argumentName} cursor does not belong to this filter/order; restart paging without it`, {
-      argumentName,
-    });
-  if (typeof cursor !== 'string' || cursor.length > MAX_CURSOR_LENGTH || !BASE64URL.test(cursor)) throw malformed();
+  const refuse = (reason: Parameters<typeof cursorRefusal>[0]) => cursorRefusal(reason, argumentName);
+  if (typeof cursor !== 'string' || cursor.length > MAX_CURSOR_LENGTH || !BASE64URL.test(cursor)) throw refuse('CURSOR_MALFORMED');
   const bytes = Buffer.from(cursor, 'base64url');
   const { hash, digest } = hashesOf(binding);
-  if (bytes[0] === ANCHORED_VERSION || bytes[0] === HMAC_SEALED_VERSION || bytes[0] === CLEAR_ANCHORED_VERSION) {
-    const callerHash = caller.hash();
-    let unpacked: ReturnType<typeof unpackAnchored>;
-    try {
-      unpacked = unpackAnchored(bytes, callerHash);
-    } catch {
-      throw malformed();
-    }
-    const { position, anchor } = unpacked;
-    if (!isPosition(position)) throw malformed();
-    if (!unpacked.digest.equals(digest.subarray(0, BINDING_DIGEST_BYTES))) throw foreign();
-    // With CURSOR_SECRET every replica shares the key: another key id was changed, or the secret rotated.
-    if (unpacked.unreadable === 'other key' && otherKeysRefused()) throw malformed();
-    if (unpacked.version === CLEAR_ANCHORED_VERSION) {
-      // A sealed cursor verified its bytes; a clear one is accepted only in the exact bytes a gateway
-      // produced: no alternative spellings or padding.
-      if (anchor === null || !anchorable(anchor) || packAnchored(position, digest, anchor, true) !== cursor) throw malformed();
-      // Anyone can write a clear anchor: it places no caller's page.
-      if (callerHash.length > 0) return { position, anchor: null };
-    }
-    return { position, anchor };
+  if (EARLIER_ANCHORED_VERSIONS.includes(bytes[0] as number)) throw refuse('CURSOR_OTHER_KEYS');
+  if (bytes[0] === ANCHORED_VERSION) {
+    // Only the exact bytes the gateway produced: no alternative spellings of the same bytes.
+    if (bytes.toString('base64url') !== cursor) throw refuse('CURSOR_MALFORMED');
+    const unpacked = unpackAnchored(bytes, (tag) => caller.isNamedBy(tag));
+    if (unpacked === 'malformed') throw refuse('CURSOR_MALFORMED');
+    if (unpacked === 'other keys') throw refuse('CURSOR_OTHER_KEYS');
+    if (unpacked === 'tampered') throw refuse('CURSOR_TAMPERED');
+    if (!unpacked.digest.equals(digest.subarray(0, BINDING_DIGEST_BYTES))) throw refuse('CURSOR_OTHER_CONNECTION');
+    if (!isPosition(unpacked.position)) throw refuse('CURSOR_TAMPERED');
+    const { position, anchor, account, sameCaller } = unpacked;
+    return { position, anchor, owner: { account, sameCaller } };
   }
   const payload = unpackPosition(bytes);
-  if (payload === null) throw malformed();
+  if (payload === null) throw refuse('CURSOR_MALFORMED');
   const { v, p, b } = payload;
-  if (typeof v === 'number' && v !== POSITION_VERSION) {
-    throw badUserInput(`${argumentName} cursor comes from another version of this API; restart paging without it`, {
-      argumentName,
-    });
-  }
-  if (v !== POSITION_VERSION || !isPosition(p) || typeof b !== 'string') throw malformed();
-  if (b !== hash) throw foreign();
-  if (packPosition(p, hash) !== cursor) throw malformed();
-  return { position: p, anchor: null };
+  if (v !== POSITION_VERSION || !isPosition(p) || typeof b !== 'string') throw refuse('CURSOR_MALFORMED');
+  if (b !== hash) throw refuse('CURSOR_OTHER_CONNECTION');
+  if (packPosition(p, hash) !== cursor) throw refuse('CURSOR_MALFORMED');
+  return { position: p, anchor: null, owner: null };
 }
 
 /** The position a cursor points at (see readCursor). */

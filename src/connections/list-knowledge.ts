@@ -103,6 +103,11 @@ export class ListKnowledge<T> {
     return { from, to };
   }
 
+  /** Every record seen, in no particular order. */
+  records(): IterableIterator<T> {
+    return this.#items.values();
+  }
+
   /** The highest position seen; -1 when nothing was. */
   lastSeen(): number {
     return this.#lastPresent;

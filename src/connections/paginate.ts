@@ -1,5 +1,6 @@
 import { anchoredCursors, anchoredWindow } from './anchors.ts';
 import { anchoredPageEncoder, cursorEncoder } from './cursor.ts';
+import { accountOfPage, requireOwnedByReader } from './cursor-owner.ts';
 import { fillWindow } from './fill-window.ts';
 import { ListKnowledge } from './list-knowledge.ts';
 import { anchorReader } from './order.ts';
@@ -31,6 +32,8 @@ export async function paginate<T>(
   let window: Window;
   if (parsed.last !== null && parsed.before === null) {
     window = await tailWindow(list, windowArgs(parsed, parsed.after?.position ?? null, null), settings);
+    // The window starts after the cursor's position: only the reader's own cursor may bound it.
+    if (parsed.after !== null) requireOwnedByReader([list], parsed.after, 'after');
   } else {
     window = boundedWindow(windowArgs(parsed, parsed.after?.position ?? null, parsed.before?.position ?? null), settings);
     const needed = neededRange(window, settings);
@@ -54,13 +57,13 @@ export async function paginate<T>(
   const start = window.start;
   // Cursors are built when first read, with an encoder made for the first: a query that selects
   // none (most list queries select nodes only) pays for no encoding and no hashing of the binding.
-  // The first edge cursor read builds every edge's, sealed together (one cipher call for the page);
-  // startCursor and endCursor alone build only theirs.
+  // The first edge cursor read builds every edge's, sealed together (one seal for the page);
+  // startCursor and endCursor alone build only theirs, each sealed as a page of one.
   const cursors: (string | undefined)[] = [];
   let encoder: PageEncoder | undefined;
   const cursorAt = (index: number, wholePage: boolean): string => {
     if (cursors[index] === undefined) {
-      encoder ??= encoderFor(settings);
+      encoder ??= encoderFor(settings, nodes);
       const missing = wholePage ? nodes.flatMap((_, at) => (cursors[at] === undefined ? [at] : [])) : [index];
       const texts = encoder(
         missing.map((at) => start + at),
@@ -92,14 +95,17 @@ export async function paginate<T>(
 /** Encodes the cursors of records of a page, each at its position. */
 type PageEncoder = (positions: readonly number[], nodes: readonly unknown[]) => string[];
 
-/** The cursor encoder of one connection: anchored to each record when the connection has an order. */
-function encoderFor(settings: Settings): PageEncoder {
+/**
+ * The cursor encoder of one connection: anchored to each record when the connection has an order,
+ * and issued with the account the page's rows belong to.
+ */
+function encoderFor(settings: Settings, nodes: readonly unknown[]): PageEncoder {
   const order = settings.order;
   if (order === null) {
     const encode = cursorEncoder(settings.binding);
     return (positions) => positions.map((position) => encode(position));
   }
-  const encode = anchoredPageEncoder(settings.binding, settings.caller);
+  const encode = anchoredPageEncoder(settings.binding, { caller: settings.caller, account: accountOfPage(nodes) });
   const anchorOfNode = anchorReader(order);
   return (positions, nodes) => encode(positions, nodes.map(anchorOfNode));
 }

@@ -36,14 +36,14 @@ describe('cursors', () => {
     const cursor = encodeCursor(3, 'exceptions?status=RESOLVED&sort=createdAt,DESC');
     const error = rejection(() => decodeCursor(cursor, BINDING, 'after'));
     expect(error.message).toBe('after cursor does not belong to this filter/order; restart paging without it');
-    expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', argumentName: 'after' });
+    expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', argumentName: 'after', reason: 'CURSOR_OTHER_CONNECTION' });
   });
 
-  it('rejects a cursor of another format version', () => {
+  it('rejects a position cursor of a format version no gateway made as malformed', () => {
     const forged = encodeRaw(JSON.stringify({ ...payloadOf(encodeCursor(3, BINDING)), v: 2 }));
     const error = rejection(() => decodeCursor(forged, BINDING, 'before'));
-    expect(error.message).toBe('before cursor comes from another version of this API; restart paging without it');
-    expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', argumentName: 'before' });
+    expect(error.message).toBe('before is not a cursor of this connection; pass a startCursor, endCursor or edge cursor from a previous page, or restart paging without it');
+    expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', argumentName: 'before', reason: 'CURSOR_MALFORMED' });
   });
 
   const real = payloadOf(encodeCursor(3, BINDING));
@@ -73,7 +73,7 @@ describe('cursors', () => {
     expect(error.message).toBe(
       'after is not a cursor of this connection; pass a startCursor, endCursor or edge cursor from a previous page, or restart paging without it',
     );
-    expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', argumentName: 'after' });
+    expect(error.extensions).toEqual({ code: 'BAD_USER_INPUT', argumentName: 'after', reason: 'CURSOR_MALFORMED' });
   });
 
   it('refuses to encode positions no list can have', () => {
@@ -88,13 +88,13 @@ describe('cursors', () => {
       const error = rejection(read);
       expect([error.message, error.extensions]).toEqual([
         'cursor is not a cursor of this connection; pass a startCursor, endCursor or edge cursor from a previous page, or restart paging without it',
-        { code: 'BAD_USER_INPUT', argumentName: 'cursor' },
+        { code: 'BAD_USER_INPUT', argumentName: 'cursor', reason: 'CURSOR_MALFORMED' },
       ]);
     }
   });
 
   it('rejects a value that is not text as BAD_USER_INPUT', () => {
-    expect(rejection(() => decodeCursor(12345 as never, BINDING, 'after')).extensions).toEqual({ code: 'BAD_USER_INPUT', argumentName: 'after' });
+    expect(rejection(() => decodeCursor(12345 as never, BINDING, 'after')).extensions).toEqual({ code: 'BAD_USER_INPUT', argumentName: 'after', reason: 'CURSOR_MALFORMED' });
   });
 
   it('reads the payload of a position cursor only from JSON of an object', () => {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
+import type { GraphQLError } from 'graphql';
 import { useCursorSecret } from '../../src/connections/cursor-seal.ts';
 import { encodeAnchoredCursor, paginate, planPages, readCursor } from '../../src/connections/index.ts';
 import type { AnchorOutcome, Connection, ConnectionArgs, PageRequest, PagingOptions } from '../../src/connections/index.ts';
@@ -687,12 +688,10 @@ describe('the first call of a request', () => {
   });
 });
 
-describe('a cursor sealed with another key (another replica, a run before a restart)', () => {
+describe('a cursor sealed with another key (another instance without CURSOR_SECRET, a run before a restart)', () => {
   afterEach(() => useCursorSecret(undefined));
 
-  it('pages on from its position without CURSOR_SECRET, where its own key would have found its record', async () => {
-    // Keys drawn at start-up, as without CURSOR_SECRET (with it, another key is refused: anchored-cursor.test.ts).
-    useCursorSecret(undefined);
+  it('is refused with CURSOR_OTHER_KEYS before any platform call, where its own key finds its record', async () => {
     const platform = KeyedPlatform.seeded(30, ENVELOPE);
     const after = cursorAt(platform, 9);
     const ids = platform.ids(0, 30);
@@ -701,10 +700,14 @@ describe('a cursor sealed with another key (another replica, a run before a rest
     expect(idsOf(await sameKey.page({ first: 5, after }))).toEqual(ids.slice(10, 15));
     expect(sameKey.outcomes).toEqual(['moved']);
 
+    // Keys drawn anew, as another instance or a restart without CURSOR_SECRET draws them.
     useCursorSecret(undefined);
-    const otherKey = keyset(platform);
-    const connection = await otherKey.page({ first: 5, after });
-    expect(idsOf(connection)).toEqual(ids.slice(11, 16));
-    expect(otherKey.outcomes).toEqual([]);
+    const calls = platform.requests.length;
+    const refused = await keyset(platform).page({ first: 5, after }).catch((error: GraphQLError) => [error.message, error.extensions]);
+    expect(refused).toEqual([
+      'after cursor was sealed under keys this gateway does not hold (a rotated CURSOR_SECRET, another gateway instance, or an earlier cursor format); restart paging without it',
+      { code: 'BAD_USER_INPUT', argumentName: 'after', reason: 'CURSOR_OTHER_KEYS' },
+    ]);
+    expect(platform.requests.length).toBe(calls);
   });
 });

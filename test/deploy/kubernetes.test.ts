@@ -412,7 +412,11 @@ describe('the kustomizations, rendered by kubectl kustomize', () => {
     expect(configMap.data).toEqual({ ...settings, ...overlaySettings });
     expect(overlaySettings.TRUSTED_PROXIES).toMatch(/^\d+\.\d+\.\d+\.\d+\/\d+$/);
     const secret = overlay.find((m) => m.object.kind === 'Secret')!.object;
-    expect(gatewayContainer.env).toEqual([{ name: 'CURSOR_SECRET', valueFrom: { secretKeyRef: { name: secret.metadata.name, key: 'CURSOR_SECRET', optional: true } } }]);
+    // Required: a pod does not start without it. The previous secret only during a rotation.
+    expect(gatewayContainer.env).toEqual([
+      { name: 'CURSOR_SECRET', valueFrom: { secretKeyRef: { name: secret.metadata.name, key: 'CURSOR_SECRET' } } },
+      { name: 'CURSOR_SECRET_PREVIOUS', valueFrom: { secretKeyRef: { name: secret.metadata.name, key: 'CURSOR_SECRET_PREVIOUS', optional: true } } },
+    ]);
     // What the documented step writes: a key the gateway accepts.
     const cursorSecret = Buffer.from(secret.data.CURSOR_SECRET, 'base64').toString();
     expect(loadConfig({ ...configMap.data, CURSOR_SECRET: cursorSecret }).paging.cursorSecret).toBe(cursorSecret);
