@@ -51,7 +51,8 @@ describeInBrowser('playground in a browser', () => {
       executablePath: CHROMIUM,
       headless: true,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-      viewport: { width: 1600, height: 1000 },
+      // Tall enough that the result pane renders the first two records whole, cursors (about 150 characters, wrapped) and all.
+      viewport: { width: 1600, height: 1600 },
     });
     // On the context, not the page: requests of the Monaco workers count too.
     context.on('request', (request) => requested.push(request.url()));
