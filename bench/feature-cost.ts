@@ -25,6 +25,7 @@ import { FeatureSwitches, SWITCHABLE_FEATURES, type SwitchableFeature } from '..
 import { createLogger } from '../src/logger.ts';
 import { startGateway } from '../src/server.ts';
 import { discoverFixtures } from './lib/sandbox-client.ts';
+import { median, percentile } from './lib/stats.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -92,12 +93,6 @@ async function ready(url: string, timeoutMs = 30_000): Promise<void> {
   throw new Error(`${url} not ready`);
 }
 
-function quantile(sorted: number[], q: number): number {
-  const at = (sorted.length - 1) * q;
-  const low = Math.floor(at);
-  return sorted[low]! + (sorted[Math.min(low + 1, sorted.length - 1)]! - sorted[low]!) * (at - low);
-}
-
 /** The workload's one request, as bench/lib/workloads.ts asks it, with the sandbox's seeded ids. */
 async function requestBody(workload: string): Promise<string> {
   if (workload === 'a') {
@@ -151,7 +146,7 @@ async function main(): Promise<void> {
     };
 
     const rows: string[] = [];
-    let everything: number[] = [];
+    const everything: number[] = [];
     for (const feature of features) {
       const marginal: number[] = [];
       for (let pair = 0; pair < pairs; pair++) {
@@ -164,15 +159,13 @@ async function main(): Promise<void> {
         everything.push(on);
       }
       switches.set(feature, true);
-      marginal.sort((a, b) => a - b);
-      const median = quantile(marginal, 0.5);
-      const [q1, q3] = [quantile(marginal, 0.25), quantile(marginal, 0.75)];
-      rows.push(`| ${feature} | ${median.toFixed(1)} | ${q1.toFixed(1)} … ${q3.toFixed(1)} |`);
-      console.error(`${feature}: ${median.toFixed(1)} µs/op (IQR ${q1.toFixed(1)} … ${q3.toFixed(1)})`);
+      const middle = median(marginal);
+      const [q1, q3] = [percentile(marginal, 25), percentile(marginal, 75)];
+      rows.push(`| ${feature} | ${middle.toFixed(1)} | ${q1.toFixed(1)} … ${q3.toFixed(1)} |`);
+      console.error(`${feature}: ${middle.toFixed(1)} µs/op (IQR ${q1.toFixed(1)} … ${q3.toFixed(1)})`);
     }
-    everything = everything.sort((a, b) => a - b);
     console.log(`\nworkload (${values.workload}), ${values.connections} connections, ${pairs} pairs of ${windowMs} ms windows per feature; ` +
-      `the gateway with every feature on: ${quantile(everything, 0.5).toFixed(0)} µs CPU per operation (median of its windows)\n`);
+      `the gateway with every feature on: ${median(everything).toFixed(0)} µs CPU per operation (median of its windows)\n`);
     console.log('| feature | marginal µs per operation (median) | spread (interquartile range) |');
     console.log('|---|---|---|');
     for (const row of rows) console.log(row);

@@ -48,18 +48,12 @@ export async function setupObservability({ config, http, logger, spanExporter, s
   const metrics = config.metrics ? createMetrics(http, { maxOperations: config.metricsMaxOperations, labelChars: config.echoChars }) : undefined;
   const tracing = await startTracing(config.tracing, { exporter: spanExporter });
   const logUpstream = upstreamLogObserver(logger);
-  http.observe(
-    switches
-      ? (event: UpstreamCallEvent) => {
-        if (!switches.isOn('observability')) return;
-        logUpstream(event);
-        if (switches.isOn('metrics')) metrics?.recordUpstream(event);
-      }
-      : (event: UpstreamCallEvent) => {
-        logUpstream(event);
-        metrics?.recordUpstream(event);
-      },
-  );
+  http.observe((event: UpstreamCallEvent) => {
+    // `switches` only in the cost harness (bench/feature-cost.ts).
+    if (switches && !switches.isOn('observability')) return;
+    logUpstream(event);
+    if (!switches || switches.isOn('metrics')) metrics?.recordUpstream(event);
+  });
   // In a cluster worker, /metrics answers for the whole process group, whichever worker serves the scrape.
   const group = metrics && cluster.isWorker ? joinGroupMetrics(metrics.registry) : undefined;
   // Each call's span is started before the call, so its traceparent can go with it.
