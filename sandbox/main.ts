@@ -2,8 +2,28 @@
  * Runs the sandbox on its own (`npm run sandbox`), configured by the SANDBOX_* variables
  * defined in ./settings.ts (table in docs/sandbox.md).
  */
+import { readCommandLine } from '../src/command-line.ts';
 import { ConfigError, optionsFromEnv } from './env.ts';
 import type { SandboxOptions } from './index.ts';
+import { SANDBOX_SETTINGS } from './settings.ts';
+
+readCommandLine(
+  { options: {} },
+  {
+    command: 'npm run sandbox',
+    summary: [
+      'Runs the platform sandbox on its own: the REST API of openapi/platform.yaml, stateful and seeded,',
+      'and its content host for document uploads. Prints its URLs and demo tokens; SIGINT or SIGTERM',
+      'stops it. `npm start` without UPSTREAM_URL runs the same sandbox inside the gateway.',
+    ].join('\n'),
+    options: {},
+    examples: ['npm run sandbox', 'SANDBOX_PORT=5010 SANDBOX_LATENCY_MS=300 npm run sandbox'],
+    more: [
+      'Settings (environment variables; what each means: docs/sandbox.md):',
+      ...Object.entries(SANDBOX_SETTINGS).map(([name, definition]) => `  ${name}${'default' in definition ? ` (default: ${String(definition.default)})` : ''}`),
+    ].join('\n'),
+  },
+);
 
 async function main(): Promise<void> {
   let options: SandboxOptions;

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { GROUP_TITLES } from '../../src/gateway-help.ts';
 import { editDistance, settingTypos } from '../../src/setting-typos.ts';
 import { GROUPS, SETTINGS } from '../../src/settings.ts';
+import { SANDBOX_SETTINGS } from '../../sandbox/settings.ts';
 
 // Every command that takes arguments answers `--help` with what it does, its options and an example,
 // and refuses an unknown option with one line; the gateway's help lists its settings as
@@ -31,6 +32,7 @@ function run(command: string, args: string[]): Promise<Outcome> {
 const SCRIPTS: Record<string, string[]> = {
   start: [],
   build: [],
+  sandbox: [],
   supergraph: ['--api', '--url URL', '--out FILE'],
   federation: ['--port PORT', '--max-cost N'],
   replicas: ['--replicas N'],
@@ -59,10 +61,19 @@ const TOOLS: Record<string, string[]> = {
 
 const helps: Record<string, Outcome> = {};
 beforeAll(async () => {
-  // One at a time: each loads its command's modules, and the machine is shared.
-  for (const script of Object.keys(SCRIPTS)) helps[script] = await run('npm', ['run', '--silent', script, '--', '--help']);
-  helps.gateway = await run(NODE, ['dist/main.js', '--help']);
-  for (const tool of Object.keys(TOOLS)) helps[tool] = await run(NODE, ['--disable-warning=ExperimentalWarning', tool, '--help']);
+  const commands: [string, string, string[]][] = [
+    ...Object.keys(SCRIPTS).map((script): [string, string, string[]] => [script, 'npm', ['run', '--silent', script, '--', '--help']]),
+    ['gateway', NODE, ['dist/main.js', '--help']],
+    ...Object.keys(TOOLS).map((tool): [string, string, string[]] => [tool, NODE, ['--disable-warning=ExperimentalWarning', tool, '--help']]),
+  ];
+  // Two at a time, one per core: each loads its command's modules, and the machine may be shared.
+  const next = async (): Promise<void> => {
+    const command = commands.shift();
+    if (command === undefined) return;
+    helps[command[0]] = await run(command[1], command[2]);
+    return next();
+  };
+  await Promise.all([next(), next()]);
 }, 360_000);
 
 describe.each(Object.entries(SCRIPTS))('npm run %s -- --help', (script, options) => {
@@ -90,6 +101,14 @@ describe.each(Object.entries(TOOLS))('node %s --help', (tool, options) => {
       options: [...options, '--help, -h'],
     });
     expect(examplesOf(stdout).filter((line) => line.includes(` ${tool} `))).not.toEqual([]);
+  });
+});
+
+describe('npm run sandbox -- --help', () => {
+  it('lists every sandbox setting with its default', () => {
+    const { stdout } = helps.sandbox!;
+    const listed = stdout.slice(stdout.indexOf('\nSettings (environment variables')).split('\n').slice(2).filter(Boolean).map((line) => line.trim());
+    expect(listed).toEqual(Object.entries(SANDBOX_SETTINGS).map(([name, definition]) => ('default' in definition ? `${name} (default: ${String(definition.default)})` : name)));
   });
 });
 
