@@ -9,6 +9,10 @@ export default {
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   // A bound for a test that hangs, not for a slow one: tests wait on events, and a busy machine is slow.
   testTimeout: 120000,
+  // Two test files at a time even on two cores: most of a file's time is spent waiting on the
+  // processes, sockets and browsers it starts, so one worker leaves a core idle (jest's default is
+  // one worker fewer than the cores).
+  maxWorkers: 2,
   // The tests of the real process run the built gateway (dist/), as `npm start` and the image do.
   globalSetup: '<rootDir>/test/support/global-setup.ts',
 };

@@ -44,7 +44,7 @@ beforeAll(async () => {
       ADMIN_PORT: '0',
       // Debug shows calls stopped by the caller (errorCode CANCELLED), which are routine.
       LOG_LEVEL: 'debug',
-      REQUEST_DEADLINE_MS: '500',
+      REQUEST_DEADLINE_MS: '3000',
       UPSTREAM_RESPONSE_TIMEOUT_MS: '60000',
       UPSTREAM_REQUEST_TIMEOUT_MS: '60000',
     },
@@ -90,7 +90,7 @@ describe('production process', () => {
     const body = (await response.json()) as { data: unknown; errors: { message: string; path: unknown[]; extensions: Record<string, unknown> }[] };
     expect(body.data).toEqual({ document: { id: 'd1', name: 'Passport' }, documentAcceptances: null });
     expect(body.errors.map((e) => [e.message, e.path, e.extensions.code])).toEqual([
-      ['The platform did not answer in time (request deadline of 500 ms)', ['documentAcceptances'], 'UPSTREAM_TIMEOUT'],
+      ['The platform did not answer in time (request deadline of 3000 ms)', ['documentAcceptances'], 'UPSTREAM_TIMEOUT'],
     ]);
     expect(platform.requests.map((r) => r.url).sort()).toEqual(['/v1/acceptances?financialAccountId=fa-1&page=0&size=1', '/v1/documents/d1']);
   });
