@@ -54,7 +54,7 @@ function refusedResponse(status: number, headers: Record<string, string>, messag
 }
 
 /** The calls budget of every caller, when one is set (RATE_LIMIT_PER_SECOND). */
-export interface CallsBudget {
+interface CallsBudget {
   policy: BucketPolicy;
   store: BucketStore;
   logger: Logger;
