@@ -8,6 +8,7 @@
  *   node --disable-warning=ExperimentalWarning bench/run.ts [--quick] [--soak-seconds N] [--runs N] [--rate N]
  *
  * --quick      one run of short durations, under a minute (indicative figures)
+ * --rate-limit-only  only the cost of the per-caller budget, printed (no results written)
  * --workers-only   only the Workers line (WORKERS=2 against WORKERS=1, over the sandbox); prints it, writes no results
  * --soak-seconds N   length of the memory soak (default 60 s; the 10-minute figure needs 600)
  *
@@ -29,7 +30,7 @@ import type { LoadResult } from './lib/load.ts';
 import { describeMachine, gitRevision, packageVersion } from './lib/machine.ts';
 import { assertRunning, canPin, findExecutable, pinProcess, readCpuSeconds, readRssBytes, sampleRss, spawnLogged, waitForReady } from './lib/processes.ts';
 import type { Child } from './lib/processes.ts';
-import { renderReport } from './lib/report.ts';
+import { renderRateLimitCost, renderReport } from './lib/report.ts';
 import { evaluateTargets } from './lib/results.ts';
 import type { BenchReport, BenchSettings, CellResult, RateLimitCostFigure, SharedReadsFigure, SoakFigure, UpstreamFigure, VariantFigure, WorkloadResult } from './lib/results.ts';
 import { discoverFixtures, groupCalls, recordedCalls, requestTotal, resetRequestLog } from './lib/sandbox-client.ts';
@@ -40,7 +41,7 @@ import type { WorkersSpec } from './lib/workers.ts';
 import { measureRateLimitCheck, measureVariants, waitForRedis } from './lib/variants.ts';
 import type { VariantSpec } from './lib/variants.ts';
 import { buildWorkloads, dashboardCall, pingCall, TARGET_LABELS, TARGETS } from './lib/workloads.ts';
-import type { HttpCall, TargetName, TargetPlan, Workload, WorkloadId } from './lib/workloads.ts';
+import type { Fixtures, HttpCall, TargetName, TargetPlan, Workload, WorkloadId } from './lib/workloads.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The gateway as `npm start` runs it (its Node flags and the built entry), built from the sources now. */
@@ -69,6 +70,12 @@ const UNREFUSED_RATE = '1000000';
  * batches its socket work differently and its CPU per request is not comparable.
  */
 const RATE_LIMIT_COST_RATE = 1_000;
+/**
+ * The per-call draw is measured on the dashboard query (three platform calls per request) at this
+ * fixed rate: each request costs the gateway several times the cheapest one's CPU, so the rate is
+ * lower to stay below every variant's saturation on one CPU.
+ */
+const CALLS_DRAW_COST_RATE = 300;
 const DEMO_TOKEN = 'demo-token-acme';
 const SOAK_WORKLOAD: WorkloadId = 'c';
 /** Three areas per request: the gateway's own work dominates, so the line shows what a second worker adds. */
@@ -80,6 +87,7 @@ interface Settings extends BenchSettings {
   /** Sequential requests per GraphQL target whose platform calls are grouped by request id. */
   probeRequests: number;
   workersOnly: boolean;
+  rateLimitOnly: boolean;
 }
 
 function readSettings(): Settings {
@@ -91,6 +99,7 @@ function readSettings(): Settings {
         runs: { type: 'string' },
         rate: { type: 'string' },
         'workers-only': { type: 'boolean', default: false },
+        'rate-limit-only': { type: 'boolean', default: false },
       },
     },
     {
@@ -106,8 +115,9 @@ function readSettings(): Settings {
         runs: { text: 'runs of each measurement (default 3, 1 with --quick)', value: 'N' },
         rate: { text: 'requests per second of the latency measurement (default 200)', value: 'N' },
         'workers-only': { text: 'only the Workers line (WORKERS=2 against WORKERS=1); prints it, writes no results' },
+        'rate-limit-only': { text: 'only the cost of the per-caller budget (its check per request, its draw per platform call); prints it, writes no results' },
       },
-      examples: ['npm run bench -- --quick'],
+      examples: ['npm run bench -- --quick', 'npm run bench -- --quick --rate-limit-only'],
     },
   );
   const positive = (text: string | undefined, name: string): number | undefined => {
@@ -132,6 +142,7 @@ function readSettings(): Settings {
     startupAttempts: quick ? 1 : 3,
     probeRequests: quick ? 5 : 10,
     workersOnly: values['workers-only'],
+    rateLimitOnly: values['rate-limit-only'],
   };
 }
 
@@ -444,6 +455,113 @@ function workersSpec(node: string, logDir: string, env: Record<string, string | 
   };
 }
 
+/** What the run's gateways share, for the spare gateways and the rate limiter's measurements. */
+interface SpareContext {
+  node: string;
+  logDir: string;
+  baseEnv: Record<string, string | undefined>;
+  sandboxUrl: string;
+  cpu: (n: number) => number | undefined;
+}
+
+/** Spare gateways of the same build, each started with one setting changed, on CPU 1 like the others. */
+function spareGatewayOf({ node, logDir, baseEnv, sandboxUrl, cpu }: SpareContext) {
+  return (name: string) => async (spec: VariantSpec, index: number): Promise<{ child: Child; origin: string }> => {
+    const port = PORTS.variants + index;
+    const origin = `http://${HOST}:${port}`;
+    const child = spawnLogged({
+      name: `${name}-${index}`, command: node, args: [...START.flags, START.entry], cwd: ROOT, logDir, cpu: cpu(1),
+      env: { ...baseEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(port), ...spec.env },
+    });
+    try {
+      await waitForReady(`${origin}/healthz`, child, performance.now());
+    } catch (error) {
+      await child.stop();
+      throw error;
+    }
+    return { child, origin };
+  };
+}
+
+interface LimiterRun extends SpareContext {
+  settings: Settings;
+  children: Child[];
+  fixtures: Fixtures;
+  spareGateway: ReturnType<typeof spareGatewayOf>;
+  stopping: () => boolean;
+}
+
+/**
+ * The rate limiter's cost: the cheapest request (no platform call) and a request with three platform
+ * calls (each attempt draws from the bucket), each without the limit, with it in memory and with it
+ * in Redis, then the check alone. Undefined when the run was stopped meanwhile.
+ */
+async function measureRateLimitCost(run: LimiterRun): Promise<RateLimitCostFigure | undefined> {
+  const { node, logDir, baseEnv, cpu, settings, children, fixtures, sandboxUrl, spareGateway } = run;
+  const variantSettings = { warmupS: settings.warmupS, saturationS: settings.saturationS, runs: settings.runs, children, log };
+  log(`rate limiter: the cheapest request at ${RATE_LIMIT_COST_RATE} requests/s without the limit, with it in memory, and with it in Redis`);
+  const redisServer = findExecutable('redis-server');
+  const limit = { RATE_LIMIT_PER_SECOND: UNREFUSED_RATE, RATE_LIMIT_BURST: UNREFUSED_RATE };
+  let redis: Child | undefined;
+  if (redisServer) {
+    redis = spawnLogged({
+      name: 'redis', command: redisServer, args: ['--port', String(PORTS.redis), '--bind', HOST, '--save', '', '--appendonly', 'no'], cwd: ROOT, logDir, cpu: cpu(0), env: baseEnv,
+    });
+    children.push(redis);
+    await waitForRedis(HOST, PORTS.redis, redis);
+  } else {
+    log('redis-server not found (apt-get install -y redis-server): the limiter with Redis is not measured');
+  }
+  // Without the limit, with it in memory, and with it in Redis; `extra` is set on all three alike.
+  const limiterSpecs = (extra: Record<string, string>): VariantSpec[] => [
+    { label: 'no RATE_LIMIT_PER_SECOND', env: { ...extra } },
+    { label: `RATE_LIMIT_PER_SECOND=${UNREFUSED_RATE} (in memory)`, env: { ...extra, ...limit } },
+    ...(redis ? [{ label: `RATE_LIMIT_PER_SECOND=${UNREFUSED_RATE}, RATE_LIMIT_REDIS_URL`, env: { ...extra, ...limit, RATE_LIMIT_REDIS_URL: `redis://${HOST}:${PORTS.redis}` } }] : []),
+  ];
+  const rateLimitCost: RateLimitCostFigure = {
+    connections: settings.saturationConnections,
+    requestsPerSecond: RATE_LIMIT_COST_RATE,
+    ...(redis ? {} : { skipped: 'redis-server was not found (apt-get install -y redis-server): the limiter with Redis was not measured.' }),
+    variants: await measureVariants({
+      ...variantSettings,
+      specs: limiterSpecs({}),
+      call: pingCall(fixtures.token),
+      connections: settings.saturationConnections,
+      overallRate: RATE_LIMIT_COST_RATE,
+      start: spareGateway('gateway-rate-limit'),
+      ...(redis ? { storePid: redis.pid } : {}),
+      counter: 'rate_limit_store_failures_total',
+    }),
+  };
+  if (run.stopping()) return undefined;
+  log(`per-call draw: the dashboard query (three platform calls) at ${CALLS_DRAW_COST_RATE} requests/s without the limit, with it in memory, and with it in Redis`);
+  rateLimitCost.calls = {
+    request: 'Workload (c)\'s three-area dashboard query (three platform calls)',
+    connections: settings.saturationConnections,
+    requestsPerSecond: CALLS_DRAW_COST_RATE,
+    variants: await measureVariants({
+      ...variantSettings,
+      // Sharing off: identical requests in flight at once would otherwise send, and draw for, fewer calls than they make.
+      specs: limiterSpecs(WITHOUT_SHARED_READS),
+      call: dashboardCall(fixtures),
+      connections: settings.saturationConnections,
+      overallRate: CALLS_DRAW_COST_RATE,
+      start: spareGateway('gateway-calls-draw'),
+      sandboxUrl,
+      ...(redis ? { storePid: redis.pid } : {}),
+      counter: 'rate_limit_store_failures_total',
+    }),
+  };
+  log(`per-call draw: ${describeVariants(rateLimitCost.calls.variants)}`);
+  rateLimitCost.check = await measureRateLimitCheck({ node, root: ROOT, redisUrl: redis ? `redis://${HOST}:${PORTS.redis}` : undefined, cpu: cpu(1), checks: settings.quick ? 5_000 : 20_000 });
+  if (redis) {
+    await redis.stop();
+    children.splice(children.indexOf(redis), 1);
+  }
+  log(`rate limiter: ${describeVariants(rateLimitCost.variants)}; the check alone ${rateLimitCost.check.memoryUs.toFixed(1)} µs in memory${rateLimitCost.check.redisUs === undefined ? '' : `, ${rateLimitCost.check.redisUs.toFixed(1)} µs with Redis`}`);
+  return rateLimitCost;
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const loadAtStart = os.loadavg();
@@ -484,7 +602,7 @@ async function main(): Promise<void> {
     const ts = ['--disable-warning=ExperimentalWarning'];
 
     log(`logs in ${logDir}`);
-    if (!settings.workersOnly) composePeer(node);
+    if (!settings.workersOnly && !settings.rateLimitOnly) composePeer(node);
     const sandboxUrl = `http://${HOST}:${PORTS.sandbox}`;
     const origins: Record<TargetName, string> = {
       rest: sandboxUrl,
@@ -505,6 +623,14 @@ async function main(): Promise<void> {
       const { fixtures } = await discoverFixtures(sandboxUrl, DEMO_TOKEN);
       const workload = buildWorkloads(fixtures).find((w) => w.id === WORKERS_WORKLOAD) as Workload;
       log(`workers: ${describeWorkers(await measureWorkers(workersSpec(node, logDir, { ...baseEnv, ...WITHOUT_SHARED_READS }, sandboxUrl, workload, settings, children)))}`);
+      return;
+    }
+    if (settings.rateLimitOnly) {
+      await waitForReady(`${sandboxUrl}/__sandbox/requests`, sandbox, booted);
+      const { fixtures } = await discoverFixtures(sandboxUrl, DEMO_TOKEN);
+      const spare = spareGatewayOf({ node, logDir, baseEnv, sandboxUrl, cpu });
+      const figure = await measureRateLimitCost({ node, logDir, baseEnv, cpu, settings, children, fixtures, sandboxUrl, spareGateway: spare, stopping: () => stopping });
+      if (figure) process.stdout.write(`${renderRateLimitCost(figure).join('\n')}\n`);
       return;
     }
     const bare = spawnLogged({
@@ -552,22 +678,7 @@ async function main(): Promise<void> {
       results.push(await measureWorkload(workload, targets, settings, sandboxUrl, peaks, children));
     }
     if (stopping) return;
-    // Spare gateways of the same build, each started with one setting changed, on CPU 1 like the others.
-    const spareGateway = (name: string) => async (spec: VariantSpec, index: number): Promise<{ child: Child; origin: string }> => {
-      const port = PORTS.variants + index;
-      const origin = `http://${HOST}:${port}`;
-      const child = spawnLogged({
-        name: `${name}-${index}`, command: node, args: [...START.flags, START.entry], cwd: ROOT, logDir, cpu: cpu(1),
-        env: { ...baseEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(port), ...spec.env },
-      });
-      try {
-        await waitForReady(`${origin}/healthz`, child, performance.now());
-      } catch (error) {
-        await child.stop();
-        throw error;
-      }
-      return { child, origin };
-    };
+    const spareGateway = spareGatewayOf({ node, logDir, baseEnv, sandboxUrl, cpu });
     const variantSettings = { warmupS: settings.warmupS, saturationS: settings.saturationS, runs: settings.runs, children, log };
 
     log(`(f) the dashboard query from ${SHARED_READS_CONNECTIONS} connections with one token, in-flight read sharing on and off`);
@@ -588,44 +699,8 @@ async function main(): Promise<void> {
     log(`(f) ${describeVariants(sharedReads.variants)}`);
 
     if (stopping) return;
-    log(`rate limiter: the cheapest request at ${RATE_LIMIT_COST_RATE} requests/s without the limit, with it in memory, and with it in Redis`);
-    const redisServer = findExecutable('redis-server');
-    const limit = { RATE_LIMIT_PER_SECOND: UNREFUSED_RATE, RATE_LIMIT_BURST: UNREFUSED_RATE };
-    let redis: Child | undefined;
-    if (redisServer) {
-      redis = spawnLogged({
-        name: 'redis', command: redisServer, args: ['--port', String(PORTS.redis), '--bind', HOST, '--save', '', '--appendonly', 'no'], cwd: ROOT, logDir, cpu: cpu(0), env: baseEnv,
-      });
-      children.push(redis);
-      await waitForRedis(HOST, PORTS.redis, redis);
-    } else {
-      log('redis-server not found (apt-get install -y redis-server): the limiter with Redis is not measured');
-    }
-    const rateLimitCost: RateLimitCostFigure = {
-      connections: settings.saturationConnections,
-      requestsPerSecond: RATE_LIMIT_COST_RATE,
-      ...(redis ? {} : { skipped: 'redis-server was not found (apt-get install -y redis-server): the limiter with Redis was not measured.' }),
-      variants: await measureVariants({
-        ...variantSettings,
-        specs: [
-          { label: 'no RATE_LIMIT_PER_SECOND', env: {} },
-          { label: `RATE_LIMIT_PER_SECOND=${UNREFUSED_RATE} (in memory)`, env: limit },
-          ...(redis ? [{ label: `RATE_LIMIT_PER_SECOND=${UNREFUSED_RATE}, RATE_LIMIT_REDIS_URL`, env: { ...limit, RATE_LIMIT_REDIS_URL: `redis://${HOST}:${PORTS.redis}` } }] : []),
-        ],
-        call: pingCall(fixtures.token),
-        connections: settings.saturationConnections,
-        overallRate: RATE_LIMIT_COST_RATE,
-        start: spareGateway('gateway-rate-limit'),
-        ...(redis ? { storePid: redis.pid } : {}),
-        counter: 'rate_limit_store_failures_total',
-      }),
-    };
-    rateLimitCost.check = await measureRateLimitCheck({ node, root: ROOT, redisUrl: redis ? `redis://${HOST}:${PORTS.redis}` : undefined, cpu: cpu(1), checks: settings.quick ? 5_000 : 20_000 });
-    if (redis) {
-      await redis.stop();
-      children.splice(children.indexOf(redis), 1);
-    }
-    log(`rate limiter: ${describeVariants(rateLimitCost.variants)}; the check alone ${rateLimitCost.check.memoryUs.toFixed(1)} µs in memory${rateLimitCost.check.redisUs === undefined ? '' : `, ${rateLimitCost.check.redisUs.toFixed(1)} µs with Redis`}`);
+    const rateLimitCost = await measureRateLimitCost({ node, logDir, baseEnv, cpu, settings, children, fixtures, sandboxUrl, spareGateway, stopping: () => stopping });
+    if (rateLimitCost === undefined) return;
 
     if (peaks.gateway === 0) peaks.gateway = readRssBytes(gateway.pid) / MiB;
     if (peaks.floor === 0) peaks.floor = readRssBytes(floor.pid) / MiB;

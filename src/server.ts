@@ -107,7 +107,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const budgets = await setupBudgets(config, logger, observability.metrics);
 
   const schema = buildSchema();
-  const budgetPlugin: ApolloServerPlugin<GatewayContext> | undefined = budgets.plugin(schema);
+  const costPlugin: ApolloServerPlugin<GatewayContext> = budgets.plugin(schema);
   const compiled = config.compiledExecution.enabled
     ? new CompiledExecution(schema, { maxEntries: config.compiledExecution.cacheSize, maxBytes: config.compiledExecution.cacheBytes, minUses: config.compiledExecution.minUses }, (error) => {
       if (error === undefined) logger.debug('graphql-jit loaded: documents run compiled from their COMPILED_QUERY_MIN_USES-th use');
@@ -139,8 +139,8 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
       ApolloServerPluginCacheControlDisabled(),
       observability.plugin,
       ...(switches ? hardening.apollo.plugins.map((plugin) => switches.plugin('hardening', plugin)) : hardening.apollo.plugins),
-      // After the static limits: a document they refuse is never charged.
-      ...(budgetPlugin ? [budgetPlugin] : []),
+      // After the static limits: a document they refuse is neither estimated nor charged.
+      costPlugin,
     ],
   });
   await apollo.start();

@@ -38,6 +38,11 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const failureReasons = new Map<string, number>();
   let valid = 0;
   let failures = 0;
+  // With a fixed rate, autocannon's own `requests.sent` also counts the requests its rate limit held
+  // back and never wrote (about a third more than the server received, at 300/s over 32 connections):
+  // the requests written are counted as autocannon builds each one instead.
+  let written = 0;
+  const paced = spec.overallRate !== undefined;
   // autocannon calls a request's onResponse and then, synchronously, emits the
   // 'response' event with the latency: these two carry the verdict across.
   let lastLabel = '';
@@ -65,6 +70,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
           path: call.path,
           headers: call.headers,
           ...(call.body === undefined ? {} : { body: call.body }),
+          ...(paced ? { setupRequest: (request: Record<string, unknown>) => ((written += 1), request) } : {}),
           onResponse: (status: number, body: string) => {
             const problem = call.validate(status, body);
             lastLabel = call.label;
@@ -79,7 +85,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
         if (result.errors > 0) fail(`connection errors (${result.timeouts} of them timeouts)`, result.errors);
         resolve({
           durationS: result.duration,
-          sent: result.requests.sent,
+          sent: paced ? written : result.requests.sent,
           valid,
           failures,
           failureReasons,

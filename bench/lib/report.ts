@@ -2,7 +2,7 @@
 import { GROWTH_CONNECTIONS, linearity, ROOTS_PAGE_SIZE } from './growth.ts';
 import type { GrowthPoint, GrowthSeries } from './growth.ts';
 import { cell, evaluateTargets, floorChecks, GOALS, startupMedianMs, throughputRatio } from './results.ts';
-import type { BenchReport, CellResult, FloorCheck, RateLimitCostFigure, SharedReadsFigure, WorkloadResult } from './results.ts';
+import type { BenchReport, CallsDrawCostFigure, CellResult, FloorCheck, RateLimitCostFigure, SharedReadsFigure, WorkloadResult } from './results.ts';
 import { median } from './stats.ts';
 import { TARGET_LABELS, TARGETS } from './workloads.ts';
 
@@ -112,6 +112,10 @@ function sharedReadsSection(figure: SharedReadsFigure | undefined): string[] {
 }
 
 /** The limiter's cost: CPU per request with it against the same gateway without it. */
+export function renderRateLimitCost(figure: RateLimitCostFigure): string[] {
+  return rateLimitSection(figure);
+}
+
 function rateLimitSection(figure: RateLimitCostFigure | undefined): string[] {
   if (!figure) return [];
   const out = ['## Cost of the per-caller budget', ''];
@@ -135,7 +139,35 @@ function rateLimitSection(figure: RateLimitCostFigure | undefined): string[] {
     const redis = check.redisUs === undefined ? '' : `, and ${formatNumber(check.redisUs, 1)} µs with Redis (the gateway's side of it: encoding the script call, reading the answer; ${check.checks} checks, ${check.redisFallbacks ?? 0} of them counted in memory because Redis failed or was late)`;
     out.push(`The check alone (\`bench/rate-limit-check.ts\`: the gateway's handler, 32 checks at a time for 1 000 callers, in a process of its own): ${formatNumber(check.memoryUs, 1)} µs of CPU per check in memory (${check.memoryChecks} checks)${redis}.`, '');
   }
+  out.push(...callsDrawSection(figure.calls));
   if (figure.skipped) out.push(figure.skipped, '');
+  return out;
+}
+
+/** The per-call draw: the same variants on a request whose platform calls each draw from the bucket. */
+function callsDrawSection(figure: CallsDrawCostFigure | undefined): string[] {
+  if (!figure) return [];
+  const out = ['### On a request with platform calls: the per-call draw', ''];
+  out.push(`${figure.request}, at a fixed ${figure.requestsPerSecond} requests/s over ${figure.connections} connections, to the same three kinds of gateway (in-flight read sharing off, so that every request sends its own calls and each draws). With a budget, the operation's estimate is reserved in one take and each attempt sent draws one unit of it: what a budget adds here is the reservation, the draws and the refund. Added = CPU per request minus the gateway's without the limit; per call = Added ÷ platform calls per request.`, '');
+  const base = figure.variants[0]?.cpuUsPerOp;
+  out.push(markdownTable(
+    ['Gateway started with', 'Gateway CPU µs/op', 'Added µs/op', 'Platform calls per request', 'Added µs per call', 'Throughput (ops/s)', 'redis-server CPU µs/op', 'Store failures', 'Runs: µs/op'],
+    figure.variants.map((v, index) => {
+      const added = index === 0 || base === undefined ? undefined : v.cpuUsPerOp - base;
+      return [
+        `\`${v.label}\``,
+        formatNumber(v.cpuUsPerOp, 1),
+        added === undefined ? DASH : formatSigned(added, 1),
+        formatNumber(v.callsPerOp, 2),
+        added === undefined || v.callsPerOp === undefined || v.callsPerOp === 0 ? DASH : formatSigned(added / v.callsPerOp, 1),
+        formatNumber(v.opsPerSecond, 0),
+        v.label.includes('REDIS_URL') ? formatNumber(v.storeCpuUsPerOp, 1) : DASH,
+        v.counter === undefined ? DASH : String(v.counter),
+        runsOf(v.cpuRuns, 1),
+      ];
+    }),
+    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+  ), '');
   return out;
 }
 
@@ -175,7 +207,11 @@ function failureLines(report: BenchReport): string[] {
       lines.push(`- (${w.id}) ${TARGET_LABELS[c.target]}: ${c.failures} failed of ${c.failures + c.validResponses} — ${reasons}`);
     }
   }
-  for (const [what, variants] of [['(f)', report.sharedReads?.variants ?? []], ['Rate limiter', report.rateLimitCost?.variants ?? []]] as const) {
+  for (const [what, variants] of [
+    ['(f)', report.sharedReads?.variants ?? []],
+    ['Rate limiter', report.rateLimitCost?.variants ?? []],
+    ['Per-call draw', report.rateLimitCost?.calls?.variants ?? []],
+  ] as const) {
     for (const v of variants) {
       if (v.failures === 0) continue;
       const reasons = v.failureReasons.map(([reason, count]) => `${count}× ${reason}`).join('; ');

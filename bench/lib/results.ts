@@ -109,6 +109,19 @@ export interface RateLimitCheckCost {
   redisFallbacks?: number;
 }
 
+/**
+ * The same gateways on a request that makes platform calls: with a budget, each attempt sent also
+ * draws from the caller's bucket (the per-call draw), on top of the operation's reservation.
+ */
+export interface CallsDrawCostFigure {
+  /** What each request asks, as the report names it. */
+  request: string;
+  connections: number;
+  /** The fixed request rate of the measured runs, the same for every variant. */
+  requestsPerSecond: number;
+  variants: VariantFigure[];
+}
+
 /** What the per-caller rate limiter costs per request: without it, in memory, and with Redis. */
 export interface RateLimitCostFigure {
   connections: number;
@@ -119,6 +132,8 @@ export interface RateLimitCostFigure {
   skipped?: string;
   /** The check alone, without the rest of a request (absent when it could not be measured). */
   check?: RateLimitCheckCost;
+  /** The same variants on a request with several platform calls (absent in reports made before it was measured). */
+  calls?: CallsDrawCostFigure;
 }
 
 export interface BenchSettings {
@@ -226,7 +241,7 @@ export function startupMedianMs(report: BenchReport): number | undefined {
 function totalFailures(report: BenchReport): number {
   let sum = report.memory.soak?.failures ?? 0;
   for (const workload of report.workloads) for (const c of workload.cells) sum += c.failures;
-  for (const variant of [...(report.sharedReads?.variants ?? []), ...(report.rateLimitCost?.variants ?? [])]) sum += variant.failures;
+  for (const variant of [...(report.sharedReads?.variants ?? []), ...(report.rateLimitCost?.variants ?? []), ...(report.rateLimitCost?.calls?.variants ?? [])]) sum += variant.failures;
   return sum;
 }
 

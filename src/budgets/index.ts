@@ -14,7 +14,7 @@ import { callerToken, canonicalAuthorization } from '../request/caller-token.ts'
 import { addressUnit, clientAddress } from '../request/client-address.ts';
 import { CallEstimator } from './estimate.ts';
 import { retryAfterSeconds } from './ledger.ts';
-import { budgetPlugin, CALLS_POLICY_NAME, type BudgetContext, type BudgetObserver } from './plugin.ts';
+import { CALLS_POLICY_NAME, costPlugin, type BudgetContext, type BudgetObserver } from './plugin.ts';
 import { RedisBuckets } from './redis-buckets.ts';
 import { TokenVerdicts } from '../platform/token-verdicts.ts';
 import { WorkerGroupBuckets } from './worker-group.ts';
@@ -34,7 +34,9 @@ import { WorkerGroupBuckets } from './worker-group.ts';
  *   makes a platform call. While it runs, every attempt sent to the platform draws from the
  *   reservation, and past it from the bucket when it goes (ledger.ts); one the bucket cannot pay is
  *   not sent. At the end the unspent reservation goes back (an operation is charged at least 1).
- *   Every answer shows the bucket in `extensions.cost` and the RateLimit headers.
+ *   Its answers show the bucket in `extensions.cost.throttleStatus` and the RateLimit headers.
+ * - **Cost** (always, the same plugin): every operation's answer shows its estimate and the attempts
+ *   the platform received for it in `extensions.cost`, with or without a budget.
  *
  * A call joined to another request's identical read in flight (same token: see PlatformHttp) draws
  * nothing: the platform received one call, paid by the request that sent it.
@@ -43,8 +45,8 @@ import { WorkerGroupBuckets } from './worker-group.ts';
 export interface Budgets {
   /** First handler of the GraphQL route. */
   admission: Stage;
-  /** The calls budget, when RATE_LIMIT_PER_SECOND is set. */
-  plugin(schema: GraphQLSchema): ApolloServerPlugin<BudgetContext> | undefined;
+  /** Every operation's cost in `extensions.cost`, and the calls budget when RATE_LIMIT_PER_SECOND is set. */
+  plugin(schema: GraphQLSchema): ApolloServerPlugin<BudgetContext>;
   /** What the process knows of tokens; the per-request platform client consults it. */
   tokens: TokenVerdicts;
   close(): Promise<void>;
@@ -134,12 +136,11 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
     }, next);
   };
 
-  const plugin = (schema: GraphQLSchema): ApolloServerPlugin<BudgetContext> | undefined => {
+  const plugin = (schema: GraphQLSchema): ApolloServerPlugin<BudgetContext> => {
     const limit = config.rateLimit;
-    if (limit === undefined) return undefined;
-    const calls: BucketPolicy = { name: CALLS_POLICY_NAME, perSecond: limit.perSecond, burst: limit.burst };
     const estimator = new CallEstimator(schema, { defaultSize: config.paging.defaultSize, maxSize: config.paging.maxSize, upstreamPageSize: config.upstream.maxPageSize });
-    return budgetPlugin(calls, estimator, store, logger, observer);
+    const policy: BucketPolicy | undefined = limit && { name: CALLS_POLICY_NAME, perSecond: limit.perSecond, burst: limit.burst };
+    return costPlugin(estimator, policy && { policy, store, logger, observer });
   };
 
   return { admission, plugin, tokens, close: () => store.close() };

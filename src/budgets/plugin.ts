@@ -53,15 +53,30 @@ function refusedResponse(status: number, headers: Record<string, string>, messag
   };
 }
 
+/** The calls budget of every caller, when one is set (RATE_LIMIT_PER_SECOND). */
+interface CallsBudget {
+  policy: BucketPolicy;
+  store: BucketStore;
+  logger: Logger;
+  observer: BudgetObserver | undefined;
+}
+
 /**
- * The calls budget (RATE_LIMIT_PER_SECOND), per operation: before it runs, its estimate is reserved
- * from the caller's bucket in one atomic take (refused whole: 400 COST_EXCEEDS_BURST past the burst,
- * 429 RATE_LIMITED when the bucket holds less now), and the operation gets a ledger its platform
- * calls draw from, attempt by attempt (OperationLedger). Each operation of a batch has its own
- * reservation, ledger and platform client. At the end the unspent reservation goes back, and the
- * answer shows `actualQueryCost`: the attempts the platform received for this operation.
+ * What each operation costs the platform, on every answer, in `extensions.cost`: `requestedQueryCost`
+ * (its estimate, in platform calls) and `actualQueryCost` (the attempts the platform received for
+ * it, retries included), so a client developer sees what a query costs from the first `npm start`.
+ * Each operation of a batch runs on its own view of the request (its own platform client), so each
+ * answer counts its own calls. A document refused before it runs (parse, validation, the static
+ * limits) made no call and was not estimated: its answer carries no cost.
+ *
+ * With a budget, the estimate is reserved from the caller's bucket before the operation runs, in
+ * one atomic take (refused whole: 400 COST_EXCEEDS_BURST past the burst, 429 RATE_LIMITED when the
+ * bucket holds less now), and the operation gets a ledger its platform calls draw from, attempt by
+ * attempt (OperationLedger). At the end the unspent reservation goes back, and the answer adds
+ * `throttleStatus` and the RateLimit headers. Without one, the calls are counted as they are sent
+ * anyway (policies/bucket-draw.ts), so the cost costs an estimate per operation and nothing per call.
  */
-export function budgetPlugin(policy: BucketPolicy, estimator: CallEstimator, store: BucketStore, logger: Logger, observer: BudgetObserver | undefined): ApolloServerPlugin<BudgetContext> {
+export function costPlugin(estimator: CallEstimator, budget: CallsBudget | undefined): ApolloServerPlugin<BudgetContext> {
   return {
     async requestDidStart(): Promise<GraphQLRequestListener<BudgetContext>> {
       let requested = 0;
@@ -71,49 +86,64 @@ export function budgetPlugin(policy: BucketPolicy, estimator: CallEstimator, sto
       return {
         async responseForOperation(requestContext) {
           const { contextValue, document, operation, request } = requestContext;
+          // No operation to run (an operationName the document does not hold): execution refuses it before any call.
+          if (operation === undefined) return null;
+          const estimate = estimator.estimate(document, operation, withDefaults(operation, request.variables ?? {}));
           const admission = contextValue.admission;
-          if (admission === undefined) return null;
-          requested = Math.max(1, estimator.estimate(document, operation, withDefaults(operation, request.variables ?? {})));
-          if (requested > policy.burst) {
-            // Nothing is taken: the bucket is read back for the answer by taking nothing.
-            const now = await store.take(policy, admission.callerKey, 0);
-            return refusedResponse(
-              400,
-              rateLimitHeaders(policy, now),
-              `Query needs about ${requested} platform calls, more than a caller's whole budget of ${policy.burst}: ask for fewer rows or fields`,
-              { code: ErrorCode.COST_EXCEEDS_BURST, limit: 'RATE_LIMIT_BURST', max: policy.burst },
-              costExtension(policy, requested, null, now),
-            );
+          if (budget !== undefined && admission !== undefined) {
+            const { policy, store, logger, observer } = budget;
+            // An operation is never free: a caller could otherwise spin the gateway on documents that reach no platform call.
+            requested = Math.max(1, estimate);
+            if (requested > policy.burst) {
+              // Nothing is taken: the bucket is read back for the answer by taking nothing.
+              const now = await store.take(policy, admission.callerKey, 0);
+              return refusedResponse(
+                400,
+                rateLimitHeaders(policy, now),
+                `Query needs about ${requested} platform calls, more than a caller's whole budget of ${policy.burst}: ask for fewer rows or fields`,
+                { code: ErrorCode.COST_EXCEEDS_BURST, limit: 'RATE_LIMIT_BURST', max: policy.burst },
+                costExtension(policy, requested, null, now),
+              );
+            }
+            reserved = await store.take(policy, admission.callerKey, requested);
+            if (!reserved.allowed) {
+              observer?.recordRateLimited(admission.caller);
+              const retryAfter = retryAfterSeconds(reserved.retryAfterMs);
+              logger.debug({ requestId: currentRequestId(), caller: admission.caller, requested, retryAfter }, 'rate limited');
+              return refusedResponse(
+                429,
+                { 'Retry-After': String(retryAfter), ...rateLimitHeaders(policy, reserved) },
+                `Too many platform calls from this caller: this query needs about ${requested}, ${reserved.available} are left; retry after ${retryAfter} s`,
+                { code: ErrorCode.RATE_LIMITED, retryAfter },
+                costExtension(policy, requested, null, reserved),
+              );
+            }
+          } else {
+            requested = estimate;
           }
-          reserved = await store.take(policy, admission.callerKey, requested);
-          if (!reserved.allowed) {
-            observer?.recordRateLimited(admission.caller);
-            const retryAfter = retryAfterSeconds(reserved.retryAfterMs);
-            logger.debug({ requestId: currentRequestId(), caller: admission.caller, requested, retryAfter }, 'rate limited');
-            return refusedResponse(
-              429,
-              { 'Retry-After': String(retryAfter), ...rateLimitHeaders(policy, reserved) },
-              `Too many platform calls from this caller: this query needs about ${requested}, ${reserved.available} are left; retry after ${retryAfter} s`,
-              { code: ErrorCode.RATE_LIMITED, retryAfter },
-              costExtension(policy, requested, null, reserved),
-            );
-          }
-          // The operations of a batch share one context: each runs on a view of its own, so its calls draw from its own ledger.
+          // The operations of a batch share one context: each runs on a view of its own, so its calls are its own (and draw from its own ledger).
           if (requestContext.requestIsBatched && contextValue.forOperation) {
             (requestContext as { contextValue: BudgetContext }).contextValue = contextValue.forOperation();
           }
           calls = requestContext.contextValue.platform.requestCalls;
-          ledger = new OperationLedger(store, policy, admission.callerKey, requested);
-          calls.ledger = ledger;
+          if (reserved !== undefined) {
+            ledger = new OperationLedger(budget!.store, budget!.policy, admission!.callerKey, requested);
+            calls.ledger = ledger;
+          }
           return null;
         },
         async willSendResponse({ response }) {
-          if (ledger === undefined || calls === undefined || reserved === undefined) return;
-          const state = (await ledger.close()) ?? reserved;
-          for (const [name, value] of Object.entries(rateLimitHeaders(policy, state))) response.http.headers.set(name.toLowerCase(), value);
+          if (calls === undefined) return;
+          let cost: Record<string, unknown> = { requestedQueryCost: requested, actualQueryCost: calls.sent };
+          if (ledger !== undefined && reserved !== undefined) {
+            const { policy } = budget!;
+            const state = (await ledger.close()) ?? reserved;
+            for (const [name, value] of Object.entries(rateLimitHeaders(policy, state))) response.http.headers.set(name.toLowerCase(), value);
+            cost = costExtension(policy, requested, calls.sent, state);
+          }
           if (response.body.kind === 'single') {
             const result = response.body.singleResult;
-            result.extensions = { ...result.extensions, cost: costExtension(policy, requested, calls.sent, state) };
+            result.extensions = { ...result.extensions, cost };
           }
         },
       };

@@ -1,3 +1,5 @@
+import { systemClock, type Clock } from './clock.ts';
+
 /**
  * What this process has learned of tokens from the platform's answers, by token key (a hash): a
  * token the platform answered with anything but 401 is **accepted**; one it answered 401 is
@@ -8,7 +10,9 @@
  * - once refused, every call of that token fails as UNAUTHENTICATED without being sent, for
  *   REFUSED_TOKEN_TTL_MS;
  * - a probe whose outcome says nothing of the token (a 5xx, a timeout) lets the next waiting call
- *   probe in turn, and a probe slower than PROBE_PATIENCE_MS lets the waiting calls go;
+ *   probe in turn; while no probe has settled for PROBE_PATIENCE_MS since the newest one started,
+ *   one more waiting call goes as a further probe (preferably to a route no probe is waiting on),
+ *   and the others keep waiting, on whichever probe settles first;
  * - a GET identical to one in flight joins it (PlatformHttp's shared reads) without waiting: it costs
  *   the platform nothing.
  * Both lists are bounded (oldest forgotten first) and expire, so nothing a caller sends can grow them
@@ -19,13 +23,33 @@ const REFUSED_TOKEN_TTL_MS = 60_000;
 const MAX_REMEMBERED_TOKENS = 100_000;
 
 /**
- * How long the calls waiting on a probe wait before going anyway: a platform refuses a token in
- * milliseconds, and one too slow to answer a probe in time would otherwise hold every field of the
- * request behind one call (a hung route must not take the healthy ones with it).
+ * How long after the newest probe started, none having settled, one more waiting call goes as a
+ * further probe. A hung route must not hold every field of the request behind its call: the extra
+ * probe, sent to another route and accepted, releases the rest. Longer than a slow platform takes to
+ * refuse a token (a made-up token's calls go one at a time even when each answer takes 700 ms), and
+ * one probe more per patience is all a platform that never answers can cost.
  */
-const PROBE_PATIENCE_MS = 250;
+const PROBE_PATIENCE_MS = 1_000;
 
 export type TokenVerdict = 'accepted' | 'refused' | 'unknown';
+
+/** A call waiting for a probe's outcome: woken to probe itself, or to read the token's verdict again. */
+interface Waiter {
+  readonly route: string;
+  wake(probe: boolean): void;
+}
+
+/** An unknown token's calls in flight and waiting. */
+interface Gate {
+  /** The route of each probe in flight (one entry per probe). */
+  readonly probing: string[];
+  /** Oldest first. */
+  readonly waiters: Waiter[];
+  /** Stops the patience timer of the newest probe. */
+  patience: AbortController | undefined;
+  /** Patience ran out while no call waited: the next call to arrive probes at once. */
+  overdue: boolean;
+}
 
 /** A Map in insertion order whose entries expire and whose size is capped (the oldest go first). */
 class ExpiringSet {
@@ -70,15 +94,23 @@ class ExpiringSet {
 export class TokenVerdicts {
   readonly #accepted: ExpiringSet;
   readonly #refused: ExpiringSet;
-  /** Token key → its probe in flight: settled once the probe's outcome is reported. */
-  readonly #probes = new Map<string, { done: Promise<void>; settle: () => void }>();
+  /** Token key → its probes in flight and the calls waiting on them; gone once neither is left. */
+  readonly #gates = new Map<string, Gate>();
   readonly #clock: () => number;
+  readonly #sleep: Clock['sleep'];
+  readonly #patienceMs: number;
 
-  constructor(options: { maxTokens?: number; clock?: () => number } = {}) {
+  /**
+   * `clock` reads the time the lists expire by; `sleep` waits out the patience (`patienceMs`,
+   * PROBE_PATIENCE_MS unless told), so a test drives both without real waiting.
+   */
+  constructor(options: { maxTokens?: number; clock?: () => number; sleep?: Clock['sleep']; patienceMs?: number } = {}) {
     const max = options.maxTokens ?? MAX_REMEMBERED_TOKENS;
     this.#accepted = new ExpiringSet(ACCEPTED_TOKEN_TTL_MS, max);
     this.#refused = new ExpiringSet(REFUSED_TOKEN_TTL_MS, max);
     this.#clock = options.clock ?? Date.now;
+    this.#sleep = options.sleep ?? systemClock.sleep;
+    this.#patienceMs = options.patienceMs ?? PROBE_PATIENCE_MS;
   }
 
   verdict(key: string): TokenVerdict {
@@ -88,34 +120,39 @@ export class TokenVerdicts {
     return 'unknown';
   }
 
-  /** Remembered tokens, for tests and diagnostics. */
+  /** Remembered tokens and probes in flight, for tests and diagnostics. */
   get sizes(): { accepted: number; refused: number; probes: number } {
-    return { accepted: this.#accepted.size, refused: this.#refused.size, probes: this.#probes.size };
+    let probes = 0;
+    for (const gate of this.#gates.values()) probes += gate.probing.length;
+    return { accepted: this.#accepted.size, refused: this.#refused.size, probes };
   }
 
   /**
-   * Waits until a call with this token may be sent: at once for an accepted token; for an unknown one,
-   * when no probe is in flight (the call is then the probe: `report` must follow). Resolves to
-   * 'refused' when the token is refused, without sending anything.
+   * Waits until a call with this token to `route` may be sent: at once for an accepted token; for an
+   * unknown one, when no probe is in flight or the call is chosen as a further probe (the call is then
+   * a probe: `report` must follow, with the same route). Resolves to 'refused' when the token is
+   * refused, without sending anything; rejects with the signal's reason when the call is stopped.
    */
-  async admit(key: string, signal?: AbortSignal): Promise<'go' | 'probe' | 'refused'> {
+  async admit(key: string, signal?: AbortSignal, route = ''): Promise<'go' | 'probe' | 'refused'> {
     for (;;) {
       const verdict = this.verdict(key);
       if (verdict === 'accepted') return 'go';
       if (verdict === 'refused') return 'refused';
-      const probe = this.#probes.get(key);
-      if (probe === undefined) {
-        let settle!: () => void;
-        const done = new Promise<void>((resolve) => (settle = resolve));
-        this.#probes.set(key, { done, settle });
+      let gate = this.#gates.get(key);
+      if (gate === undefined) {
+        gate = { probing: [], waiters: [], patience: undefined, overdue: false };
+        this.#gates.set(key, gate);
+      }
+      if (gate.probing.length === 0 || gate.overdue) {
+        this.#startProbe(key, gate, route);
         return 'probe';
       }
-      if (!(await waitOrAbort(probe.done, signal, PROBE_PATIENCE_MS))) return 'go';
+      if (await this.#wait(key, gate, route, signal)) return 'probe';
     }
   }
 
-  /** What a call with this token showed; a probe's report lets the calls waiting on it go. */
-  report(key: string, outcome: TokenVerdict, probe: boolean): void {
+  /** What a call with this token showed; a probe's report settles the calls waiting on it. */
+  report(key: string, outcome: TokenVerdict, probe: boolean, route = ''): void {
     const now = this.#clock();
     if (outcome === 'accepted') {
       this.#refused.delete(key);
@@ -128,30 +165,70 @@ export class TokenVerdicts {
       if (this.#accepted.has(key, now)) this.#accepted.delete(key);
       else this.#refused.add(key, now);
     }
-    if (!probe) return;
-    const inFlight = this.#probes.get(key);
-    this.#probes.delete(key);
-    inFlight?.settle();
+    const gate = this.#gates.get(key);
+    if (gate === undefined) return;
+    if (probe) {
+      const at = gate.probing.indexOf(route);
+      if (at >= 0) gate.probing.splice(at, 1);
+    }
+    if (this.verdict(key) !== 'unknown') {
+      // Accepted or refused: every waiting call reads the verdict again.
+      for (const waiter of gate.waiters.splice(0)) waiter.wake(false);
+    } else if ((probe && outcome === 'unknown') || gate.probing.length === 0) {
+      // The probe showed nothing of the token: the next waiting call probes in its place.
+      this.#promote(key, gate);
+    }
+    this.#forgetIfIdle(key, gate);
   }
-}
 
-/** True once the probe settled, false when patience ran out first; rejects when the request is stopped. */
-function waitOrAbort(promise: Promise<void>, signal: AbortSignal | undefined, patienceMs: number): Promise<boolean> {
-  if (signal?.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise((resolve, reject) => {
-    const abort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', abort);
-      resolve(false);
-    }, patienceMs);
-    signal?.addEventListener('abort', abort, { once: true });
-    void promise.then(() => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', abort);
-      resolve(true);
+  #startProbe(key: string, gate: Gate, route: string): void {
+    gate.probing.push(route);
+    gate.overdue = false;
+    gate.patience?.abort();
+    const patience = new AbortController();
+    gate.patience = patience;
+    void this.#sleep(this.#patienceMs, patience.signal).then(() => {
+      if (patience.signal.aborted || this.#gates.get(key) !== gate) return;
+      gate.patience = undefined;
+      if (gate.waiters.length > 0) this.#promote(key, gate);
+      else gate.overdue = true;
     });
-  });
+  }
+
+  /** One waiting call goes as a further probe: the oldest whose route no probe in flight is on, else the oldest. */
+  #promote(key: string, gate: Gate): void {
+    if (gate.waiters.length === 0) return;
+    const elsewhere = gate.waiters.findIndex((waiter) => !gate.probing.includes(waiter.route));
+    const [waiter] = gate.waiters.splice(Math.max(0, elsewhere), 1);
+    this.#startProbe(key, gate, waiter!.route);
+    waiter!.wake(true);
+  }
+
+  #forgetIfIdle(key: string, gate: Gate): void {
+    if (gate.probing.length > 0 || gate.waiters.length > 0) return;
+    gate.patience?.abort();
+    if (this.#gates.get(key) === gate) this.#gates.delete(key);
+  }
+
+  /** True when the call was chosen to probe, false when it should read the verdict again. */
+  #wait(key: string, gate: Gate, route: string, signal: AbortSignal | undefined): Promise<boolean> {
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
+    return new Promise((resolve, reject) => {
+      const abort = () => {
+        const at = gate.waiters.indexOf(waiter);
+        if (at >= 0) gate.waiters.splice(at, 1);
+        this.#forgetIfIdle(key, gate);
+        reject(signal!.reason as Error);
+      };
+      const waiter: Waiter = {
+        route,
+        wake: (probe) => {
+          signal?.removeEventListener('abort', abort);
+          resolve(probe);
+        },
+      };
+      gate.waiters.push(waiter);
+      signal?.addEventListener('abort', abort, { once: true });
+    });
+  }
 }

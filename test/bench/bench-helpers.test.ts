@@ -217,6 +217,16 @@ describe('report rendering', () => {
           variant('RATE_LIMIT_PER_SECOND=1000000 (in memory)', [4900], [204.5], { counter: 0 }),
           variant('RATE_LIMIT_PER_SECOND=1000000, REDIS_URL', [4000], [240.25], { counter: 3, storeCpuUsPerOp: 12.5, failures: 2, failureReasons: [['ping: HTTP 429', 2]] }),
         ],
+        calls: {
+          request: 'The dashboard query (three platform calls)',
+          connections: 32,
+          requestsPerSecond: 300,
+          variants: [
+            variant('no RATE_LIMIT_PER_SECOND', [300], [900], { callsPerOp: 3 }),
+            variant('RATE_LIMIT_PER_SECOND=1000000 (in memory)', [300], [915], { callsPerOp: 3, counter: 0 }),
+            variant('RATE_LIMIT_PER_SECOND=1000000, REDIS_URL', [290], [990], { callsPerOp: 3, counter: 0, storeCpuUsPerOp: 40, failures: 1, failureReasons: [['overview: HTTP 500', 1]] }),
+          ],
+        },
       },
     });
     expect(markdown).toContain('| `UPSTREAM_SHARE_READS=true` | 1200 | 0.50 | 710 | 1200, 1100, 1300 | 700, 720, 710 |');
@@ -228,7 +238,12 @@ describe('report rendering', () => {
     expect(markdown).toContain('| `RATE_LIMIT_PER_SECOND=1000000, REDIS_URL` | 240.3 | +40.3 | 4000 | 12.5 | 3 | 240.3 |');
     expect(markdown).toContain("The check alone (`bench/rate-limit-check.ts`: the gateway's handler, 32 checks at a time for 1 000 callers, in a process of its own): 1.7 µs of CPU per check in memory (100000 checks), and 7.0 µs with Redis (the gateway's side of it: encoding the script call, reading the answer; 20000 checks, 0 of them counted in memory because Redis failed or was late).");
     expect(markdown).toContain('- Rate limiter RATE_LIMIT_PER_SECOND=1000000, REDIS_URL: 2 failed of 1002 — 2× ping: HTTP 429');
-    expect(markdown).toContain('| Failed responses (errors, wrong data, non-2xx) | 0 | 2 | **FAIL** |');
+    expect(markdown).toContain('The dashboard query (three platform calls), at a fixed 300 requests/s over 32 connections');
+    expect(markdown).toContain('| `no RATE_LIMIT_PER_SECOND` | 900.0 | — | 3.00 | — | 300 | — | — | 900.0 |');
+    expect(markdown).toContain('| `RATE_LIMIT_PER_SECOND=1000000 (in memory)` | 915.0 | +15.0 | 3.00 | +5.0 | 300 | — | 0 | 915.0 |');
+    expect(markdown).toContain('| `RATE_LIMIT_PER_SECOND=1000000, REDIS_URL` | 990.0 | +90.0 | 3.00 | +30.0 | 290 | 40.0 | 0 | 990.0 |');
+    expect(markdown).toContain('- Per-call draw RATE_LIMIT_PER_SECOND=1000000, REDIS_URL: 1 failed of 1001 — 1× overview: HTTP 500');
+    expect(markdown).toContain('| Failed responses (errors, wrong data, non-2xx) | 0 | 3 | **FAIL** |');
   });
 
   it('writes the verdicts and the latency rows into the report', () => {

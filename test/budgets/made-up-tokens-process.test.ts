@@ -4,7 +4,8 @@ import { startProductionGateway, type GatewayProcess } from '../support/gateway-
 import { postJson } from '../support/graphql-client.ts';
 
 // Made-up tokens on the real process over a slow sandbox: neither hanging up nor a slow platform
-// buys a caller more platform calls with tokens the platform never accepted.
+// buys a caller more platform calls with tokens the platform never accepted. A 700 ms platform is
+// slower than a refusal usually is, and faster than the token gate's patience (PROBE_PATIENCE_MS).
 
 let sandbox: Sandbox;
 const gateways: GatewayProcess[] = [];
@@ -71,5 +72,18 @@ describe('made-up tokens', () => {
     );
     expect(answers).toEqual(Array.from({ length: 20 }, () => ['UNAUTHENTICATED']));
     expect(await platformCalls()).toBeLessThanOrEqual(2);
+  }, 40_000);
+
+  it('a made-up token with 12 list fields and the platform at 700 ms: one call, and the 11 others are never sent', async () => {
+    const origin = await startGateway();
+    sandbox.faults.set('*', { latencyMs: 700 });
+    // Twelve different platform calls on two routes: none can join another's read.
+    const fields = [1, 2, 3, 4, 5, 6].flatMap((n) => [`e${n}: exceptions(first: ${n}) { totalCount }`, `a${n}: documentAcceptances(financialAccountId: "fa-1", first: ${n}) { totalCount }`]);
+    const response = await postJson(`${origin}/graphql`, { query: `{ ${fields.join(' ')} }` }, { authorization: 'Bearer made-up-twelve-fields' });
+    const body = (await response.json()) as { errors: { message: string; extensions: { code: string } }[] };
+    const notSent = 'The platform rejected the access token (not sent: the platform refused this token moments ago)';
+    expect(body.errors.map((error) => error.extensions.code)).toEqual(Array.from({ length: 12 }, () => 'UNAUTHENTICATED'));
+    expect(body.errors.filter((error) => error.message === notSent)).toHaveLength(11);
+    expect(await platformCalls()).toBe(1);
   }, 40_000);
 });

@@ -80,7 +80,7 @@ describe('behaviour behind the warnings and notices', () => {
     expect(((await blocked.json()) as { errors: { message: string }[] }).errors[0]!.message).toMatch(/Cross-Site Request Forgery/);
     for (const header of ['apollo-require-preflight', 'x-apollo-operation-name']) {
       const allowed = await fetch(url, { headers: { accept: 'application/json', [header]: 'Type' } });
-      expect([allowed.status, await allowed.json()]).toEqual([200, { data: { __type: { name: 'Exception' } } }]);
+      expect([allowed.status, await allowed.json()]).toEqual([200, { data: { __type: { name: 'Exception' } }, extensions: { cost: { requestedQueryCost: 0, actualQueryCost: 0 } } }]);
     }
   });
 

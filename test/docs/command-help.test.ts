@@ -39,7 +39,7 @@ const SCRIPTS: Record<string, string[]> = {
   'schema:check': ['--accept', '--allow-breaking'],
   'schema:accept': ['--accept', '--allow-breaking'],
   relay: [],
-  bench: ['--quick', '--soak-seconds N', '--runs N', '--rate N', '--workers-only'],
+  bench: ['--quick', '--soak-seconds N', '--runs N', '--rate N', '--workers-only', '--rate-limit-only'],
   'bench:hostile': ['--seconds N', '--warmup-seconds N', '--clients N', '--max-old-space-mib N', '--only KIND', '--env NAME=VALUE'],
   'bench:features': ['--pairs N', '--window-ms MS', '--connections N', '--workload LETTER', '--features LIST', '--env NAME=VALUE'],
   'settings:docs': ['--check'],

@@ -38,8 +38,8 @@ describe('docs/web-clients.md: a trusted document by id over GET', () => {
 
   it('runs a GET by doc_id that carries Apollo-Require-Preflight', async () => {
     const total = stack.sandbox.store.exceptions(stack.sandbox.tokens[0]!.businessAccountId).length;
-    expect(await get('doc_id=count-v1', { 'apollo-require-preflight': 'true' })).toEqual({ status: 200, body: { data: { exceptions: { totalCount: total } } } });
-    expect(await get('documentId=count-v1', { 'apollo-require-preflight': 'true' })).toEqual({ status: 200, body: { data: { exceptions: { totalCount: total } } } });
+    expect(await get('doc_id=count-v1', { 'apollo-require-preflight': 'true' })).toEqual({ status: 200, body: { data: { exceptions: { totalCount: total } }, extensions: { cost: { requestedQueryCost: 1, actualQueryCost: 1 } } } });
+    expect(await get('documentId=count-v1', { 'apollo-require-preflight': 'true' })).toEqual({ status: 200, body: { data: { exceptions: { totalCount: total } }, extensions: { cost: { requestedQueryCost: 1, actualQueryCost: 1 } } } });
   });
 
   it('refuses a GET by doc_id without it as CSRF, before any platform call', async () => {

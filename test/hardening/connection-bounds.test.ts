@@ -95,7 +95,7 @@ describe('bounds on client connections', () => {
     const outcome = await trickle(head + BODY, '', 100);
     expect(outcome.complete).toBe(true);
     expect(outcome.received).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
-    expect(outcome.received.slice(outcome.received.indexOf('\r\n\r\n') + 4)).toBe('{"data":{"__typename":"Query"}}\n');
+    expect(outcome.received.slice(outcome.received.indexOf('\r\n\r\n') + 4)).toBe('{"data":{"__typename":"Query"},"extensions":{"cost":{"requestedQueryCost":0,"actualQueryCost":0}}}\n');
   });
 
   // Last: every connection of the tests above has been closed by the server, so none counts against the cap.

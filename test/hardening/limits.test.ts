@@ -320,7 +320,7 @@ describe('HTTP requests', () => {
     expect(blocked.status).toBe(400);
     expect(await blocked.text()).toMatch(/Cross-Site Request Forgery/);
     const allowed = await fetch(url, { headers: { ...auth(), 'apollo-require-preflight': 'true' } });
-    expect([allowed.status, await allowed.json()]).toEqual([200, { data: { __typename: 'Query' } }]);
+    expect([allowed.status, await allowed.json()]).toEqual([200, { data: { __typename: 'Query' }, extensions: { cost: { requestedQueryCost: 0, actualQueryCost: 0 } } }]);
     const plain = await send('{"query":"{ __typename }"}', { 'content-type': 'text/plain' });
     expect(plain.status).toBe(400);
     expect(plain.text).toMatch(/Cross-Site Request Forgery/);

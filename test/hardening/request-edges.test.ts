@@ -78,7 +78,7 @@ describe('a body that is not what its Content-Encoding says', () => {
     ];
     for (const [encoding, body] of bodies) {
       const response = await fetch(`${production.gateway.url}/graphql`, { method: 'POST', headers: headers(production, { 'content-encoding': encoding }), body: new Uint8Array(body) });
-      expect([encoding, response.status, await response.json()]).toEqual([encoding, 200, { data: { exceptions: { totalCount: expect.any(Number) } } }]);
+      expect([encoding, response.status, await response.json()]).toEqual([encoding, 200, { data: { exceptions: { totalCount: expect.any(Number) } }, extensions: { cost: { requestedQueryCost: 1, actualQueryCost: 1 } } }]);
     }
   });
 });
@@ -156,6 +156,6 @@ describe('a browser opening /graphql in production', () => {
       expect([accept, response.status, response.json?.errors?.[0]?.extensions?.code]).toEqual([accept, 400, 'BAD_REQUEST']);
     }
     const query = await fetch(`${production.gateway.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { accept: browserAccept, 'apollo-require-preflight': 'true' } });
-    expect([query.status, await query.json()]).toEqual([200, { data: { __typename: 'Query' } }]);
+    expect([query.status, await query.json()]).toEqual([200, { data: { __typename: 'Query' }, extensions: { cost: { requestedQueryCost: 0, actualQueryCost: 0 } } }]);
   });
 });

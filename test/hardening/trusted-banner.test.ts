@@ -56,7 +56,7 @@ describe('the start-up banner with trusted documents only', () => {
   it('prints an example that runs as printed, while a text query is refused', async () => {
     const command = /^ {4}(curl -s .*)$/m.exec(gateway.stdout())![1]!;
     const { stdout } = await promisify(execFile)('bash', ['-c', command]);
-    expect(JSON.parse(stdout)).toEqual({ data: { exceptions: { totalCount: ACME_EXCEPTIONS } } });
+    expect(JSON.parse(stdout)).toEqual({ data: { exceptions: { totalCount: ACME_EXCEPTIONS } }, extensions: { cost: { requestedQueryCost: 1, actualQueryCost: 1 } } });
 
     const text = await postJson(`${origin}/graphql`, { query: COUNT }, bearer('demo-token-acme'));
     expect(text.status).toBe(400);

@@ -214,7 +214,7 @@ describe('gateway with the playground', () => {
     const post = await enabled.gql<{ __typename: string }>('{ __typename }');
     expect(post).toEqual({ status: 200, body: { data: { __typename: 'Query' } } });
     const get = await fetch(`${enabled.gateway.url}/graphql?query=%7B__typename%7D`, { headers: { accept: 'application/json', 'apollo-require-preflight': 'true' } });
-    expect([get.status, await get.json()]).toEqual([200, { data: { __typename: 'Query' } }]);
+    expect([get.status, await get.json()]).toEqual([200, { data: { __typename: 'Query' }, extensions: { cost: { requestedQueryCost: 0, actualQueryCost: 0 } } }]);
   });
 
   it('is not mounted when PLAYGROUND=false: a browser GET is told so, and its assets are not found', async () => {

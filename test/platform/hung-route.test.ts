@@ -105,6 +105,9 @@ describe('a hung platform route', () => {
       UPSTREAM_BREAKER_COOLDOWN_MS: '600000',
     });
     const document = await someDocument(running.sandbox);
+    // The token accepted first: an unknown token's calls would wait on one probe, one more per
+    // PROBE_PATIENCE_MS, and the breaker would hear of one timeout where it is to hear of four.
+    expect((await running.gql(`{ document(id: "${document.id}") { id name } }`, undefined, withId('doc-1'))).body).toEqual({ data: { document } });
 
     const answers = await Promise.all([1, 2, 3, 4].map((n) => running.gql(`{ exceptions(first: ${n}) { totalCount } }`, undefined, withId(`timeout-${n}`))));
 

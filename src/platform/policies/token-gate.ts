@@ -15,8 +15,9 @@ function verdictOf(error: unknown): TokenVerdict {
 }
 
 /**
- * The token gate (TokenVerdicts of src/budgets/): an unknown token's calls go one at a time until the
- * platform has answered one of them, and a refused token's are not sent at all. A call that joins a
+ * The token gate (TokenVerdicts, src/platform/token-verdicts.ts): an unknown token's calls go one at
+ * a time until the platform has answered one of them (one more after each PROBE_PATIENCE_MS without
+ * an answer), and a refused token's are not sent at all. A call that joins a
  * shared read in flight costs the platform nothing and is not gated. The platform's verdict on the
  * token is learned here from the mapped outcome of the rest of the list.
  */
@@ -29,7 +30,7 @@ export function tokenGate(reads: SharedReads): Policy {
       if (tokens === undefined || key === undefined || reads.joinsCall(call)) return next(call);
       let admission: Awaited<ReturnType<typeof tokens.admit>>;
       try {
-        admission = await tokens.admit(key, call.signal);
+        admission = await tokens.admit(key, call.signal, call.route);
       } catch (reason) {
         // Stopped while waiting for the probe: answered as a call stopped in flight would be.
         throw reason instanceof RequestDeadlineExceeded ? transportError('timeout', reason.message) : transportError('cancelled', 'the caller closed the connection');
@@ -46,7 +47,7 @@ export function tokenGate(reads: SharedReads): Policy {
         if (outcome === 'refused') call.caller!.options.onTokenRefused?.();
         throw error;
       } finally {
-        tokens.report(key, outcome, probe);
+        tokens.report(key, outcome, probe, call.route);
       }
     },
   };

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { postJson } from '../../support/graphql-client.ts';
+import { postJson, withoutCost } from '../../support/graphql-client.ts';
 
 export interface RawResponse {
   status: number;
   contentType: string;
   text: string;
-  /** The parsed body when it is JSON. */
+  /** The parsed body when it is JSON, without its cost (`withoutCost`); `text` is the body as sent. */
   json: { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] } | undefined;
 }
 
@@ -19,7 +19,7 @@ export async function read(response: Response): Promise<RawResponse> {
   const contentType = response.headers.get('content-type') ?? '';
   let json: RawResponse['json'];
   try {
-    json = JSON.parse(text) as RawResponse['json'];
+    json = withoutCost(JSON.parse(text) as RawResponse['json']);
   } catch {
     json = undefined;
   }

@@ -1,9 +1,11 @@
 import { request } from 'node:http';
+import { withoutCost } from '../../support/graphql-client.ts';
 
 export interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The parsed body, without its cost (`withoutCost`); `text` is the body as sent. */
   json<T = { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] }>(): T;
 }
 
@@ -25,7 +27,7 @@ export function send(url: string, options: { method?: string; headers?: Record<s
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
       res.once('error', reject);
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) as never }));
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => withoutCost(JSON.parse(text)) as never }));
     });
     req.end(body);
   });
