@@ -69,6 +69,18 @@ const THREE_AREAS = `query Three($filter: LinxBatchFilter!, $account: ID!) {
   linxBatches(filter: $filter, first: 1) { nodes { id } }
   documentAcceptances(financialAccountId: $account, first: 1) { totalCount }
 }`;
+/**
+ * Checks the RateLimit header: its remaining calls exactly; its seconds until full as they were at
+ * `since`, less what refilled in the time measured since (the countdown runs one second a second).
+ */
+function expectRateLimit(answer: Answer, since: number, remaining: number, fullInSeconds: number): void {
+  const elapsed = Math.ceil((performance.now() - since) / 1000);
+  const [, r, t] = /^"platform-calls";r=(\d+);t=(\d+)$/.exec(answer.headers.get('ratelimit') ?? '') ?? [];
+  expect(Number(r)).toBe(remaining);
+  expect(Number(t)).toBeLessThanOrEqual(fullInSeconds);
+  expect(Number(t)).toBeGreaterThanOrEqual(fullInSeconds - elapsed);
+}
+
 const cost = (requested: number, actual: number | null, available: number, burst: number, rate: number) => ({
   requestedQueryCost: requested,
   actualQueryCost: actual,
@@ -115,26 +127,29 @@ describe('a bucket of platform calls per caller', () => {
     const token = `Bearer ${acme}`;
     const variables = { filter: template, account };
     await resetPlatformCalls();
+    const started = performance.now();
     const answer = await post(slow, token, THREE_AREAS, variables);
     expect(answer.status).toBe(200);
     expect(Object.keys(answer.body.data!)).toEqual(['exceptions', 'linxBatches', 'documentAcceptances']);
     expect(answer.body.extensions).toEqual({ cost: cost(3, 3, 7, 10, 0.01) });
     expect(answer.headers.get('ratelimit-policy')).toBe('"platform-calls";q=10;w=1000');
-    // Full again in 3 calls × 100 s.
-    expect(answer.headers.get('ratelimit')).toBe('"platform-calls";r=7;t=300');
+    // Full again in 3 calls × 100 s, less what refilled since the charge (0.01 call a second).
+    expectRateLimit(answer, started, 7, 300);
     expect(await platformCalls()).toBe(3);
 
     for (const available of [4, 1]) expect((await post(slow, token, THREE_AREAS, variables)).body.extensions).toEqual({ cost: cost(3, 3, available, 10, 0.01) });
     await resetPlatformCalls();
     const refused = await post(slow, token, THREE_AREAS, variables, { 'x-request-id': 'budget-refused-1' });
     expect(refused.status).toBe(429);
-    // Two more calls' worth is 200 s away.
-    expect(refused.headers.get('retry-after')).toBe('200');
+    // Two more calls' worth is 200 s away, less what refilled since the first charge.
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeLessThanOrEqual(200);
+    expect(retryAfter).toBeGreaterThanOrEqual(200 - Math.ceil((performance.now() - started) / 1000));
     expect(refused.body).toEqual({
-      errors: [{ message: 'Too many platform calls from this caller: this query needs about 3, 1 are left; retry after 200 s', extensions: { code: 'RATE_LIMITED', retryAfter: 200, requestId: 'budget-refused-1' } }],
+      errors: [{ message: `Too many platform calls from this caller: this query needs about 3, 1 are left; retry after ${retryAfter} s`, extensions: { code: 'RATE_LIMITED', retryAfter, requestId: 'budget-refused-1' } }],
       extensions: { cost: cost(3, null, 1, 10, 0.01) },
     });
-    expect(refused.headers.get('ratelimit')).toBe('"platform-calls";r=1;t=900');
+    expectRateLimit(refused, started, 1, 900);
     expect(await platformCalls()).toBe(0);
   }, 20_000);
 

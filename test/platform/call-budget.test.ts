@@ -45,7 +45,8 @@ async function setup(env: Record<string, string> = {}) {
     response.writeHead(200, { 'content-type': 'application/json' }).end(json(rows));
   });
   // MAX_QUERY_COST refuses this document before any call (each walk is priced: docs/security.md); lifted so the walks reach the run-time bound.
-  gateway = await startGateway(testConfig({ MAX_QUERY_COST: '1000000', ...env }), server.url, { logger: createLogger('silent') });
+  // The deadline too: 1 516 calls take longer than its 8 s on a loaded machine, and the walks' own bounds are what is tested.
+  gateway = await startGateway(testConfig({ MAX_QUERY_COST: '1000000', REQUEST_DEADLINE_MS: '120000', ...env }), server.url, { logger: createLogger('silent') });
   return { server, gateway, gql: graphqlClient(`${gateway.url}/graphql`, { authorization: TOKEN, 'x-request-id': 'budget-1' }) };
 }
 
