@@ -9,7 +9,8 @@ import { pathOf, type Stage } from './stage.ts';
 const MAX_LOGGED_PATH_CHARS = 200;
 
 /**
- * The server's one request listener: every request gets its id (src/request/), then goes through
+ * The server's one request listener: every request gets its scope (src/request/scope.ts: its id,
+ * and what the stages learn of it, such as the admission), then goes through
  * `stages` in order until one answers. The list is the whole request path, written once in
  * request-path.ts: the operator's routes and the playground, then the GraphQL endpoint's stages
  * (web-client headers, admission, body, batch limit, trusted documents, …) and, last, the GraphQL
