@@ -67,16 +67,12 @@ export function createContext(
     onTokenRefused: admission && (() => (admission.refusedByPlatform = true)),
   });
   if (admission !== undefined) admission.callsSent = () => platform.requestCalls.tally.sent;
-  // Built on first use: only an operation that pages reads or issues cursors.
-  let caller: CursorCaller | undefined;
   const context: GatewayContext = {
     config: deps.config,
     logger: deps.logger,
     platform,
     admission,
-    get caller() {
-      return (caller ??= new CursorCaller(headers.authorization));
-    },
+    caller: new CursorCaller(headers.authorization),
     paging: pagingFactsFor(deps.http),
     loaders: new RequestLoaders(platform, deps.config.documentLoaderConcurrency),
     forOperation: () => {
