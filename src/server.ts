@@ -9,7 +9,6 @@ import type { Config } from './config.ts';
 import { useCursorSecret } from './connections/cursor-seal.ts';
 import { createContext, type GatewayContext } from './context.ts';
 import { CompiledExecution, compiledExecutionGateway } from './execution/compiled-executor.ts';
-import { inlineTraceWhenAsked } from './observability/inline-trace.ts';
 import { formatError } from './format-error.ts';
 import type { FeatureSwitches } from './feature-switches.ts';
 import { setupBudgets } from './budgets/index.ts';
@@ -133,10 +132,9 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
       // In-flight requests get up to SHUTDOWN_TIMEOUT_MS to finish once the listener has closed.
       ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: config.shutdownTimeoutMs }),
       ApolloServerPluginLandingPageDisabled(),
-      // Federation's trace for a router that asks for it; installed here so Apollo does not log that it installs it.
-      inlineTraceWhenAsked<GatewayContext>(),
       // The platform's answers carry no cache hints; the default cache-control plugin would only add a hook per field.
       ApolloServerPluginCacheControlDisabled(),
+      // Logs, metrics, spans, and federation's trace for a router that asks for it (so Apollo installs no trace plugin of its own).
       observability.plugin,
       ...(switches ? hardening.apollo.plugins.map((plugin) => switches.plugin('hardening', plugin)) : hardening.apollo.plugins),
       // After the static limits: a document they refuse is neither estimated nor charged.
@@ -149,6 +147,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   // CPU per scrape and shows operation names to anyone who can reach it. Outside production it
   // stays on both, for a developer's curl. Health and readiness stay on both in every mode.
   const adminOn = config.admin.port !== 'off';
+  const contextDependencies = { config, http, logger, tokens: budgets.tokens };
   const stages = requestPath({
     operatorRoutes: operatorRoutesStage({ readiness, scrape: production && adminOn ? undefined : observability.scrape }),
     playground: config.playground ? await playgroundStage({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues }) : undefined,
@@ -158,7 +157,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
       webClientHeaders: switches.stage('web-client headers', hardening.stages.webClientHeaders),
       admission: switches.stage('admission', budgets.admission),
     }),
-    graphql: graphqlStage({ apollo, context: async (req, res) => createContext({ config, http, logger, tokens: budgets.tokens }, req.headers, res) }),
+    graphql: graphqlStage({ apollo, context: async (req, res) => createContext(contextDependencies, req.headers, res) }),
   });
   server.on('request', frontDoor(stages, logger, switches && (() => switches.isOn('request scope'))));
 

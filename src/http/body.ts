@@ -1,7 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import contentType from 'content-type';
 import type { Logger } from 'pino';
-import getRawBody from 'raw-body';
 import { clip } from '../client-text.ts';
 import { ErrorCode } from '../errors.ts';
 import { currentRequestId } from '../request/scope.ts';
@@ -11,7 +10,7 @@ import { pathOf, type Stage } from './stage.ts';
 /** Longest request path written to a log line: the path is the client's choice. */
 const MAX_LOGGED_PATH_CHARS = 200;
 
-/** The shape of the errors body-parser and raw-body give (http-errors with a `type`). */
+/** The shape of the errors body-parser gives (http-errors with a `type`), and readDeclared's. */
 interface BodyError extends Error {
   status: number;
   type: string;
@@ -53,7 +52,7 @@ function describe(type: string, bodyBytes: number, headers: IncomingHttpHeaders)
 const DECIMAL = /^\d{1,9}$/;
 
 /** Whether the declared type is what body-parser's JSON parser reads without transformation: JSON in UTF-8. */
-function isPlainJson(type: string): boolean {
+function parsePlainJson(type: string): boolean {
   try {
     const media = contentType.parse(type);
     const charset = media.parameters.charset;
@@ -62,6 +61,22 @@ function isPlainJson(type: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * parsePlainJson of the last type seen: a client sends the same Content-Type with every request,
+ * so the header is parsed once per change of client, not once per request. One entry, so a
+ * client varying the header only costs the parse it would have cost anyway.
+ */
+let lastType: string | undefined;
+let lastTypeIsPlain = false;
+
+function isPlainJson(type: string): boolean {
+  if (type !== lastType) {
+    lastTypeIsPlain = parsePlainJson(type);
+    lastType = type;
+  }
+  return lastTypeIsPlain;
 }
 
 /** The declared length of a body the plain reader can take (uncompressed UTF-8 JSON within the limit), else undefined. */
@@ -76,14 +91,80 @@ function plainLength(req: IncomingMessage, limit: number): number | undefined {
   return bytes > 0 && bytes <= limit ? bytes : undefined;
 }
 
-/** body-parser's strict JSON reading: a UTF-8 BOM dropped, an object or array at the top, else a parse failure. */
+/** A refusal of the body, shaped as raw-body's (http-errors with a `type`), so one describe() serves both readers. */
+function bodyError(status: number, message: string, type: string): BodyError {
+  return Object.assign(new Error(message), { status, type });
+}
+
+/**
+ * The body of a request that declared its length (plainLength), as one buffer: the chunk itself
+ * when it came in one, else the chunks copied once into a buffer of the declared length. Refuses as
+ * raw-body does with a length: a request that ended short of its length or was aborted (400), one
+ * whose stream failed (that error) or had already been read (500).
+ */
+function readDeclared(req: IncomingMessage, length: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    if (!req.readable) {
+      reject(bodyError(500, 'stream is not readable', 'stream.not.readable'));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const cleanup = () => {
+      req.off('aborted', onAborted);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onFailure);
+      req.off('close', cleanup);
+    };
+    const fail = (error: Error) => {
+      cleanup();
+      req.unpipe();
+      req.pause();
+      reject(error);
+    };
+    function onData(chunk: Buffer) {
+      received += chunk.length;
+      chunks.push(chunk);
+    }
+    function onEnd() {
+      if (received !== length) return fail(bodyError(400, 'request size did not match content length', 'request.size.invalid'));
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+    }
+    function onAborted() {
+      fail(bodyError(400, 'request aborted', 'request.aborted'));
+    }
+    function onFailure(error: Error) {
+      fail(error);
+    }
+    req.on('aborted', onAborted);
+    req.on('close', cleanup);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onFailure);
+  });
+}
+
+const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
+
+/** JSON's whitespace, as bytes (RFC 8259): what may come before the value. */
+function isJsonSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
+}
+
+/**
+ * body-parser's strict JSON reading: a UTF-8 BOM dropped, an object or array at the top, else a
+ * parse failure. The first character is found in the bytes, so the text is made once, for JSON.parse.
+ */
 function parseJson(buffer: Buffer): { value: unknown } | { failed: true } {
-  const start = buffer.length >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
-  const text = buffer.toString('utf8', start);
-  const first = /^[ \t\n\r]*(.)/s.exec(text)?.[1];
-  if (first !== '{' && first !== '[') return { failed: true };
+  const start = buffer.length >= 3 && buffer[0] === UTF8_BOM[0] && buffer[1] === UTF8_BOM[1] && buffer[2] === UTF8_BOM[2] ? 3 : 0;
+  let first = start;
+  while (first < buffer.length && isJsonSpace(buffer[first]!)) first++;
+  // `{` and `[`: ASCII, so a byte of their value is the character itself in UTF-8.
+  if (buffer[first] !== 0x7b && buffer[first] !== 0x5b) return { failed: true };
   try {
-    return { value: JSON.parse(text) };
+    return { value: JSON.parse(buffer.toString('utf8', start)) };
   } catch {
     return { failed: true };
   }
@@ -93,7 +174,7 @@ type WithBody = IncomingMessage & { body?: unknown };
 
 /**
  * `req.body` of a GraphQL request. The common request (a POST of plain UTF-8 JSON with a declared
- * length) is read with raw-body and parsed here; everything else (compressed bodies, other UTF
+ * length) is read and parsed here, in one pass: its bytes as they came, one string, one JSON.parse; everything else (compressed bodies, other UTF
  * charsets, chunked uploads, GET) by body-parser's JSON reader with the same limit, which leaves
  * `req.body` undefined when there is no JSON body. A body that cannot be read is refused here, with
  * a code (413, 415 or 400) and a message of our own.
@@ -122,7 +203,7 @@ export function bodyStage(bodyBytes: number, logger: Logger): Stage {
       generalReader().then((reader) => reader(req, res, (error?: unknown) => (error === undefined || error === null ? next() : failed(req, res, next, error))), next);
       return;
     }
-    getRawBody(req, { length, limit: bodyBytes }).then((buffer) => {
+    readDeclared(req, length).then((buffer) => {
       const parsed = parseJson(buffer);
       if ('failed' in parsed) return refused(req, res, 'entity.parse.failed');
       (req as WithBody).body = parsed.value;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { clip } from '../client-text.ts';
-import { currentRequestId, runWithRequestId, serveInRequestScope } from '../request/scope.ts';
+import { currentRequestId, currentRequestScope, requestScopeOf, runInScope, type RequestScope } from '../request/scope.ts';
 import { refuseUnexpected } from './refusal.ts';
 import { pathOf, type Stage } from './stage.ts';
 
@@ -9,7 +9,8 @@ import { pathOf, type Stage } from './stage.ts';
 const MAX_LOGGED_PATH_CHARS = 200;
 
 /**
- * The server's one request listener: every request gets its id (src/request/), then goes through
+ * The server's one request listener: every request gets its scope (src/request/scope.ts: its id,
+ * and what the stages learn of it, such as the admission), then goes through
  * `stages` in order until one answers. The list is the whole request path, written once in
  * request-path.ts: the operator's routes and the playground, then the GraphQL endpoint's stages
  * (web-client headers, admission, body, batch limit, trusted documents, …) and, last, the GraphQL
@@ -25,14 +26,13 @@ export function frontDoor(stages: readonly Stage[], logger: Logger, scoped?: () 
     else refuseUnexpected(res);
   };
 
-  const serve = (req: IncomingMessage, res: ServerResponse) => {
-    const requestId = currentRequestId();
+  const serve = (req: IncomingMessage, res: ServerResponse, requestScope: RequestScope | undefined) => {
     let index = 0;
     const next = (error?: unknown): void => {
       if (error !== undefined && error !== null) return failed(req, res, error);
       // A stage that calls back from a stream's events (the body reader) is outside the request's
       // scope there: every later stage (refusals, Apollo, the context) must still read its id.
-      if (requestId !== undefined && currentRequestId() !== requestId) return runWithRequestId(requestId, () => next());
+      if (requestScope !== undefined && currentRequestScope() !== requestScope) return runInScope(requestScope, next);
       const stage = stages[index++];
       // The GraphQL handler, last, always answers; running off the end would leave the request hanging.
       if (stage === undefined) return failed(req, res, new Error('no stage answered the request'));
@@ -45,7 +45,13 @@ export function frontDoor(stages: readonly Stage[], logger: Logger, scoped?: () 
     next();
   };
 
-  // `scoped` is the cost harness's switch (src/feature-switches.ts): a request served outside the scope has no id.
-  if (scoped) return (req, res) => (scoped() ? serveInRequestScope(req, () => serve(req, res)) : serve(req, res));
-  return (req, res) => serveInRequestScope(req, () => serve(req, res));
+  // The request's scope is made here, once, where the request starts: its id (decided on first
+  // read) and what the stages learn of it (the admission). `scoped` is the cost harness's switch
+  // (src/feature-switches.ts): a request served outside the scope has no id, but keeps its state.
+  const enter = (req: IncomingMessage, res: ServerResponse) => {
+    const requestScope = requestScopeOf(req);
+    runInScope(requestScope, serve, req, res, requestScope);
+  };
+  if (scoped) return (req, res) => (scoped() ? enter(req, res) : serve(req, res, undefined));
+  return enter;
 }

@@ -18,14 +18,18 @@ export function originAllowed(config: CorsConfig, origin: string): boolean {
 }
 
 /**
- * Cross-origin access to the GraphQL endpoint, with the `cors` package. An
- * allowed origin gets `Access-Control-Allow-Origin` echoed back (never `*`,
- * so credentials can be turned on safely); any other origin gets no
- * `Access-Control-Allow-*` header at all, and a preflight from it is answered
- * 204 without them, so the browser refuses the call. Apollo's CSRF prevention
- * still applies behind this: CORS decides who may read, not who may send.
+ * Cross-origin access to the GraphQL endpoint, with the `cors` package, then `Cache-Control:
+ * no-store`, as one stage. An allowed origin gets `Access-Control-Allow-Origin` echoed back (never
+ * `*`, so credentials can be turned on safely); any other origin gets no `Access-Control-Allow-*`
+ * header at all, and a preflight from it is answered 204 without them, so the browser refuses the
+ * call. Apollo's CSRF prevention still applies behind this: CORS decides who may read, not who may
+ * send.
+ *
+ * GraphQL answers carry account data: no browser or shared cache may keep them. `no-store` is set
+ * before the GraphQL server writes its answer, so it covers every outcome (data, GraphQL errors,
+ * refusals of the body); a preflight, which carries no data, is answered without it.
  */
-function corsHandler(config: CorsConfig): Stage {
+export function webClientHeaders(config: CorsConfig): Stage {
   const middleware = cors({
     origin: (origin, callback) => callback(null, origin !== undefined && originAllowed(config, origin)),
     methods: ['GET', 'POST', 'OPTIONS'],
@@ -36,48 +40,27 @@ function corsHandler(config: CorsConfig): Stage {
     maxAge: config.maxAgeSeconds,
     optionsSuccessStatus: 204,
   });
+  const passOn: Stage = (req, res, next) => {
+    // `cors` passes on a request from an origin it does not allow; a preflight ends here without allow headers.
+    if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
+      res.statusCode = 204;
+      res.setHeader('Content-Length', '0');
+      res.end();
+      return;
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  };
   return (req, res, next) => {
     // The answer depends on the Origin header whatever it holds: shared caches must key on it.
     res.setHeader('Vary', 'Origin');
-    // `cors` calls back with null, not undefined, when it passes a request on.
-    const passed = (error?: unknown) => {
-      if (error !== undefined && error !== null) {
-        next(error);
-        return;
-      }
-      // `cors` passes on a request from an origin it does not allow; a preflight ends here without allow headers.
-      if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
-        res.statusCode = 204;
-        res.setHeader('Content-Length', '0');
-        res.end();
-        return;
-      }
-      next();
-    };
     // Without an Origin header (a server, a script, a router) `cors` adds nothing and passes the
     // request on: it is passed on here without the options copy `cors` makes for every request.
-    if (req.headers.origin === undefined) passed();
-    else middleware(req, res, passed);
-  };
-}
-
-/**
- * GraphQL answers carry account data: no browser or shared cache may keep
- * them. The header is set before the GraphQL server writes its answer, so it
- * covers every outcome (data, GraphQL errors, refusals of the body).
- */
-const noStore: Stage = (_req, res, next) => {
-  res.setHeader('Cache-Control', 'no-store');
-  next();
-};
-
-/** CORS then `Cache-Control: no-store`, as one handler for the GraphQL route. */
-export function webClientHeaders(config: CorsConfig): Stage {
-  const corsPolicy = corsHandler(config);
-  return (req, res, next) => {
-    corsPolicy(req, res, (error) => {
-      if (error !== undefined && error !== null) next(error);
-      else noStore(req, res, next);
-    });
+    if (req.headers.origin === undefined) {
+      passOn(req, res, next);
+      return;
+    }
+    // `cors` calls back with null, not undefined, when it passes a request on.
+    middleware(req, res, (error?: unknown) => (error !== undefined && error !== null ? next(error) : passOn(req, res, next)));
   };
 }

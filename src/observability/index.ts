@@ -6,13 +6,14 @@ import type { Config } from '../config.ts';
 import type { GatewayContext } from '../context.ts';
 import type { PlatformHttp, UpstreamCallEvent } from '../platform/http.ts';
 import { joinGroupMetrics } from './cluster-metrics.ts';
+import { withInlineTrace } from './inline-trace.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';
 import { requestObserverPlugin, type RequestObservers } from './request-plugin.ts';
 import { startTracing, type Tracing } from './tracing.ts';
 import { upstreamLogObserver } from './upstream-log.ts';
 
 export interface Observability {
-  /** Apollo plugin: one log line, one metric sample and one span per GraphQL request. */
+  /** The one Apollo plugin of observation: one log line, one metric sample and one span per GraphQL request, and federation's inline trace for a router that asks. */
   plugin: ApolloServerPlugin<GatewayContext>;
   metrics: GatewayMetrics | undefined;
   tracing: Tracing | undefined;
@@ -70,7 +71,7 @@ export async function setupObservability({ config, http, logger, spanExporter, s
       }
     : undefined;
   return {
-    plugin: switches ? switchedPlugin(switches, { logger, metrics, tracing, echoChars: config.echoChars }) : requestObserverPlugin({ logger, metrics, tracing, echoChars: config.echoChars }),
+    plugin: withInlineTrace(switches ? switchedPlugin(switches, { logger, metrics, tracing, echoChars: config.echoChars }) : requestObserverPlugin({ logger, metrics, tracing, echoChars: config.echoChars })),
     metrics,
     tracing,
     scrape,

@@ -26,10 +26,48 @@ function errorCodesOf(response: GraphQLResponse): string[] {
 /**
  * Observes each GraphQL request as a whole: timing starts when Apollo takes
  * the request and ends when the response is ready. Deliberately no per-field
- * hooks, so the cost is a few calls per request whatever the query's size.
+ * hooks, so the cost is a few calls per request whatever the query's size, and
+ * no hook at all where nothing would be written: a hook costs a call and a
+ * promise per request even when it returns at once.
  */
 export function requestObserverPlugin({ logger, metrics, tracing, echoChars }: RequestObservers): ApolloServerPlugin<GatewayContext> {
   const cut = (name: string | null | undefined): string | null => (name == null ? null : clip(name, echoChars));
+  // The level is the process's (LOG_LEVEL), set before the first request and never changed after.
+  const logged = logger.isLevelEnabled('info');
+  const observe: ApolloServerPlugin<GatewayContext>['requestDidStart'] = async ({ request, contextValue }) => {
+    const started = performance.now();
+    const requestId = currentRequestId();
+    const span = tracing?.startRequest(requestId, request.http?.headers);
+    return {
+      // Only a span needs the operation before the response; without tracing the hook would only cost a promise.
+      ...(span && {
+        async didResolveOperation({ operationName, operation }) {
+          if (operation) span.setOperation(cut(operationName), operation.operation);
+        },
+      }),
+      async willSendResponse({ response, operation, operationName }) {
+        const errorCodes = errorCodesOf(response);
+        const resolvedName = operation ? (operationName ?? null) : null;
+        const summary: RequestSummary = {
+          requestId,
+          operationName: cut(resolvedName ?? request.operationName),
+          operationLabel: operation ? (resolvedName ?? 'anonymous') : 'unresolved',
+          operationType: operation?.operation ?? null,
+          durationMs: Math.round((performance.now() - started) * 10) / 10,
+          outcome: errorCodes.length === 0 ? 'ok' : 'error',
+          errorCodes,
+          upstreamCalls: contextValue.platform.calls,
+          httpStatus: response.http.status ?? 200,
+        };
+        if (logged) {
+          const { operationLabel: _label, ...fields } = summary;
+          logger.info(fields, 'graphql request');
+        }
+        metrics?.recordRequest(summary);
+        span?.end(summary);
+      },
+    };
+  };
   return {
     /**
      * A request Apollo refused before it had a context (CSRF, a batch while
@@ -41,37 +79,6 @@ export function requestObserverPlugin({ logger, metrics, tracing, echoChars }: R
       logger.info({ requestId: currentRequestId(), code, message: clipEchoes(error.message, echoChars) }, 'graphql request refused');
       metrics?.recordRefusal(code);
     },
-    async requestDidStart({ request, contextValue }) {
-      const started = performance.now();
-      const requestId = currentRequestId();
-      const span = tracing?.startRequest(requestId, request.http?.headers);
-      return {
-        // Only a span needs the operation before the response; without tracing the hook would only cost a promise.
-        ...(span && {
-          async didResolveOperation({ operationName, operation }) {
-            if (operation) span.setOperation(cut(operationName), operation.operation);
-          },
-        }),
-        async willSendResponse({ response, operation, operationName }) {
-          const errorCodes = errorCodesOf(response);
-          const resolvedName = operation ? (operationName ?? null) : null;
-          const summary: RequestSummary = {
-            requestId,
-            operationName: cut(resolvedName ?? request.operationName),
-            operationLabel: operation ? (resolvedName ?? 'anonymous') : 'unresolved',
-            operationType: operation?.operation ?? null,
-            durationMs: Math.round((performance.now() - started) * 10) / 10,
-            outcome: errorCodes.length === 0 ? 'ok' : 'error',
-            errorCodes,
-            upstreamCalls: contextValue.platform.calls,
-            httpStatus: response.http.status ?? 200,
-          };
-          const { operationLabel: _label, ...fields } = summary;
-          logger.info(fields, 'graphql request');
-          metrics?.recordRequest(summary);
-          span?.end(summary);
-        },
-      };
-    },
+    ...((logged || metrics !== undefined || tracing !== undefined) && { requestDidStart: observe }),
   };
 }

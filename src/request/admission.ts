@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { requestScopeOf } from './scope.ts';
 
 /**
  * What the front door's admission (src/budgets/) learned of one HTTP request: whose budget pays
@@ -20,14 +21,12 @@ export interface Admission {
   callsSent?: () => number;
 }
 
-const admissions = new WeakMap<IncomingMessage, Admission>();
-
-/** Records the admission of a request (the admission stage does, once). */
+/** Records the admission of a request (the admission stage does, once) in the request's scope. */
 export function admit(req: IncomingMessage, admission: Admission): void {
-  admissions.set(req, admission);
+  requestScopeOf(req).admission = admission;
 }
 
 /** The admission of a request that went through the GraphQL route's stages; undefined for any other. */
 export function admissionOf(req: IncomingMessage | undefined): Admission | undefined {
-  return req === undefined ? undefined : admissions.get(req);
+  return req === undefined ? undefined : requestScopeOf(req).admission;
 }

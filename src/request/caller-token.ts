@@ -37,20 +37,22 @@ class ParsedCaller implements CallerToken {
   }
 }
 
-/** Each request's headers → what they say of the caller, so every reader (budgets, platform client, cursors) shares one reading. */
-const callers = new WeakMap<IncomingHttpHeaders, CallerToken>();
+/**
+ * Where a request's headers keep what they say of the caller: a symbol key of the headers object,
+ * so every reader (budgets, platform client, cursors) shares one reading with one property load
+ * (no lookup in a table of every request in flight), and nothing that lists or sends the headers
+ * (for-in, Object.keys, JSON) sees it.
+ */
+const CALLER = Symbol('caller token');
+
+type ReadHeaders = IncomingHttpHeaders & { [CALLER]?: CallerToken };
 
 /**
  * The caller of the request whose headers these are, by the one rule of bearerToken: parsed on the
  * first read, the same object after. The Authorization header read is the one at the first read.
  */
 export function callerToken(headers: IncomingHttpHeaders): CallerToken {
-  let caller = callers.get(headers);
-  if (caller === undefined) {
-    caller = new ParsedCaller(bearerToken(headers.authorization));
-    callers.set(headers, caller);
-  }
-  return caller;
+  return ((headers as ReadHeaders)[CALLER] ??= new ParsedCaller(bearerToken(headers.authorization)));
 }
 
 /** The one spelling the gateway forwards to the platform. */

@@ -4,7 +4,7 @@ import type { PlatformHttp } from '../../src/platform/http.ts';
 
 /**
  * The platform client of one request, with each call made inside that request's scope, as the
- * server's request listener does for a GraphQL request (`serveInRequestScope`): its
+ * server's request listener does for a GraphQL request (src/http/front-door.ts): its
  * `x-request-id` and its call events carry `requestId` (its errors carry none until formatError answers them).
  */
 export class RequestClient extends PlatformClient {
