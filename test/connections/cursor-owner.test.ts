@@ -82,6 +82,18 @@ describe('a cursor of rows that name their Business Account', () => {
   });
 });
 
+describe("the cursors of a page of an account's rows", () => {
+  it('are as long for a page of 100 as for a page of 2, at most 200 characters, and show nothing of the rows', async () => {
+    const acme = accountList(1, 150, ACME);
+    const acmeReader = reader(acme, 'acme-token-1');
+    const lengths = async (args: ConnectionArgs) => [...new Set((await acmeReader.page(args)).edges.map((edge) => edge.cursor.length))];
+    expect([await lengths({ first: 2 }), await lengths({ first: 100 }), await lengths({ first: 100, after: (await acmeReader.page({ first: 40 })).pageInfo.endCursor! })]).toEqual([[194], [194], [194]]);
+    const cursor = Buffer.from((await acmeReader.page({ first: 100 })).edges[50]!.cursor, 'base64url');
+    for (const row of acme.ids().slice(0, 100)) expect(cursor.includes(Buffer.from(row.replaceAll('-', ''), 'hex'))).toBe(false);
+    expect(cursor.includes(Buffer.from(ACME.replaceAll('-', ''), 'hex'))).toBe(false);
+  });
+});
+
 describe("a page's account", () => {
   it('is the one every row names; none when a row names none or another, or when it is longer than 128 bytes', () => {
     const row = (businessAccountId?: unknown) => ({ id: 'r', ...(businessAccountId === undefined ? {} : { businessAccountId }) });
