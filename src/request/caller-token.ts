@@ -37,6 +37,11 @@ class ParsedCaller implements CallerToken {
   }
 }
 
+/** The caller an Authorization header names, for code that has a header but no request (tests, scripts). */
+export function parseCaller(authorization: string | undefined): CallerToken {
+  return new ParsedCaller(bearerToken(authorization));
+}
+
 /** Each request's headers → what they say of the caller, so every reader (budgets, platform client, cursors) shares one reading. */
 const callers = new WeakMap<IncomingHttpHeaders, CallerToken>();
 
@@ -47,7 +52,7 @@ const callers = new WeakMap<IncomingHttpHeaders, CallerToken>();
 export function callerToken(headers: IncomingHttpHeaders): CallerToken {
   let caller = callers.get(headers);
   if (caller === undefined) {
-    caller = new ParsedCaller(bearerToken(headers.authorization));
+    caller = parseCaller(headers.authorization);
     callers.set(headers, caller);
   }
   return caller;
