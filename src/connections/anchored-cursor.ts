@@ -37,7 +37,7 @@ const OWN_BYTES = 3;
 /** What the seal authenticates in clear besides its header: the version and the binding digest. */
 const CLEAR_BYTES = 1 + BINDING_DIGEST_BYTES;
 /** Most records of a page that get a cursor of it: their index is two bytes. */
-export const MAX_PAGE_RECORDS = 0x10000;
+const MAX_PAGE_RECORDS = 0x10000;
 
 /** Most bytes an anchor's sort-key values take; longer values are left out (no sort-key fallback). */
 const MAX_ANCHOR_KEYS_LENGTH = 400;
@@ -174,6 +174,22 @@ export interface UnpackedAnchored {
 /** Why a cursor of this version is refused: its seal's (SealRefusal), or bytes that are no cursor at all. */
 export type AnchoredRefusal = SealRefusal | 'malformed';
 
+/** A page's sealed part, read; a RangeError for bytes of another layout. */
+function readPage(plain: Buffer) {
+  const reader = new CursorReader(plain);
+  const accountKind = reader.byte();
+  const account = accountKind === NONE ? null : readId(reader, accountKind);
+  const tag = reader.bytes(reader.byte());
+  const start = reader.varint();
+  const count = reader.varint();
+  const first = reader.varint();
+  const firstAnchor = readRecord(reader);
+  const distance = reader.varint();
+  const lastAnchor = distance === 0 ? firstAnchor : readRecord(reader);
+  if (!reader.done || first + distance >= count) throw new RangeError('not a page');
+  return { account, tag, start, count, first, firstAnchor, last: first + distance, lastAnchor };
+}
+
 /** What an anchored cursor's bytes hold, or why they are refused. `isCaller` tells whether a caller tag names the reader. */
 export function unpackAnchored(bytes: Buffer, isCaller: (tag: Buffer) => boolean): UnpackedAnchored | AnchoredRefusal {
   if (bytes.length < OWN_BYTES + BINDING_DIGEST_BYTES || bytes[0] !== ANCHORED_VERSION) return 'malformed';
@@ -181,34 +197,22 @@ export function unpackAnchored(bytes: Buffer, isCaller: (tag: Buffer) => boolean
   const clear = Buffer.concat([bytes.subarray(0, 1), bytes.subarray(OWN_BYTES, OWN_BYTES + BINDING_DIGEST_BYTES)]);
   const opened = open(clear, bytes.subarray(OWN_BYTES + BINDING_DIGEST_BYTES));
   if (typeof opened === 'string') return opened;
-  let page: { account: string | null; tag: Buffer; start: number; count: number; first: number; last: number; firstAnchor: Anchor; lastAnchor: Anchor };
+  let page: ReturnType<typeof readPage>;
   try {
-    const reader = new CursorReader(opened.plain);
-    const accountKind = reader.byte();
-    const account = accountKind === NONE ? null : readId(reader, accountKind);
-    const tag = reader.bytes(reader.byte());
-    const start = reader.varint();
-    const count = reader.varint();
-    const first = reader.varint();
-    const firstAnchor = readRecord(reader);
-    const distance = reader.varint();
-    const lastAnchor = distance === 0 ? firstAnchor : readRecord(reader);
-    if (!reader.done || first + distance >= count) throw new RangeError('not a page');
-    page = { account, tag, start, count, first, last: first + distance, firstAnchor, lastAnchor };
+    page = readPage(opened.plain);
   } catch {
     // Sealed by a holder of the keys, yet not this layout.
     return 'malformed';
   }
-  const { account, tag, start, count, first, last } = page;
   // The index is the one byte pair the seal does not cover: out of the page, it was changed.
-  if (index >= count) return 'tampered';
-  const byFirst = index - first <= last - index;
+  if (index >= page.count) return 'tampered';
+  const byFirst = index - page.first <= page.last - index;
   return {
-    position: start + index,
+    position: page.start + index,
     anchor: byFirst ? page.firstAnchor : page.lastAnchor,
-    anchorPosition: start + (byFirst ? first : last),
+    anchorPosition: page.start + (byFirst ? page.first : page.last),
     digest: clear.subarray(1),
-    account,
-    sameCaller: isCaller(tag),
+    account: page.account,
+    sameCaller: isCaller(page.tag),
   };
 }

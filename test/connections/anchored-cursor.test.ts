@@ -356,6 +356,34 @@ describe('a refused cursor, by its reason', () => {
     }
   });
 
+  it('CURSOR_MALFORMED: a page sealed under the keys yet not of this layout', () => {
+    useCursorSecret(SECRET);
+    const real = Buffer.from(cursor(), 'base64url');
+    /** `plain` sealed as the gateway seals, under the key of the real cursor's salt, with a nonce of its own. */
+    const sealedAs = (plain: number[], index = 0) => {
+      const key = Buffer.from(hkdfSync('sha256', SECRET, real.subarray(AT.salt, AT.nonce), 'gateway cursor pages', 32));
+      const nonce = Buffer.alloc(12, 0xff);
+      const head = Buffer.concat([Buffer.from([6, 0, index]), real.subarray(AT.digest, AT.nonce), nonce]);
+      const cipher = createCipheriv('aes-256-gcm', key, nonce, { authTagLength: 16 });
+      cipher.setAAD(Buffer.concat([head.subarray(0, 1), head.subarray(AT.digest)]));
+      return Buffer.concat([head, cipher.update(Buffer.from(plain)), cipher.final(), cipher.getAuthTag()]).toString('base64url');
+    };
+    // No account, no caller tag, start 42, then count, first index, a text id "a" without keys, the distance to the last.
+    const page = (count: number, first: number, distance: number, ...rest: number[]) => [2, 0, 42, count, first, 1, 1, 97, 255, distance, ...rest];
+    expect(readCursor(sealedAs(page(2, 1, 0)), BINDING)).toEqual({ position: 42, anchor: { id: 'a', keys: null }, anchorPosition: 43, owner: { account: null, sameCaller: true } });
+    expect(readCursor(sealedAs(page(3, 0, 2, 1, 1, 98, 255), 2), BINDING)).toEqual({ position: 44, anchor: { id: 'b', keys: null }, owner: { account: null, sameCaller: true } });
+    for (const plain of [
+      page(2, 1, 0, 0), // a byte past the page
+      page(1, 1, 0), // its first anchor past the page
+      page(3, 1, 2, 1, 1, 98, 255), // its last anchor past the page
+      page(2, 1, 0).slice(0, -1), // cut short
+      [2, 0, 42, 1, 0, 7, 97, 255, 0], // an id of no kind
+      [2, 0, 42, 1, 0, 1, 1, 97, 17, ...Array(17).fill(0), 0], // 17 keys
+    ]) {
+      expect([plain, refusal(sealedAs(plain))[0]]).toEqual([plain, 'CURSOR_MALFORMED']);
+    }
+  });
+
   it('is sealed with a key an attacker cannot have: a page sealed under a guessed key does not open', () => {
     const real = Buffer.from(cursor(), 'base64url');
     const guessed = createCipheriv('aes-256-gcm', Buffer.alloc(32, 1), real.subarray(AT.nonce, AT.sealed), { authTagLength: 16 });
