@@ -145,6 +145,9 @@ describe('the cursors of a page', () => {
       { position: 8, anchor: anchors[1], owner: { account: null, sameCaller: true } },
       { position: 9, anchor: anchors[1], anchorPosition: 8, owner: { account: null, sameCaller: true } },
     ]);
+    // The first anchored record past the page's first: distances counted from it.
+    const inner = anchoredPageEncoder(BINDING)([7, 8, 9, 10, 11], [long, anchors[1]!, long, long, anchors[4]!]);
+    expect(inner.map((cursor) => read(cursor))).toEqual([7, 8, 9, 10, 11].map((position, index) => ({ position, anchor: index <= 2 ? anchors[1] : anchors[4] })));
     // None can be anchored: position cursors.
     expect(anchoredPageEncoder(BINDING)([7, 8], [long, long])).toEqual([encodeCursor(7, BINDING), encodeCursor(8, BINDING)]);
     // An index past the page names no cursor of it.
