@@ -72,7 +72,7 @@ export function createContext(
     logger: deps.logger,
     platform,
     admission,
-    caller: new CursorCaller(headers.authorization),
+    caller: new CursorCaller(callerToken(headers)),
     paging: pagingFactsFor(deps.http),
     loaders: new RequestLoaders(platform, deps.config.documentLoaderConcurrency),
     forOperation: () => {

@@ -13,10 +13,15 @@ import { boundedWindow, windowArgs, type Window } from './window.ts';
  * not tell (docs/paging.md, "Serving a page after a cursor").
  */
 
-/** An anchored cursor of the request: which side of the window it bounds, and what it carries. */
+/**
+ * An anchored cursor of the request: which side of the window it bounds, its anchor and where the
+ * anchor's record was (`cursor.position`), and how many records after that record the cursor's own
+ * was (`offset`: 0 for a page's first and last edges, negative for a record before its anchor).
+ */
 export interface AnchoredCursor {
   side: 'after' | 'before';
   cursor: DecodedCursor & { anchor: NonNullable<DecodedCursor['anchor']> };
+  offset: number;
 }
 
 /** Where an anchored cursor was found in the rows read, and how. */
@@ -31,7 +36,9 @@ export function anchoredCursors(args: ParsedArgs, settings: Settings): AnchoredC
   const found: AnchoredCursor[] = [];
   for (const side of ['after', 'before'] as const) {
     const cursor = args[side];
-    if (cursor?.anchor) found.push({ side, cursor: cursor as AnchoredCursor['cursor'] });
+    if (!cursor?.anchor) continue;
+    const { position, anchor, anchorPosition = position, owner } = cursor;
+    found.push({ side, cursor: { position: anchorPosition, anchor, owner }, offset: position - anchorPosition });
   }
   return found;
 }
@@ -88,7 +95,7 @@ export function locateJoin<T>(fresh: ListKnowledge<T>, record: T, position: numb
   const anchor = anchorOf(record, order);
   const byId = fresh.positionOf(anchor.id, idOf);
   if (byId !== null) return byId;
-  return locateByKeys(fresh, { side, cursor: { position, anchor, owner: null } }, order)?.position ?? null;
+  return locateByKeys(fresh, { side, cursor: { position, anchor, owner: null }, offset: 0 }, order)?.position ?? null;
 }
 
 /**
@@ -125,6 +132,15 @@ function contradicted<T>(list: ListKnowledge<T>, { side, cursor }: AnchoredCurso
   if (neighbour === undefined || keys === null) return false;
   const difference = compareToAnchor(neighbour, keys, order);
   return side === 'after' ? difference <= 0 : difference >= 0;
+}
+
+/**
+ * Where the cursor's own record is, its anchor's being at `position`: at its distance from it, but
+ * no further before the list's start than just before its first row (after it, a window starts at
+ * that row; before it, a window is empty).
+ */
+function placed({ offset }: AnchoredCursor, position: number): number {
+  return Math.max(-1, position + offset);
 }
 
 /**
@@ -168,7 +184,7 @@ export async function anchoredWindow<T>(
       }
     }
     requireOwnedByReader(read, anchor.cursor, anchor.side);
-    positions[anchor.side] = located.position;
+    positions[anchor.side] = placed(anchor, located.position);
     settings.onAnchor(located.outcome);
   }
   if (list !== first && anchors.length === 2) {
@@ -176,7 +192,7 @@ export async function anchoredWindow<T>(
     // has left every later row one place nearer the head in these rows.
     for (const anchor of anchors) {
       const again = locateById(list, anchor, order) ?? locateByKeys(list, anchor, order);
-      if (again !== null) positions[anchor.side] = again.position;
+      if (again !== null) positions[anchor.side] = placed(anchor, again.position);
     }
   }
   return { list, window: boundedWindow(windowArgs(args, positions.after, positions.before), settings) };

@@ -1,5 +1,4 @@
-import { hash } from 'node:crypto';
-import { bearerToken } from '../request/caller-token.ts';
+import { parseCaller, type CallerToken } from '../request/caller-token.ts';
 
 /** Bytes of the caller tag a sealed page holds: 64 bits of the token's SHA-256. */
 const CALLER_TAG_BYTES = 8;
@@ -13,16 +12,21 @@ const CALLER_TAG_BYTES = 8;
  * read by the token it was issued to the checks that tell whose cursor it is.
  */
 export class CursorCaller {
-  readonly #token: string | undefined;
+  readonly #caller: CallerToken;
   #tag: Buffer | undefined;
 
-  constructor(authorization: string | undefined) {
-    this.#token = bearerToken(authorization);
+  /** The request's caller (callerToken), or the caller an Authorization header names. */
+  constructor(caller: CallerToken | string | undefined) {
+    this.#caller = typeof caller === 'object' ? caller : parseCaller(caller);
   }
 
-  /** The tag naming this caller inside a sealed page; empty without a bearer token. Computed once per request. */
+  /**
+   * The tag naming this caller inside a sealed page; empty without a bearer token. Computed once
+   * per request, from the token's key the request computes anyway (tokenKey: the token's SHA-256,
+   * whose first 64 bits are the tag), so that paging costs no hash of its own.
+   */
   tag(): Buffer {
-    this.#tag ??= this.#token === undefined ? Buffer.alloc(0) : hash('sha256', this.#token, 'buffer').subarray(0, CALLER_TAG_BYTES);
+    this.#tag ??= this.#caller.key === undefined ? Buffer.alloc(0) : Buffer.from(this.#caller.key.slice(0, 2 * CALLER_TAG_BYTES), 'hex');
     return this.#tag;
   }
 

@@ -3,9 +3,9 @@ import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, randomByte
 /**
  * The sealing of a page of anchored cursors: AES-256-GCM from Node's crypto, used as documented
  * (createCipheriv with a 12-byte nonce and a 16-byte tag, setAAD, update, final, getAuthTag). One
- * seal per page: the record parts of every cursor of a page are enciphered together, and each
- * cursor carries the sealed page and its own index in it (anchored-cursor.ts). No MAC, cipher mode
- * or padding is written here.
+ * seal per page: what a page's cursors place by (its account, its caller's tag, the anchors of its
+ * first and last records) is enciphered once, and each cursor carries the sealed page and its own
+ * index in it (anchored-cursor.ts). No MAC, cipher mode or padding is written here.
  *
  * Keys. Everything comes from a secret: CURSOR_SECRET, shared by the replicas and kept across
  * restarts; without it a secret each instance draws at start-up (its workers share it). HKDF-SHA256

@@ -10,9 +10,10 @@ export type { Anchor } from './types.ts';
 /**
  * Cursors as the connections hand them out and read them back: opaque base64url text of one of
  * two formats (position-cursor.ts, anchored-cursor.ts), bound to the connection's binding. The
- * anchored cursors of a page are sealed together, with the Business Account their rows belong to;
- * the rows a later request reads tell whether a cursor is the reader's (cursor-owner.ts). A cursor
- * that cannot be used is refused with its reason (cursor-refusal.ts).
+ * anchored cursors of a page share one seal, of the anchors of its first and last records and the
+ * Business Account its rows belong to; the rows a later request reads tell whether a cursor is the
+ * reader's (cursor-owner.ts). A cursor that cannot be used is refused with its reason
+ * (cursor-refusal.ts).
  */
 
 /**
@@ -26,11 +27,12 @@ export const MAX_CURSOR_POSITION = 2 ** 30;
 const MAX_ANCHOR_ID_LENGTH = 128;
 
 /**
- * Refuse to decode anything larger than the largest cursor this gateway makes: a group of up to
- * 640 record bytes, or one record of up to about 560 (id 128, keys 400), with its head (about 150),
- * its seal (48) and the cursor's own 11 bytes, as base64url.
+ * Refuse to decode anything larger than the largest cursor this gateway makes: two records of up
+ * to 532 bytes (id 128, keys 400) with the page's head (up to 154: an account of 128 bytes, the
+ * caller tag, start, count and indexes), its seal (48) and the cursor's own 11 bytes, 1277 bytes
+ * as base64url.
  */
-const MAX_CURSOR_LENGTH = 1200;
+export const MAX_CURSOR_LENGTH = 1703;
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
@@ -43,9 +45,12 @@ export interface CursorOwner {
 }
 
 export interface DecodedCursor {
+  /** Where the cursor's record was when it was issued. */
   position: number;
-  /** Null for position-only cursors. */
+  /** The record the cursor is placed by: its own, or its page's nearest anchored one; null for position-only cursors. */
   anchor: Anchor | null;
+  /** Where the anchor's record was, when it is not the cursor's own (a middle edge's cursor). */
+  anchorPosition?: number;
   /** Null for position-only cursors: anyone can write one, and it places nothing but an offset. */
   owner: CursorOwner | null;
 }
@@ -86,18 +91,22 @@ export interface PageIssue {
 }
 
 /**
- * Encodes the anchored cursors of a page for one binding, sealed together (anchored-cursor.ts); a
- * record whose id is too long to carry gets a position-only cursor. `positions` follow one another.
+ * Encodes the anchored cursors of a page for one binding, sealed together (anchored-cursor.ts).
+ * `positions` follow one another; `anchors` are the records' anchors, as a list or read one by one
+ * (only those of the page's ends are read). A page whose records' ids are all too long to carry
+ * gets position-only cursors.
  */
-export function anchoredPageEncoder(binding: string, issue: PageIssue = { caller: NO_CALLER, account: null }): (positions: readonly number[], anchors: readonly Anchor[]) => string[] {
+export function anchoredPageEncoder(binding: string, issue: PageIssue = { caller: NO_CALLER, account: null }): (positions: readonly number[], anchors: readonly Anchor[] | ((index: number) => Anchor)) => string[] {
   const { hash, digest } = hashesOf(binding);
   return (positions, anchors) => {
     positions.forEach(checkPosition);
     if (positions.some((position, index) => position !== (positions[0] as number) + index)) throw new RangeError('the positions of a page follow one another');
-    const sealed = anchors.some(anchorable)
-      ? packAnchoredPage(positions[0] as number, digest, anchors.map((anchor) => (anchorable(anchor) ? anchor : null)), { account: issue.account, callerTag: issue.caller.tag() })
-      : [];
-    return anchors.map((anchor, index) => (anchorable(anchor) ? (sealed[index] as string) : packPosition(positions[index] as number, hash)));
+    const anchorAt = typeof anchors === 'function' ? anchors : (index: number) => anchors[index] as Anchor;
+    const sealed = packAnchoredPage(positions[0] as number, positions.length, digest, (index) => {
+      const anchor = anchorAt(index);
+      return anchorable(anchor) ? anchor : null;
+    }, { account: issue.account, callerTag: issue.caller.tag() });
+    return positions.map((position, index) => sealed[index] ?? packPosition(position, hash));
   };
 }
 
@@ -134,9 +143,10 @@ export function readCursor(cursor: string, binding: string, argumentName = 'curs
     if (unpacked === 'other keys') throw refuse('CURSOR_OTHER_KEYS');
     if (unpacked === 'tampered') throw refuse('CURSOR_TAMPERED');
     if (!unpacked.digest.equals(digest.subarray(0, BINDING_DIGEST_BYTES))) throw refuse('CURSOR_OTHER_CONNECTION');
-    if (!isPosition(unpacked.position)) throw refuse('CURSOR_TAMPERED');
-    const { position, anchor, account, sameCaller } = unpacked;
-    return { position, anchor, owner: { account, sameCaller } };
+    if (!isPosition(unpacked.position) || !isPosition(unpacked.anchorPosition)) throw refuse('CURSOR_TAMPERED');
+    const { position, anchor, anchorPosition, account, sameCaller } = unpacked;
+    const owner = { account, sameCaller };
+    return anchorPosition === position ? { position, anchor, owner } : { position, anchor, anchorPosition, owner };
   }
   const payload = unpackPosition(bytes);
   if (payload === null) throw refuse('CURSOR_MALFORMED');

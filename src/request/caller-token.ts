@@ -37,6 +37,11 @@ class ParsedCaller implements CallerToken {
   }
 }
 
+/** The caller an Authorization header names, for code that has a header but no request (tests, scripts). */
+export function parseCaller(authorization: string | undefined): CallerToken {
+  return new ParsedCaller(bearerToken(authorization));
+}
+
 /**
  * Where a request's headers keep what they say of the caller: a symbol key of the headers object,
  * so every reader (budgets, platform client, cursors) shares one reading with one property load
@@ -52,7 +57,7 @@ type ReadHeaders = IncomingHttpHeaders & { [CALLER]?: CallerToken };
  * first read, the same object after. The Authorization header read is the one at the first read.
  */
 export function callerToken(headers: IncomingHttpHeaders): CallerToken {
-  return ((headers as ReadHeaders)[CALLER] ??= new ParsedCaller(bearerToken(headers.authorization)));
+  return ((headers as ReadHeaders)[CALLER] ??= parseCaller(headers.authorization));
 }
 
 /** The one spelling the gateway forwards to the platform. */

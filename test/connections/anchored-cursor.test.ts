@@ -2,7 +2,8 @@ import { createCipheriv, createDecipheriv, hkdfSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { hashesOf } from '../../src/connections/binding-hash.ts';
 import { useCursorSecret } from '../../src/connections/cursor-seal.ts';
-import { anchoredPageEncoder } from '../../src/connections/cursor.ts';
+import { CursorCaller } from '../../src/connections/caller.ts';
+import { anchoredPageEncoder, MAX_CURSOR_LENGTH } from '../../src/connections/cursor.ts';
 import { decodeCursor, encodeAnchoredCursor, encodeCursor, readCursor } from '../../src/connections/index.ts';
 import type { Anchor } from '../../src/connections/index.ts';
 import { rejection } from '../support/rejection.ts';
@@ -32,7 +33,7 @@ function changed(cursor: string, at: number, mask = 0x01): string {
   return bytes.toString('base64url');
 }
 
-/** Where a version 5 cursor's parts begin: its own bytes (version, index), binding digest, secret id, salt, nonce, sealed records. */
+/** Where a version 6 cursor's parts begin: its own bytes (version, index), binding digest, secret id, salt, nonce, sealed page. */
 const AT = { index: 1, digest: 3, secretId: 11, salt: 15, nonce: 31, sealed: 43 } as const;
 
 afterEach(() => useCursorSecret(undefined));
@@ -55,8 +56,8 @@ describe('anchored cursors', () => {
     }
   });
 
-  it('takes 122 characters alone for the default order, a position cursor 44', () => {
-    expect(encodeAnchoredCursor(123, ANCHOR, BINDING)).toHaveLength(122);
+  it('takes 124 characters alone for the default order, a position cursor 44', () => {
+    expect(encodeAnchoredCursor(123, ANCHOR, BINDING)).toHaveLength(124);
     expect(encodeCursor(123, BINDING)).toHaveLength(44);
   });
 
@@ -73,37 +74,84 @@ describe('anchored cursors', () => {
 });
 
 describe('the cursors of a page', () => {
-  const anchors: Anchor[] = Array.from({ length: 20 }, (_, index) => ({ id: UUID.replace(/..$/, String(index).padStart(2, '0')), keys: [`2026-08-23T23:52:${String(59 - index).padStart(2, '0')}.888+0000`, UUID.replace(/..$/, String(index).padStart(2, '0'))] }));
+  const anchorOf = (index: number): Anchor => {
+    const id = UUID.replace(/...$/, String(index).padStart(3, '0'));
+    return { id, keys: [`2026-08-23T${String(23 - Math.floor(index / 60)).padStart(2, '0')}:52:${String(59 - (index % 60)).padStart(2, '0')}.888+0000`, id] };
+  };
+  const anchors: Anchor[] = Array.from({ length: 20 }, (_, index) => anchorOf(index));
   const positions = anchors.map((_, index) => 40 + index);
 
   it('share one seal: each is its own four characters (version, index) before the text of the page', () => {
     const cursors = anchoredPageEncoder(BINDING)(positions, anchors);
     const page = cursors[0]!.slice(4);
     expect(cursors.map((cursor) => cursor.slice(4))).toEqual(Array(20).fill(page));
-    expect(cursors.map((cursor) => Buffer.from(cursor, 'base64url').subarray(0, 3))).toEqual(anchors.map((_, index) => Buffer.from([5, 0, index])));
-    expect(cursors.map((cursor) => read(cursor))).toEqual(positions.map((position, index) => ({ position, anchor: anchors[index] })));
-    expect(cursors[0]).toHaveLength(831);
+    expect(cursors.map((cursor) => Buffer.from(cursor, 'base64url').subarray(0, 3))).toEqual(anchors.map((_, index) => Buffer.from([6, 0, index])));
+    expect(cursors[0]).toHaveLength(162);
   });
 
-  it('are sealed in groups of at most 640 record bytes, the next group with the next nonce', () => {
-    // 100 records of about 420 bytes: one a group.
-    const large = Array.from({ length: 100 }, (_, index): Anchor => ({ id: `row-${index}`, keys: ['x'.repeat(380) + String(index).padStart(3, '0'), 'y'.repeat(10), `row-${index}`] }));
-    const places = large.map((_, index) => 1_000 + index);
-    const cursors = anchoredPageEncoder(BINDING)(places, large);
-    expect(new Set(cursors.map((cursor) => cursor.slice(4))).size).toBe(100);
-    expect(cursors.map((cursor) => read(cursor))).toEqual(places.map((position, index) => ({ position, anchor: large[index] })));
-    const nonces = cursors.map((cursor) => Buffer.from(cursor, 'base64url').readUIntBE(AT.nonce + 6, 6));
-    expect(nonces.map((nonce) => nonce - nonces[0]!)).toEqual(places.map((_, index) => index));
-    expect(Math.max(...cursors.map((cursor) => cursor.length))).toBeLessThanOrEqual(1200);
+  it("are placed by the page's first and last records, each by the nearer (the first on a tie)", () => {
+    const cursors = anchoredPageEncoder(BINDING)(positions, anchors);
+    expect(cursors.map((cursor) => readCursor(cursor, BINDING))).toEqual(
+      positions.map((position, index) =>
+        index === 0 ? { position, anchor: anchors[0], owner: { account: null, sameCaller: true } }
+        : index === 19 ? { position, anchor: anchors[19], owner: { account: null, sameCaller: true } }
+        : { position, anchor: index <= 9 ? anchors[0] : anchors[19], anchorPosition: index <= 9 ? 40 : 59, owner: { account: null, sameCaller: true } },
+      ),
+    );
   });
 
-  it('leave a record whose id is too long to anchor a position cursor, the others sealed around it', () => {
-    const mixed = [anchors[0]!, { id: 'i'.repeat(129), keys: null }, anchors[2]!];
+  it('are as long for a page of 100 as for a page of 2, whatever the records between its ends', () => {
+    const lengths = [2, 3, 20, 100].map((count) => {
+      const page = Array.from({ length: count }, (_, index) => anchorOf(index));
+      // The records between the ends: longer ids and keys than the ends' change nothing.
+      for (let index = 1; index < count - 1; index++) page[index] = { id: `middle-${'m'.repeat(100)}-${index}`, keys: ['x'.repeat(300), index] };
+      const cursors = anchoredPageEncoder(BINDING)(page.map((_, index) => 7_000 + index), page);
+      expect(new Set(cursors.map((cursor) => cursor.length)).size).toBe(1);
+      return cursors[0]!.length;
+    });
+    expect(lengths).toEqual([163, 163, 163, 163]);
+    // A page of one carries one record.
+    expect(anchoredPageEncoder(BINDING)([7_000], [anchorOf(0)])[0]).toHaveLength(126);
+  });
+
+  it('take at most 200 characters for the default order with the account and caller of a request', () => {
+    const issue = { caller: new CursorCaller('Bearer demo-token-acme'), account: '3f6c1e2a-8b4d-4c7e-9f10-2a5b6c7d8e01' };
+    const page = Array.from({ length: 100 }, (_, index) => anchorOf(index));
+    const cursors = anchoredPageEncoder(BINDING, issue)(page.map((_, index) => 1_000_000 + index), page);
+    expect(Math.max(...cursors.map((cursor) => cursor.length))).toBe(196);
+    expect(readCursor(cursors[60]!, BINDING, 'after', issue.caller)).toEqual({ position: 1_000_060, anchor: page[99], anchorPosition: 1_000_099, owner: { account: issue.account, sameCaller: true } });
+  });
+
+  it('read only the anchors of the ends', () => {
+    const read: number[] = [];
+    const cursors = anchoredPageEncoder(BINDING)(positions, (index) => {
+      read.push(index);
+      return anchors[index]!;
+    });
+    expect(read).toEqual([0, 19]);
+    expect(cursors).toHaveLength(20);
+  });
+
+  it('are placed by the ends that can be anchored, a record whose id is too long to carry placed by them', () => {
+    const long = { id: 'i'.repeat(129), keys: null };
+    const mixed = [anchors[0]!, long, anchors[2]!];
     const cursors = anchoredPageEncoder(BINDING)([7, 8, 9], mixed);
-    expect(cursors[1]).toBe(encodeCursor(8, BINDING));
-    expect([read(cursors[0]!), read(cursors[2]!)]).toEqual([{ position: 7, anchor: mixed[0] }, { position: 9, anchor: mixed[2] }]);
-    // Its index in the sealed page names no anchored cursor.
-    expect(refusal(`${Buffer.from([5, 0, 1]).toString('base64url')}${cursors[0]!.slice(4)}`)[0]).toBe('CURSOR_TAMPERED');
+    expect(new Set(cursors.map((cursor) => cursor.slice(4))).size).toBe(1);
+    expect(cursors.map((cursor) => read(cursor))).toEqual([{ position: 7, anchor: mixed[0] }, { position: 8, anchor: mixed[0] }, { position: 9, anchor: mixed[2] }]);
+    const ends = [long, anchors[1]!, long];
+    const around = anchoredPageEncoder(BINDING)([7, 8, 9], ends);
+    expect(around.map((cursor) => readCursor(cursor, BINDING))).toEqual([
+      { position: 7, anchor: anchors[1], anchorPosition: 8, owner: { account: null, sameCaller: true } },
+      { position: 8, anchor: anchors[1], owner: { account: null, sameCaller: true } },
+      { position: 9, anchor: anchors[1], anchorPosition: 8, owner: { account: null, sameCaller: true } },
+    ]);
+    // The first anchored record past the page's first: distances counted from it.
+    const inner = anchoredPageEncoder(BINDING)([7, 8, 9, 10, 11], [long, anchors[1]!, long, long, anchors[4]!]);
+    expect(inner.map((cursor) => read(cursor))).toEqual([7, 8, 9, 10, 11].map((position, index) => ({ position, anchor: index <= 2 ? anchors[1] : anchors[4] })));
+    // None can be anchored: position cursors.
+    expect(anchoredPageEncoder(BINDING)([7, 8], [long, long])).toEqual([encodeCursor(7, BINDING), encodeCursor(8, BINDING)]);
+    // An index past the page names no cursor of it.
+    expect(refusal(`${Buffer.from([6, 0, 3]).toString('base64url')}${cursors[0]!.slice(4)}`)[0]).toBe('CURSOR_TAMPERED');
   });
 
   it('refuse positions that are no page', () => {
@@ -187,6 +235,16 @@ describe('what an anchored cursor packs', () => {
     expect(read(encodeAnchoredCursor(1, { id: UUID, keys: [...sixteen, 16] }, BINDING), BINDING).anchor).toEqual({ id: UUID, keys: null });
   });
 
+  it('makes its largest cursors of an account and two ends with ids of 128 bytes and keys of 400, which it reads back', () => {
+    const issue = { caller: new CursorCaller('Bearer token'), account: 'a'.repeat(128) };
+    const end = (letter: string): Anchor => ({ id: letter.repeat(128), keys: [letter.repeat(397)] });
+    const cursors = anchoredPageEncoder(BINDING, issue)([2 ** 30 - 300, 2 ** 30 - 299, 2 ** 30 - 298], [end('f'), end('m'), end('l')]);
+    // A page of 65536 records has its count and indexes take two bytes more each.
+    expect(cursors.map((cursor) => cursor.length)).toEqual([1695, 1695, 1695]);
+    expect(MAX_CURSOR_LENGTH).toBe(Math.ceil(((Buffer.from(cursors[0]!, 'base64url').length + 6) * 4) / 3));
+    expect(readCursor(cursors[2]!, BINDING, 'after', issue.caller)).toEqual({ position: 2 ** 30 - 298, anchor: end('l'), owner: { account: issue.account, sameCaller: true } });
+  });
+
   it('leaves out values that are not JSON scalars', () => {
     for (const value of [Number.NaN, Infinity, {} as never, undefined as never]) {
       expect(read(encodeAnchoredCursor(1, { id: UUID, keys: [value, UUID] }, BINDING), BINDING).anchor).toEqual({ id: UUID, keys: null });
@@ -217,10 +275,11 @@ describe('the seal of a page, as docs/security.md says', () => {
     decipher.setAAD(Buffer.concat([first.subarray(0, 1), first.subarray(AT.digest, AT.sealed)]));
     decipher.setAuthTag(first.subarray(first.length - 16));
     const plain = Buffer.concat([decipher.update(first.subarray(AT.sealed, first.length - 16)), decipher.final()]);
-    // No account, the empty tag of no caller, position 42, one record: the UUID, two keys (an instant, the id).
-    expect(plain.subarray(0, 5)).toEqual(Buffer.from([2, 0, 42, 1, 0]));
-    expect(plain.subarray(5, 21).toString('hex')).toBe(UUID.replaceAll('-', ''));
-    expect(plain.subarray(21)).toEqual(Buffer.from([2, 5, ...plain.subarray(23, 31), 6]));
+    // No account, the empty tag of no caller, position 42, one record, anchored at index 0: the
+    // UUID, two keys (an instant, the id); no other anchored record (distance 0).
+    expect(plain.subarray(0, 6)).toEqual(Buffer.from([2, 0, 42, 1, 0, 0]));
+    expect(plain.subarray(6, 22).toString('hex')).toBe(UUID.replaceAll('-', ''));
+    expect(plain.subarray(22)).toEqual(Buffer.from([2, 5, ...plain.subarray(24, 32), 6, 0]));
     // Nothing of the record in clear.
     for (const cursor of [first, Buffer.from(cursors[0]!)]) {
       expect(cursor.includes(Buffer.from(UUID.replaceAll('-', ''), 'hex'))).toBe(false);
@@ -254,7 +313,7 @@ describe('a refused cursor, by its reason', () => {
   it('CURSOR_MALFORMED: not base64url, too long, not a cursor of any format, another spelling of its characters', () => {
     const text = Array.from({ length: 64 }, cursor).find((candidate) => /[-_]/.test(candidate))!;
     const malformed = [
-      '', 'not a cursor!', 'A'.repeat(1201), Buffer.from([5]).toString('base64url'), Buffer.from([9, 1, 2, 3]).toString('base64url'),
+      '', 'not a cursor!', 'A'.repeat(1704), Buffer.from([6]).toString('base64url'), Buffer.from([9, 1, 2, 3]).toString('base64url'),
       Buffer.from('{"v":2,"p":1,"b":"x"}').toString('base64url'), Buffer.from('[1]').toString('base64url'),
       text.replaceAll('-', '+').replaceAll('_', '/'), `${text.slice(0, 20)}.${text.slice(20)}`,
     ];
@@ -284,8 +343,8 @@ describe('a refused cursor, by its reason', () => {
     useCursorSecret(undefined);
     const otherInstance = cursor();
     useCursorSecret(SECRET);
-    // The earlier formats' first bytes: 2 (anchor in clear), 3 and 4 (sealed one by one).
-    const earlier = [2, 3, 4].map((version) => Buffer.from([version, 42, ...hashesOf(BINDING).digest.subarray(0, 8), ...Buffer.alloc(40, 7)]).toString('base64url'));
+    // The earlier formats' first bytes: 2 (anchor in clear), 3 and 4 (sealed one by one), 5 (every record of the page sealed).
+    const earlier = [2, 3, 4, 5].map((version) => Buffer.from([version, 42, ...hashesOf(BINDING).digest.subarray(0, 8), ...Buffer.alloc(40, 7)]).toString('base64url'));
     for (const value of [otherSecret, otherInstance, changed(cursor(), AT.secretId), ...earlier]) {
       expect([value, refusal(value, 'before')]).toEqual([
         value,
@@ -297,6 +356,34 @@ describe('a refused cursor, by its reason', () => {
   it('CURSOR_OTHER_CONNECTION: an anchored or a position cursor of another list, filter or order', () => {
     for (const value of [encodeAnchoredCursor(3, ANCHOR, 'exceptions?sort=status%2CASC'), encodeCursor(3, 'exceptions?status=NEW')]) {
       expect(refusal(value)).toEqual(['CURSOR_OTHER_CONNECTION', 'after cursor does not belong to this filter/order; restart paging without it']);
+    }
+  });
+
+  it('CURSOR_MALFORMED: a page sealed under the keys yet not of this layout', () => {
+    useCursorSecret(SECRET);
+    const real = Buffer.from(cursor(), 'base64url');
+    /** `plain` sealed as the gateway seals, under the key of the real cursor's salt, with a nonce of its own. */
+    const sealedAs = (plain: number[], index = 0) => {
+      const key = Buffer.from(hkdfSync('sha256', SECRET, real.subarray(AT.salt, AT.nonce), 'gateway cursor pages', 32));
+      const nonce = Buffer.alloc(12, 0xff);
+      const head = Buffer.concat([Buffer.from([6, 0, index]), real.subarray(AT.digest, AT.nonce), nonce]);
+      const cipher = createCipheriv('aes-256-gcm', key, nonce, { authTagLength: 16 });
+      cipher.setAAD(Buffer.concat([head.subarray(0, 1), head.subarray(AT.digest)]));
+      return Buffer.concat([head, cipher.update(Buffer.from(plain)), cipher.final(), cipher.getAuthTag()]).toString('base64url');
+    };
+    // No account, no caller tag, start 42, then count, first index, a text id "a" without keys, the distance to the last.
+    const page = (count: number, first: number, distance: number, ...rest: number[]) => [2, 0, 42, count, first, 1, 1, 97, 255, distance, ...rest];
+    expect(readCursor(sealedAs(page(2, 1, 0)), BINDING)).toEqual({ position: 42, anchor: { id: 'a', keys: null }, anchorPosition: 43, owner: { account: null, sameCaller: true } });
+    expect(readCursor(sealedAs(page(3, 0, 2, 1, 1, 98, 255), 2), BINDING)).toEqual({ position: 44, anchor: { id: 'b', keys: null }, owner: { account: null, sameCaller: true } });
+    for (const plain of [
+      page(2, 1, 0, 0), // a byte past the page
+      page(1, 1, 0), // its first anchor past the page
+      page(3, 1, 2, 1, 1, 98, 255), // its last anchor past the page
+      page(2, 1, 0).slice(0, -1), // cut short
+      [2, 0, 42, 1, 0, 7, 97, 255, 0], // an id of no kind
+      [2, 0, 42, 1, 0, 1, 1, 97, 17, ...Array(17).fill(0), 0], // 17 keys
+    ]) {
+      expect([plain, refusal(sealedAs(plain))[0]]).toEqual([plain, 'CURSOR_MALFORMED']);
     }
   });
 

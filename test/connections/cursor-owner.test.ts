@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { GraphQLError } from 'graphql';
 import { accountOfPage } from '../../src/connections/cursor-owner.ts';
 import { useCursorSecret } from '../../src/connections/cursor-seal.ts';
 import { CursorCaller, paginate, type AnchorOutcome, type Connection, type ConnectionArgs, type PagingOptions } from '../../src/connections/index.ts';
+import { callerToken } from '../../src/request/caller-token.ts';
 import { DEFAULT_ORDER, KeyedPlatform, item, type Item } from './keyed-platform.ts';
 
 // Whose cursor a request may page by (docs/security.md, "Cursors"): the Business Account its rows
@@ -79,6 +81,32 @@ describe('a cursor of rows that name their Business Account', () => {
     expect(await reader(globex, 'globex-token').refusal({ first: 5, after: first.pageInfo.endCursor! })).toEqual([
       OTHER_CALLER, { code: 'BAD_USER_INPUT', argumentName: 'after', reason: 'CURSOR_OTHER_CALLER' },
     ]);
+  });
+});
+
+describe("the cursors of a page of an account's rows", () => {
+  it('are as long for a page of 100 as for a page of 2, at most 200 characters, and show nothing of the rows', async () => {
+    const acme = accountList(1, 150, ACME);
+    const acmeReader = reader(acme, 'acme-token-1');
+    const lengths = async (args: ConnectionArgs) => [...new Set((await acmeReader.page(args)).edges.map((edge) => edge.cursor.length))];
+    expect([await lengths({ first: 2 }), await lengths({ first: 100 }), await lengths({ first: 100, after: (await acmeReader.page({ first: 40 })).pageInfo.endCursor! })]).toEqual([[194], [194], [194]]);
+    const cursor = Buffer.from((await acmeReader.page({ first: 100 })).edges[50]!.cursor, 'base64url');
+    for (const row of acme.ids().slice(0, 100)) expect(cursor.includes(Buffer.from(row.replaceAll('-', ''), 'hex'))).toBe(false);
+    expect(cursor.includes(Buffer.from(ACME.replaceAll('-', ''), 'hex'))).toBe(false);
+  });
+});
+
+describe('the caller a page is sealed for', () => {
+  it("is named by 64 bits of its token's SHA-256, the request's token key's first, the same for any spelling of its header", () => {
+    const tag = createHash('sha256').update('acme-token-1').digest().subarray(0, 8);
+    const headers = { authorization: 'bearer  acme-token-1' };
+    expect([new CursorCaller('Bearer acme-token-1').tag(), new CursorCaller(callerToken(headers)).tag()]).toEqual([tag, tag]);
+    expect(callerToken(headers).key!.slice(0, 16)).toBe(tag.toString('hex'));
+    expect(new CursorCaller(callerToken(headers)).isNamedBy(tag)).toBe(true);
+    expect(new CursorCaller('Bearer acme-token-2').isNamedBy(tag)).toBe(false);
+    // No bearer token: the empty tag, which names the pages of code paging without a request only.
+    expect([new CursorCaller(undefined).tag(), new CursorCaller('Basic YTpi').tag()]).toEqual([Buffer.alloc(0), Buffer.alloc(0)]);
+    expect(new CursorCaller(undefined).isNamedBy(tag)).toBe(false);
   });
 });
 

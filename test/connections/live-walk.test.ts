@@ -175,3 +175,47 @@ describe('the walks that went wrong with positional cursors', () => {
     expect(await walkTen(changes, true)).toEqual(seeded);
   });
 });
+
+describe("a middle edge's cursor", () => {
+  const options: PagingOptions = { pageBase: 0, defaultSize: 20, maxSize: 100, upstreamMaxPageSize: 100, binding: 'live', totals: 'always', order: LIVE_ORDER };
+
+  /** Rows 10..29 of 60 as a page, then `change`, then a page of 3 after or before the page's edge `index`; returns its ids and how its anchor was found. */
+  async function pageBy(index: number, side: 'after' | 'before', change: (live: LiveList) => void): Promise<[string[], AnchorOutcome[]]> {
+    const live = new LiveList(60);
+    const fetchPage = live.fetchPage(0, true);
+    const page = await paginate({ first: 20, after: (await paginate({ first: 10 }, options, fetchPage)).pageInfo.endCursor }, options, fetchPage);
+    const cursor = page.edges[index]!.cursor;
+    change(live);
+    const outcomes: AnchorOutcome[] = [];
+    const next = await paginate(side === 'after' ? { first: 3, after: cursor } : { last: 3, before: cursor }, { ...options, onAnchor: (outcome) => outcomes.push(outcome) }, fetchPage);
+    return [next.nodes.map((row) => row.id), outcomes];
+  }
+  const arrive = (count: number) => (live: LiveList) => {
+    for (let index = 0; index < count; index++) live.apply({ kind: 'insert', at: 0, visible: true });
+  };
+
+  it('pages from its own record over an unchanged list', async () => {
+    expect(await pageBy(4, 'after', () => undefined)).toEqual([['r0015', 'r0016', 'r0017'], ['exact']]);
+    expect(await pageBy(15, 'before', () => undefined)).toEqual([['r0022', 'r0023', 'r0024'], ['exact']]);
+  });
+
+  it("follows its page's nearer end where rows arriving at the head moved it", async () => {
+    expect(await pageBy(4, 'after', arrive(5))).toEqual([['r0015', 'r0016', 'r0017'], ['moved']]);
+    // The page's last row, five rows further than where it was, is not among the rows read around
+    // the cursor's place: found by the one wider call.
+    expect(await pageBy(15, 'before', arrive(5))).toEqual([['r0022', 'r0023', 'r0024'], ['widened']]);
+  });
+
+  it('starts no nearer the head than the list when the rows before it left', async () => {
+    // Rows 0..28 leave, edge 10 among them: the page's last row, its anchor, is now the list's
+    // first, and edge 10 nine rows before it would be before the list's start.
+    const leave = (count: number) => (live: LiveList) => {
+      for (const id of live.allIds().slice(0, count)) live.apply({ kind: 'toggle-status', at: (live.allIds().indexOf(id) + 0.5) / live.allIds().length });
+    };
+    expect(await pageBy(10, 'after', leave(29))).toEqual([['r0029', 'r0030', 'r0031'], ['widened']]);
+    expect(await pageBy(10, 'before', leave(29))).toEqual([[], ['widened']]);
+    // Rows 0..10 leave, the page's first among them: found by its sort values, one row before the list's start.
+    expect(await pageBy(4, 'after', leave(11))).toEqual([['r0015', 'r0016', 'r0017'], ['sort-keys']]);
+    expect(await pageBy(2, 'before', leave(11))).toEqual([['r0011', 'r0012'], ['sort-keys']]);
+  });
+});
