@@ -10,6 +10,7 @@ import { exampleTabs } from '../../src/playground/examples.ts';
 import { sandboxExampleValues } from '../../src/playground/sandbox-examples.ts';
 import { buildSchema } from '../../src/schema.ts';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
+import { ANCHORED_VERSION } from '../../src/connections/anchored-cursor.ts';
 
 // The compiled executor must answer exactly what graphql-js answers: data,
 // nulls, and every error's message, path, locations and extensions.
@@ -47,7 +48,7 @@ const CURSOR_CLEAR_HEAD = 31;
 function withComparableCursors(value: unknown, key?: string): unknown {
   if (typeof value === 'string' && (key === 'cursor' || key === 'startCursor' || key === 'endCursor')) {
     const bytes = Buffer.from(value, 'base64url');
-    return bytes[0] === 5 ? `sealed cursor ${bytes.subarray(0, CURSOR_CLEAR_HEAD).toString('hex')}, ${value.length} characters` : value;
+    return bytes[0] === ANCHORED_VERSION ? `sealed cursor ${bytes.subarray(0, CURSOR_CLEAR_HEAD).toString('hex')}, ${value.length} characters` : value;
   }
   if (Array.isArray(value)) return value.map((item) => withComparableCursors(item));
   if (value === null || typeof value !== 'object') return value;
