@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type DataLoader from 'dataloader';
 import type { Logger } from 'pino';
-import { admissionOf, type Admission } from './request/admission.ts';
+import type { Admission } from './request/admission.ts';
+import { admissionOf } from './request/scope.ts';
 import type { TokenVerdicts } from './platform/token-verdicts.ts';
 import type { Config } from './config.ts';
 import { CursorCaller } from './connections/caller.ts';

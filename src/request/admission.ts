@@ -1,11 +1,8 @@
-import type { IncomingMessage } from 'node:http';
-import { requestScopeOf } from './scope.ts';
-
 /**
  * What the front door's admission (src/budgets/) learned of one HTTP request: whose budget pays
- * and how its token fared. Set once by the admission stage, read by the request's context (every
- * operation of a batch) and its platform client. It lives here, with the rest of the request's
- * identity, so the context reads it without importing the budgets.
+ * and how its token fared. Set once by the admission stage (`admit`, scope.ts), read by the
+ * request's context (every operation of a batch) and its platform client. It lives here, with the
+ * rest of the request's identity, so the context reads it without importing the budgets.
  */
 export interface Admission {
   /** `token:<hash>` or `address:<address>`: whose bucket pays. */
@@ -19,14 +16,4 @@ export interface Admission {
   refusedByPlatform: boolean;
   /** Attempts the platform was sent for this request so far (its context sets it; none before). */
   callsSent?: () => number;
-}
-
-/** Records the admission of a request (the admission stage does, once) in the request's scope. */
-export function admit(req: IncomingMessage, admission: Admission): void {
-  requestScopeOf(req).admission = admission;
-}
-
-/** The admission of a request that went through the GraphQL route's stages; undefined for any other. */
-export function admissionOf(req: IncomingMessage | undefined): Admission | undefined {
-  return req === undefined ? undefined : requestScopeOf(req).admission;
 }

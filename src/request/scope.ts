@@ -67,3 +67,13 @@ export function currentRequestScope(): RequestScope | undefined {
 export function currentRequestId(): string | undefined {
   return scope.getStore()?.requestId;
 }
+
+/** Records the admission of a request (the admission stage does, once) in the request's scope. */
+export function admit(req: IncomingMessage, admission: Admission): void {
+  requestScopeOf(req).admission = admission;
+}
+
+/** The admission of a request that went through the GraphQL route's stages; undefined for any other. */
+export function admissionOf(req: IncomingMessage | undefined): Admission | undefined {
+  return req === undefined ? undefined : requestScopeOf(req).admission;
+}
