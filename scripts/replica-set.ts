@@ -4,10 +4,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './free-port.ts';
 import { startSandbox, type Sandbox } from '../sandbox/index.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -71,14 +71,6 @@ export interface ReplicaSet {
   summary(): string;
   /** Stops HAProxy, then every gateway (each drains), Redis and the sandbox. */
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 function watch(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, onLine?: (name: string, line: string) => void): Watched {

@@ -1,5 +1,5 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { freePort } from '../../scripts/free-port.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -226,15 +226,6 @@ export interface DeployedGateway {
   close(): Promise<void>;
 }
 
-/** A loopback port nothing listens on (it was free a moment ago). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /**
  * The real gateway process (`node dist/main.js`, as the image runs it) with the ConfigMap's
  * settings, over an in-process sandbox. Only what cannot apply on a workstation is replaced:
@@ -245,8 +236,8 @@ async function closedPort(): Promise<number> {
 export async function startDeployedGateway(settings: Record<string, string>): Promise<DeployedGateway> {
   const sandbox = await startSandbox();
   const tmp = mkdtempSync(join(tmpdir(), 'gateway-deploy-'));
-  const redisUrl = `redis://127.0.0.1:${await closedPort()}`;
-  const budgetRedisUrl = `redis://127.0.0.1:${await closedPort()}`;
+  const redisUrl = `redis://127.0.0.1:${await freePort()}`;
+  const budgetRedisUrl = `redis://127.0.0.1:${await freePort()}`;
   // Both Redis URLs name in-cluster Services; here neither is reachable. The admin listener binds
   // loopback on a free port, as the public one does, so that parallel tests never meet on 9090.
   const child = startGatewayProcess({

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { freePort } from './free-port.ts';
+import { freePort } from '../../scripts/free-port.ts';
 
 /** Whether Debian's redis-server is installed here; CI must have it. */
 export const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
