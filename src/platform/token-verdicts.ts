@@ -96,25 +96,23 @@ export class TokenVerdicts {
   readonly #refused: ExpiringSet;
   /** Token key → its probes in flight and the calls waiting on them; gone once neither is left. */
   readonly #gates = new Map<string, Gate>();
-  readonly #clock: () => number;
-  readonly #sleep: Clock['sleep'];
+  readonly #clock: Clock;
   readonly #patienceMs: number;
 
   /**
-   * `clock` reads the time the lists expire by; `sleep` waits out the patience (`patienceMs`,
+   * `clock` tells the time the lists expire by and waits out the patience (`patienceMs`,
    * PROBE_PATIENCE_MS unless told), so a test drives both without real waiting.
    */
-  constructor(options: { maxTokens?: number; clock?: () => number; sleep?: Clock['sleep']; patienceMs?: number } = {}) {
+  constructor(options: { maxTokens?: number; clock?: Clock; patienceMs?: number } = {}) {
     const max = options.maxTokens ?? MAX_REMEMBERED_TOKENS;
     this.#accepted = new ExpiringSet(ACCEPTED_TOKEN_TTL_MS, max);
     this.#refused = new ExpiringSet(REFUSED_TOKEN_TTL_MS, max);
-    this.#clock = options.clock ?? Date.now;
-    this.#sleep = options.sleep ?? systemClock.sleep;
+    this.#clock = options.clock ?? systemClock;
     this.#patienceMs = options.patienceMs ?? PROBE_PATIENCE_MS;
   }
 
   verdict(key: string): TokenVerdict {
-    const now = this.#clock();
+    const now = this.#clock.now();
     if (this.#accepted.has(key, now)) return 'accepted';
     if (this.#refused.has(key, now)) return 'refused';
     return 'unknown';
@@ -153,7 +151,7 @@ export class TokenVerdicts {
 
   /** What a call with this token showed; a probe's report settles the calls waiting on it. */
   report(key: string, outcome: TokenVerdict, probe: boolean, route = ''): void {
-    const now = this.#clock();
+    const now = this.#clock.now();
     if (outcome === 'accepted') {
       this.#refused.delete(key);
       // Every accepted call reports: a token re-added at most every half lifetime keeps its place
@@ -187,7 +185,7 @@ export class TokenVerdicts {
     gate.patience?.abort();
     const patience = new AbortController();
     gate.patience = patience;
-    void this.#sleep(this.#patienceMs, patience.signal).then(() => {
+    void this.#clock.sleep(this.#patienceMs, patience.signal).then(() => {
       if (patience.signal.aborted || this.#gates.get(key) !== gate) return;
       gate.patience = undefined;
       if (gate.waiters.length > 0) this.#promote(key, gate);

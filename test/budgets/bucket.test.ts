@@ -3,6 +3,7 @@ import { adjust, MemoryBuckets, take, type BucketPolicy } from '../../src/budget
 import { bearerToken, canonicalAuthorization, tokenKey } from '../../src/request/caller-token.ts';
 import { retryAfterSeconds } from '../../src/budgets/index.ts';
 import { TokenVerdicts } from '../../src/platform/token-verdicts.ts';
+import { ManualClock } from '../platform/manual-clock.ts';
 import { loadConfig } from '../../src/config.ts';
 
 const TEN_AT_FIVE: BucketPolicy = { name: 'calls', perSecond: 5, burst: 10 };
@@ -91,13 +92,13 @@ describe('tokens the platform refused or accepted', () => {
   });
 
   it('forgets a refused token after its time, and keeps at most the bound', () => {
-    let now = 0;
-    const tokens = new TokenVerdicts({ maxTokens: 2, clock: () => now });
+    const clock = new ManualClock();
+    const tokens = new TokenVerdicts({ maxTokens: 2, clock });
     tokens.report('x', 'refused', false);
     tokens.report('y', 'refused', false);
     tokens.report('z', 'refused', false);
     expect(['x', 'y', 'z'].map((key) => tokens.verdict(key))).toEqual(['unknown', 'refused', 'refused']);
-    now += 60_001;
+    clock.advance(60_001);
     expect(tokens.verdict('z')).toBe('unknown');
     expect(tokens.sizes).toEqual({ accepted: 0, refused: 1, probes: 0 });
   });

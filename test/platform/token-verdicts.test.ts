@@ -9,7 +9,7 @@ const PATIENCE = 1_000;
 
 function verdicts(): { tokens: TokenVerdicts; clock: ManualClock } {
   const clock = new ManualClock();
-  return { tokens: new TokenVerdicts({ clock: () => clock.now(), sleep: (ms, signal) => clock.sleep(ms, signal), patienceMs: PATIENCE }), clock };
+  return { tokens: new TokenVerdicts({ clock, patienceMs: PATIENCE }), clock };
 }
 
 /** A call's admission, readable while it is still waiting. */
