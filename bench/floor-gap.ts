@@ -13,7 +13,8 @@
  * Both run with the Node flags of `npm start`, in production mode, without read sharing, pinned to
  * CPU 1 while the sandbox and the load generator share CPU 0 (as in bench/run.ts).
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,8 +73,27 @@ function median(values: number[]): number {
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   children?: number[];
+}
+
+/** Source maps of the bundle's files, read once each; undefined for a file without one. */
+const sourceMaps = new Map<string, SourceMap | undefined>();
+
+/**
+ * A profile frame's place in the sources: a frame of the bundle (dist/) is mapped through the
+ * bundle's source map to the package or src/ file it was built from, so both profiles name the same
+ * places and the gateway's own code is told apart from the libraries bundled with it.
+ */
+function sourceOf(frame: ProfileNode['callFrame']): { url: string; line: number } {
+  if (!/\/dist\/[^/]+\.js$/.test(frame.url)) return { url: frame.url, line: frame.lineNumber };
+  const file = fileURLToPath(frame.url);
+  if (!sourceMaps.has(file)) {
+    sourceMaps.set(file, existsSync(`${file}.map`) ? new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]) : undefined);
+  }
+  const entry = sourceMaps.get(file)?.findEntry(frame.lineNumber, frame.columnNumber);
+  if (entry === undefined || !('originalSource' in entry)) return { url: frame.url, line: frame.lineNumber };
+  return { url: new URL(entry.originalSource, frame.url).href, line: entry.originalLine };
 }
 
 type TargetName = 'gateway' | 'floor' | 'baseline';
@@ -101,8 +121,9 @@ function selfTimes(dir: string, window: { from: number; to: number }): { interva
     counted++;
     const frame = (byId.get(id) as ProfileNode).callFrame;
     if (frame.functionName === '(idle)' || frame.functionName === '(program)') continue;
-    const where = frame.url.replace(/^file:\/\/.*?\/(node_modules|src|bench)\//, '$1/');
-    const name = `${frame.functionName || '(anonymous)'} ${where}:${frame.lineNumber + 1}`;
+    const source = sourceOf(frame);
+    const where = source.url.replace(/^file:\/\/.*?\/(node_modules|src|bench)\//, '$1/');
+    const name = `${frame.functionName || '(anonymous)'} ${where}:${source.line + 1}`;
     byFunction.set(name, (byFunction.get(name) ?? 0) + 1);
     const place = where.startsWith('node_modules/')
       ? where.split('/').slice(0, where.startsWith('node_modules/@') ? 3 : 2).join('/')

@@ -84,6 +84,24 @@ const graphqlToolsOnce: Plugin = {
   },
 };
 
+/**
+ * Apollo Server hashes every request's document with @apollo/utils.createhash, which takes Node's
+ * crypto only when `module.require` exists. A bundled CommonJS module's `module` has no `require`,
+ * so in the bundle it fell back to sha.js, SHA-256 in JavaScript, for every request. Here the
+ * package is Node's own `createHash`, which is what it picks outside a bundle.
+ */
+const apolloHashFromNode: Plugin = {
+  name: 'apollo-hash-from-node',
+  setup(build) {
+    build.onResolve({ filter: /^@apollo\/utils\.createhash$/ }, (args) => ({ path: args.path, namespace: 'apollo-hash-from-node' }));
+    build.onLoad({ filter: /.*/, namespace: 'apollo-hash-from-node' }, () => ({
+      contents: "export { createHash } from 'node:crypto';",
+      loader: 'js',
+      resolveDir: ROOT,
+    }));
+  },
+};
+
 /** Whether esbuild reads `file` as CommonJS: a module without import or export statements. */
 async function isCommonJs(file: string): Promise<boolean> {
   return !/^\s*(import|export)\b/m.test(await readFile(file, 'utf8'));
@@ -136,7 +154,7 @@ export async function buildGateway(outdir = GATEWAY_DIST_DIR): Promise<Metafile>
     platform: 'node',
     target: 'node24',
     external: EXTERNAL,
-    plugins: [builtinsThroughRequire, graphqlOnce, graphqlToolsOnce, commonJsNamedExports],
+    plugins: [builtinsThroughRequire, graphqlOnce, graphqlToolsOnce, apolloHashFromNode, commonJsNamedExports],
     // No keepNames: it defines `name` on every function as it is created, closures of the request
     // path included, which cost more per request than the sources (docs/benchmark.md). Without it
     // a name stays as written unless it collides with another module's in the same chunk, which

@@ -1,4 +1,5 @@
 import {
+  BREAK,
   getNamedType,
   Kind,
   type DirectiveNode,
@@ -12,9 +13,10 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
   type ValueNode,
+  visit,
 } from 'graphql';
 import { ENTITY_CALLS, WALKING_FIELDS } from '../area-modules.ts';
-import { argumentValue, walksFromEnd, type Variables } from '../hardening/operation-values.ts';
+import { argumentValue, variablesShapeKey, walksFromEnd, withDefaults, type Variables } from '../hardening/operation-values.ts';
 import { BACKWARD_WALK_RECORDS } from '../hardening/query-cost.ts';
 import { collectFields, possibleObjectTypes, representationTypenames, rootType, subSelections } from '../hardening/selection-walk.ts';
 
@@ -46,6 +48,22 @@ export interface EstimateSizes {
 /** A representation of a type without entity calls of its area (src/area-modules.ts): priced as if fetched. */
 const UNKNOWN_ENTITY_CALLS = 1;
 
+/** Estimates kept for documents seen before, by document and variables' shape; the oldest goes first. */
+const KNOWN_ESTIMATES = 1_000;
+
+/** Whether a document asks `_entities` anywhere (its operations or fragments). */
+function asksEntities(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Field(node) {
+      if (node.name.value !== '_entities') return undefined;
+      found = true;
+      return BREAK;
+    },
+  });
+  return found;
+}
+
 function directive(field: GraphQLField<unknown, unknown>, name: string): DirectiveNode | undefined {
   return field.astNode?.directives?.find((node) => node.name.value === name);
 }
@@ -73,6 +91,30 @@ export class CallEstimator {
     this.#sizes = sizes;
     this.#entityType = schema.getType('_Entity');
     this.#dearestEntity = Math.max(UNKNOWN_ENTITY_CALLS, ...ENTITY_CALLS.values());
+  }
+
+  /** Estimates by variablesShapeKey: most requests repeat a document with the same page sizes. */
+  readonly #known = new Map<string, number>();
+  /** Documents (as Apollo's document cache keeps them) that ask `_entities`. */
+  readonly #entityDocuments = new WeakMap<DocumentNode, boolean>();
+
+  /**
+   * The estimate of an operation as sent (its variables without the defaults), remembered for the
+   * same document with variables of the same shape. A document asking `_entities` is estimated
+   * every time: its representations' types, which a shape does not hold, change its price.
+   */
+  estimateSent(queryHash: string | undefined, document: DocumentNode, operation: OperationDefinitionNode, variables: Variables): number {
+    let entities = this.#entityDocuments.get(document);
+    if (entities === undefined) this.#entityDocuments.set(document, (entities = asksEntities(document)));
+    const key = queryHash === undefined || entities ? undefined : variablesShapeKey(queryHash, operation, variables);
+    const known = key === undefined ? undefined : this.#known.get(key);
+    if (known !== undefined) return known;
+    const calls = this.estimate(document, operation, withDefaults(operation, variables));
+    if (key !== undefined) {
+      if (this.#known.size >= KNOWN_ESTIMATES) this.#known.delete(this.#known.keys().next().value!);
+      this.#known.set(key, calls);
+    }
+    return calls;
   }
 
   /** Platform calls the operation may make at most (0 when it makes none). */

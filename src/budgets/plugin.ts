@@ -1,7 +1,6 @@
 import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestListener, type GraphQLResponse } from '@apollo/server';
 import type { Logger } from 'pino';
 import { errorEntry, ErrorCode } from '../errors.ts';
-import { withDefaults } from '../hardening/operation-values.ts';
 import type { RateLimitedCaller } from '../observability/metrics.ts';
 import type { RequestCalls } from '../platform/request-calls.ts';
 import { currentRequestId } from '../request/scope.ts';
@@ -85,10 +84,10 @@ export function costPlugin(estimator: CallEstimator, budget: CallsBudget | undef
       let calls: RequestCalls | undefined;
       return {
         async responseForOperation(requestContext) {
-          const { contextValue, document, operation, request } = requestContext;
+          const { contextValue, document, operation, request, queryHash } = requestContext;
           // No operation to run (an operationName the document does not hold): execution refuses it before any call.
           if (operation === undefined) return null;
-          const estimate = estimator.estimate(document, operation, withDefaults(operation, request.variables ?? {}));
+          const estimate = estimator.estimateSent(queryHash, document, operation, request.variables ?? {});
           const admission = contextValue.admission;
           if (budget !== undefined && admission !== undefined) {
             const { policy, store, logger, observer } = budget;

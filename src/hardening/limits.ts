@@ -2,7 +2,7 @@ import type { ApolloServerPlugin, BaseContext, GraphQLRequestListener } from '@a
 import { GraphQLError, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type ParseOptions, type ValidationContext, type ValidationRule } from 'graphql';
 import { ErrorCode } from '../errors.ts';
 import { armorRules } from './armor-rules.ts';
-import { withDefaults, type Variables } from './operation-values.ts';
+import { variablesShapeKey, withDefaults, type Variables } from './operation-values.ts';
 import { armorCost, BACKWARD_WALK_COST, backwardWalks, representationCount, type PageSizes } from './query-cost.ts';
 
 /** Static limits on one GraphQL document, all checked before anything is executed. */
@@ -80,27 +80,6 @@ const TOKEN_LIMIT_MESSAGE = /^Syntax Error: Document contains more tha[nt] \d+ t
 const VERDICT_CACHE_SIZE = 1_000;
 
 /**
- * What a verdict depends on besides the document: the operation, and its declared variables (only
- * those: a variable name cannot hold the separators, while an undeclared key sent along could). An
- * integer counts by its value (page sizes), a list by its length and an object as one
- * (representations of `_entities`), null and any other value by whether it is given (`before`).
- */
-function verdictKey(queryHash: string, operation: OperationDefinitionNode, variables: Variables): string {
-  let key = `${queryHash}@${operation.name?.value ?? ''}`;
-  for (const definition of operation.variableDefinitions ?? []) {
-    const name = definition.variable.name.value;
-    if (!Object.hasOwn(variables, name)) continue;
-    const value = variables[name];
-    if (typeof value === 'number' && Number.isInteger(value)) key += `|${name}=${value}`;
-    else if (Array.isArray(value)) key += `|${name}#${value.length}`;
-    else if (value === null) key += `|${name}~`;
-    else if (typeof value === 'object') key += `|${name}#1`;
-    else key += `|${name}?`;
-  }
-  return key;
-}
-
-/**
  * armor's cost rule multiplies by `first`/`last` only when they are literals,
  * so `first: $n` and a missing `first` (the default page) would cost one row.
  * The cost is therefore computed once the variables are known, on the
@@ -126,7 +105,7 @@ export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes, maxRepr
     const why = walks === 0 ? '' : ` (of which ${walks} × ${BACKWARD_WALK_COST} for last without before on a list that may not report its length: pass before, or page forwards with first and after)`;
     return new GraphQLError(`Query cost limit of ${limits.cost} exceeded, found ${cost}${why}.`, { extensions: { limit: LIMIT_VARIABLES.cost, max: limits.cost } });
   };
-  // The cost depends on the document, the operation and a few facts about its variables (verdictKey),
+  // The cost depends on the document, the operation and a few facts about its variables (variablesShapeKey),
   // so a verdict is reused for the same query with the same sizes: most requests repeat.
   const verdicts = new Map<string, GraphQLError | null>();
   const remember = (key: string, verdict: GraphQLError | null) => {
@@ -151,7 +130,7 @@ export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes, maxRepr
           extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED, http: { status: 400 }, limit: REPRESENTATIONS_LIMIT_VARIABLE, max: maxRepresentations },
         });
       }
-      const key = queryHash === undefined ? undefined : verdictKey(queryHash, operation, request.variables ?? {});
+      const key = queryHash === undefined ? undefined : variablesShapeKey(queryHash, operation, request.variables ?? {});
       let verdict = key === undefined ? undefined : verdicts.get(key);
       if (verdict === undefined) {
         verdict = verdictOf(schema, document, operation, variables);

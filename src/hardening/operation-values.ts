@@ -25,6 +25,28 @@ export function withDefaults(operation: OperationDefinitionNode, variables: Vari
   return effective;
 }
 
+/**
+ * What a verdict made before execution (the cost limit, the platform-call estimate) depends on
+ * besides the document, as a key: the document's hash, the operation, and its declared variables
+ * (only those: a variable name cannot hold the separators, while an undeclared key sent along
+ * could). An integer counts by its value (page sizes), a list by its length and an object as one
+ * (representations of `_entities`), null and any other value by whether it is given (`before`).
+ */
+export function variablesShapeKey(queryHash: string, operation: OperationDefinitionNode, variables: Variables): string {
+  let key = `${queryHash}@${operation.name?.value ?? ''}`;
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    if (!Object.hasOwn(variables, name)) continue;
+    const value = variables[name];
+    if (typeof value === 'number' && Number.isInteger(value)) key += `|${name}=${value}`;
+    else if (Array.isArray(value)) key += `|${name}#${value.length}`;
+    else if (value === null) key += `|${name}~`;
+    else if (typeof value === 'object') key += `|${name}#1`;
+    else key += `|${name}?`;
+  }
+  return key;
+}
+
 /** An argument's value: undefined when it is not given (or its variable not sent), null when null, else the value or literal. */
 export function argumentValue(field: FieldNode, name: string, variables: Variables): unknown {
   const argument = field.arguments?.find((arg) => arg.name.value === name);

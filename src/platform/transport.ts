@@ -1,18 +1,12 @@
 import http from 'node:http';
 import https from 'node:https';
-import got, { type Got, type PlainResponse } from 'got';
+import got, { type Got, type Response } from 'got';
 import type { Config } from '../config.ts';
 import type { PlatformCall } from './policy.ts';
 import type { Answer } from './upstream-call.ts';
 
-function answerOf(response: PlainResponse, body: string): Answer {
-  return { status: response.statusCode, body, headers: response.headers, retries: 0 };
-}
-
-/** The body as text; a UTF-8 byte-order mark dropped, as got's text decoding does. */
-function textOf(chunks: Buffer[]): string {
-  const text = chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+function answerOf(response: Response<string>): Answer {
+  return { status: response.statusCode, body: response.body, headers: response.headers, retries: 0 };
 }
 
 /**
@@ -54,30 +48,30 @@ export class PlatformTransport {
   }
 
   /**
-   * One attempt through got's stream interface, which skips the promise interface's per-call layer
-   * (docs/benchmark.md). Resolves with whatever the platform answered, rejects with got's error or
-   * the signal's reason. A PUT's JSON body is written by got. The signal destroys the stream in flight.
+   * One attempt through got's promise interface, as the design-card floor calls it
+   * (docs/benchmark.md): got reads the body as text and writes a PUT's JSON body. Resolves with
+   * whatever the platform answered, rejects with got's error. The signal (the request's deadline or
+   * cancellation) makes got destroy the request in flight, and rejects the attempt with its reason
+   * at once: the policies above release what the attempt holds in the same turn, not after got's.
    */
   call(call: PlatformCall): Promise<Answer> {
     const { signal } = call;
+    const headers: Record<string, string> = { ...call.headers, authorization: call.authorization, accept: 'application/json' };
+    const request = this.got(this.baseUrl + call.pathAndQuery, { method: call.method, headers, json: call.body, signal });
+    if (signal === undefined) return request.then(answerOf);
     return new Promise((resolve, reject) => {
-      const stop = () => {
-        stream.destroy();
-        reject(signal?.reason);
-      };
-      const settle = <T>(outcome: (value: T) => void, value: T) => {
-        signal?.removeEventListener('abort', stop);
-        outcome(value);
-      };
-      const headers: Record<string, string> = { ...call.headers, authorization: call.authorization, accept: 'application/json' };
-      const stream = this.got.stream(this.baseUrl + call.pathAndQuery, { method: call.method, headers, json: call.body });
-      const chunks: Buffer[] = [];
-      let response: PlainResponse | undefined;
-      stream.once('response', (received: PlainResponse) => (response = received));
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.once('end', () => settle(resolve, answerOf(response as PlainResponse, textOf(chunks))));
-      stream.once('error', (error: Error) => settle(reject, error));
-      signal?.addEventListener('abort', stop, { once: true });
+      const stop = () => reject(signal.reason);
+      signal.addEventListener('abort', stop, { once: true });
+      request.then(
+        (response) => {
+          signal.removeEventListener('abort', stop);
+          resolve(answerOf(response));
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', stop);
+          reject(signal.aborted ? signal.reason : error);
+        },
+      );
     });
   }
 

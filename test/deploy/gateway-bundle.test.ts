@@ -79,6 +79,12 @@ describe('the built gateway', () => {
     expect(inputs.filter((input) => /^node_modules\/graphql\/.*\.js$/.test(input))).toEqual([]);
   });
 
+  it("hashes Apollo Server's documents with Node's crypto, not with SHA-256 in JavaScript", () => {
+    const inputs = Object.keys(metafile.inputs);
+    expect(inputs.filter((input) => /node_modules\/(sha\.js|@apollo\/utils\.createhash)\//.test(input))).toEqual([]);
+    expect(inputs).toContain('apollo-hash-from-node:@apollo/utils.createhash');
+  });
+
   it('gives a dynamic import() of a CommonJS package the names Node gives it', () => {
     const built = new Map(
       Object.values(metafile.outputs)
