@@ -99,6 +99,12 @@ const VERDICT_CACHE_SIZE = 1_000;
  */
 export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes, maxRepresentations: number): ApolloServerPlugin {
   const verdictOf = (schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Variables): GraphQLError | null => {
+    const representations = representationCount(schema, operation, document, variables);
+    if (representations > maxRepresentations) {
+      return new GraphQLError(`Query asks _entities for ${representations} representations; at most ${maxRepresentations} are allowed per request`, {
+        extensions: { limit: REPRESENTATIONS_LIMIT_VARIABLE, max: maxRepresentations },
+      });
+    }
     const walks = backwardWalks(schema, operation, document, variables);
     const cost = armorCost(schema, document, operation, variables, sizes) + walks * BACKWARD_WALK_COST;
     if (cost <= limits.cost) return null;
@@ -123,17 +129,11 @@ export function queryLimitsPlugin(limits: QueryLimits, sizes: PageSizes, maxRepr
     },
     async didResolveOperation({ document, operation, schema, request, queryHash }) {
       if (!operation) return;
-      const variables = withDefaults(operation, request.variables ?? {});
-      const representations = representationCount(schema, operation, document, variables);
-      if (representations > maxRepresentations) {
-        throw new GraphQLError(`Query asks _entities for ${representations} representations; at most ${maxRepresentations} are allowed per request`, {
-          extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED, http: { status: 400 }, limit: REPRESENTATIONS_LIMIT_VARIABLE, max: maxRepresentations },
-        });
-      }
+      // The representations' count and the cost: both read the document and the variables' shape only.
       const key = queryHash === undefined ? undefined : variablesShapeKey(queryHash, operation, request.variables ?? {});
       let verdict = key === undefined ? undefined : verdicts.get(key);
       if (verdict === undefined) {
-        verdict = verdictOf(schema, document, operation, variables);
+        verdict = verdictOf(schema, document, operation, withDefaults(operation, request.variables ?? {}));
         if (key !== undefined) remember(key, verdict);
       }
       if (verdict) {

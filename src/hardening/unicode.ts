@@ -20,11 +20,35 @@ function pathOf(step: Step, root: string): string {
 }
 
 /**
+ * Whether every string and object key in `value` is well formed: the check every request makes,
+ * without the path bookkeeping (an object per value) that only a refusal needs. Iterative, as below.
+ */
+function wellFormedThroughout(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const current = pending.pop();
+    if (typeof current === 'string') {
+      if (!current.isWellFormed()) return false;
+    } else if (Array.isArray(current)) {
+      for (const item of current) pending.push(item);
+    } else if (current !== null && typeof current === 'object') {
+      for (const key in current) {
+        if (!Object.hasOwn(current, key)) continue;
+        if (!key.isWellFormed()) return false;
+        pending.push((current as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return true;
+}
+
+/**
  * Where in `value` a string (or object key) holds a lone UTF-16 surrogate, as a
  * path like `$.input.metadata.note`; undefined when every string is well formed.
  * Iterative, so a variable nested thousands of levels deep cannot overflow the stack.
  */
 export function loneSurrogatePath(value: unknown, root: string): string | undefined {
+  if (wellFormedThroughout(value)) return undefined;
   const pending: Step[] = [{ value, segment: '', parent: undefined }];
   while (pending.length > 0) {
     const step = pending.pop()!;

@@ -1,9 +1,10 @@
-import type { TokenVerdict } from '../token-verdicts.ts';
+import type { TokenVerdict, TokenVerdicts } from '../token-verdicts.ts';
 import { ErrorCode } from '../../errors.ts';
 import { RequestDeadlineExceeded } from '../../request/deadline.ts';
 import { transportError } from '../error-mapping.ts';
 import { PlatformError } from '../platform-error.ts';
-import type { Policy } from '../policy.ts';
+import type { PlatformCall, Policy } from '../policy.ts';
+import type { Answer } from '../upstream-call.ts';
 import type { SharedReads } from '../shared-reads.ts';
 
 /** What a failed call shows of the token: a 401 refuses it, any other answer of the platform accepts it. */
@@ -22,12 +23,28 @@ function verdictOf(error: unknown): TokenVerdict {
  * token is learned here from the mapped outcome of the rest of the list.
  */
 export function tokenGate(reads: SharedReads): Policy {
+  /** Learns the token's verdict from how the rest of the list ended, and hands the outcome on. */
+  const learnFrom = (call: PlatformCall, tokens: TokenVerdicts, key: string, probe: boolean, sending: Promise<Answer>): Promise<Answer> =>
+    sending.then(
+      (answer) => {
+        tokens.report(key, 'accepted', probe, call.route);
+        return answer;
+      },
+      (error: unknown) => {
+        const outcome = verdictOf(error);
+        if (outcome === 'refused') call.caller!.options.onTokenRefused?.();
+        tokens.report(key, outcome, probe, call.route);
+        throw error;
+      },
+    );
   return {
     name: 'token gate',
     async send(call, next) {
       const tokens = call.caller?.options.tokens;
       const key = call.caller?.tokenKey;
       if (tokens === undefined || key === undefined || reads.joinsCall(call)) return next(call);
+      // An accepted token, nearly every call: sent in this turn, without the wait's promise.
+      if (tokens.verdict(key) === 'accepted') return learnFrom(call, tokens, key, false, next(call));
       let admission: Awaited<ReturnType<typeof tokens.admit>>;
       try {
         admission = await tokens.admit(key, call.signal, call.route);
@@ -36,19 +53,7 @@ export function tokenGate(reads: SharedReads): Policy {
         throw reason instanceof RequestDeadlineExceeded ? transportError('timeout', reason.message) : transportError('cancelled', 'the caller closed the connection');
       }
       if (admission === 'refused') throw new PlatformError(ErrorCode.UNAUTHENTICATED, 'The platform rejected the access token (not sent: the platform refused this token moments ago)');
-      const probe = admission === 'probe';
-      let outcome: TokenVerdict = 'unknown';
-      try {
-        const answer = await next(call);
-        outcome = 'accepted';
-        return answer;
-      } catch (error) {
-        outcome = verdictOf(error);
-        if (outcome === 'refused') call.caller!.options.onTokenRefused?.();
-        throw error;
-      } finally {
-        tokens.report(key, outcome, probe, call.route);
-      }
+      return learnFrom(call, tokens, key, admission === 'probe', next(call));
     },
   };
 }
