@@ -17,7 +17,10 @@ function answerOf(response: Response<string>): Answer {
 export class PlatformTransport {
   readonly baseUrl: string;
   readonly agents: { http: http.Agent; https: https.Agent };
-  private readonly got: Got;
+  /** Reads: no body to send, so no send timer (the request timer bounds a stalled write of the headers). */
+  private readonly reads: Got;
+  /** Writes (a PUT's JSON body): the reads' settings plus a send timer. */
+  private readonly writes: Got;
 
   constructor(baseUrl: string, settings: Config['upstream']) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
@@ -25,14 +28,14 @@ export class PlatformTransport {
     // close its extra connections and open them again.
     const agentOptions = { keepAlive: true, maxSockets: settings.maxSockets, maxFreeSockets: settings.maxSockets, scheduling: 'lifo' as const };
     this.agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
-    this.got = got.extend({
+    this.reads = got.extend({
       agent: this.agents,
-      // got has no timeouts by default; a platform that hangs must not hang the gateway.
+      // got has no timeouts by default; a platform that hangs must not hang the gateway. Each timer
+      // costs a call a timer and listeners, so each is set only where it bounds something.
       timeout: {
         lookup: settings.connectTimeoutMs,
         connect: settings.connectTimeoutMs,
         secureConnect: settings.connectTimeoutMs,
-        send: settings.responseTimeoutMs,
         response: settings.responseTimeoutMs,
         request: settings.requestTimeoutMs,
       },
@@ -45,6 +48,7 @@ export class PlatformTransport {
       decompress: true,
       responseType: 'text',
     });
+    this.writes = this.reads.extend({ timeout: { send: settings.responseTimeoutMs } });
   }
 
   /**
@@ -57,7 +61,7 @@ export class PlatformTransport {
   call(call: PlatformCall): Promise<Answer> {
     const { signal } = call;
     const headers: Record<string, string> = { ...call.headers, authorization: call.authorization, accept: 'application/json' };
-    const request = this.got(this.baseUrl + call.pathAndQuery, { method: call.method, headers, json: call.body, signal });
+    const request = (call.method === 'GET' ? this.reads : this.writes)(this.baseUrl + call.pathAndQuery, { method: call.method, headers, json: call.body, signal });
     if (signal === undefined) return request.then(answerOf);
     return new Promise((resolve, reject) => {
       const stop = () => reject(signal.reason);
