@@ -1,6 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
-import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { describe, expect, it } from '@jest/globals';
+import { gatewaysOverSandbox } from '../support/gateways-over-sandbox.ts';
 import { graphql, logLines } from '../scale/support/http.ts';
 
 // Cursors through the real process (`node dist/main.js`, as `npm start` runs it): across a renewed
@@ -14,25 +13,7 @@ const GLOBEX = 'demo-token-globex';
 /** The cursor's own bytes (version, index), the binding digest, then the secret id. */
 const SECRET_ID_AT = 11;
 
-let sandbox: Sandbox;
-let gateway: GatewayProcess | undefined;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterEach(async () => {
-  await gateway?.stop();
-  gateway = undefined;
-});
-afterAll(async () => {
-  await sandbox.close();
-});
-
-async function startWith(env: Record<string, string>): Promise<string> {
-  const started = await startProductionGateway({ UPSTREAM_URL: sandbox.url, LOG_LEVEL: 'info', ...env }, 40_000);
-  gateway = started.process;
-  return started.origin;
-}
+const gateways = gatewaysOverSandbox({ LOG_LEVEL: 'info' }, 40_000);
 
 interface Answer {
   ids: string[] | null;
@@ -54,7 +35,7 @@ async function page(origin: string, token: string, after?: string, filter = ''):
   };
 }
 
-const idsOf = (token: string) => sandbox.store.exceptions(sandbox.tokens.find((demo) => demo.token === token)!.businessAccountId).map((record) => record.id);
+const idsOf = (token: string) => gateways.sandbox.store.exceptions(gateways.sandbox.tokens.find((demo) => demo.token === token)!.businessAccountId).map((record) => record.id);
 
 function refusal(reason: string, message: string): Answer {
   return { ids: null, endCursor: null, cursors: [], errors: [[reason, message]] };
@@ -68,7 +49,7 @@ function changed(cursor: string, at: number): string {
 
 describe('cursors of the real process, two workers sharing CURSOR_SECRET', () => {
   it("page on with a renewed token of the same account, refuse another account's with CURSOR_OTHER_CALLER, and refuse each broken cursor with its reason", async () => {
-    const origin = await startWith({ CURSOR_SECRET: SECRET, WORKERS: '2' });
+    const { origin, process: gateway } = await gateways.start({ CURSOR_SECRET: SECRET, WORKERS: '2' });
     const acme = idsOf(ACME);
     const first = await page(origin, ACME);
     expect(first.ids).toEqual(acme.slice(0, 3));
@@ -94,30 +75,30 @@ describe('cursors of the real process, two workers sharing CURSOR_SECRET', () =>
     );
     expect(await page(origin, ACME, first.endCursor!, '{ status: [NEW] }')).toEqual(refusal('CURSOR_OTHER_CONNECTION', 'after cursor does not belong to this filter/order; restart paging without it'));
     // No warning: the secret is set.
-    expect(logLines(gateway!.stdout()).filter((line) => line.setting === 'CURSOR_SECRET')).toEqual([]);
+    expect(logLines(gateway.stdout()).filter((line) => line.setting === 'CURSOR_SECRET')).toEqual([]);
   }, 120_000);
 });
 
 describe('cursors of one process read by another', () => {
   it('open under the same secret after a restart, under the previous secret during a rotation, and are refused with CURSOR_OTHER_KEYS under another', async () => {
     const acme = idsOf(ACME);
-    let origin = await startWith({ CURSOR_SECRET: SECRET });
-    const first = await page(origin, ACME);
-    await gateway!.stop();
+    let gateway = await gateways.start({ CURSOR_SECRET: SECRET });
+    const first = await page(gateway.origin, ACME);
+    await gateways.stop();
 
-    origin = await startWith({ CURSOR_SECRET: SECRET });
-    expect((await page(origin, RENEWED, first.endCursor!)).ids).toEqual(acme.slice(3, 6));
-    await gateway!.stop();
+    gateway = await gateways.start({ CURSOR_SECRET: SECRET });
+    expect((await page(gateway.origin, RENEWED, first.endCursor!)).ids).toEqual(acme.slice(3, 6));
+    await gateways.stop();
 
     const rotated = 'the secret after the rotation, 32+ characters';
-    origin = await startWith({ CURSOR_SECRET: rotated, CURSOR_SECRET_PREVIOUS: SECRET });
-    expect((await page(origin, ACME, first.endCursor!)).ids).toEqual(acme.slice(3, 6));
-    const sealedAfter = (await page(origin, ACME)).endCursor!;
-    await gateway!.stop();
+    gateway = await gateways.start({ CURSOR_SECRET: rotated, CURSOR_SECRET_PREVIOUS: SECRET });
+    expect((await page(gateway.origin, ACME, first.endCursor!)).ids).toEqual(acme.slice(3, 6));
+    const sealedAfter = (await page(gateway.origin, ACME)).endCursor!;
+    await gateways.stop();
 
-    origin = await startWith({ CURSOR_SECRET: rotated });
-    expect((await page(origin, ACME, sealedAfter)).ids).toEqual(acme.slice(3, 6));
-    expect(await page(origin, ACME, first.endCursor!)).toEqual(
+    gateway = await gateways.start({ CURSOR_SECRET: rotated });
+    expect((await page(gateway.origin, ACME, sealedAfter)).ids).toEqual(acme.slice(3, 6));
+    expect(await page(gateway.origin, ACME, first.endCursor!)).toEqual(
       refusal('CURSOR_OTHER_KEYS', 'after cursor was sealed under keys this gateway does not hold (a rotated CURSOR_SECRET, another gateway instance, or an earlier cursor format); restart paging without it'),
     );
   }, 160_000);
@@ -125,11 +106,11 @@ describe('cursors of one process read by another', () => {
 
 describe('a production start-up without CURSOR_SECRET', () => {
   it('warns that other replicas and restarts will refuse its cursors, and refuses those of another instance', async () => {
-    const first = await page(await startWith({ CURSOR_SECRET: SECRET }), ACME);
-    await gateway!.stop();
-    const origin = await startWith({ WORKERS: '2' });
-    await gateway!.waitFor(/"setting":"CURSOR_SECRET"/, 5_000);
-    const warnings = logLines(gateway!.stdout()).filter((line) => line.setting === 'CURSOR_SECRET');
+    const first = await page((await gateways.start({ CURSOR_SECRET: SECRET })).origin, ACME);
+    await gateways.stop();
+    const { origin, process: gateway } = await gateways.start({ WORKERS: '2' });
+    await gateway.waitFor(/"setting":"CURSOR_SECRET"/, 5_000);
+    const warnings = logLines(gateway.stdout()).filter((line) => line.setting === 'CURSOR_SECRET');
     expect(warnings.map((line) => [line.level, line.msg])).toEqual([
       [
         40,

@@ -1,34 +1,16 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
-import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { describe, expect, it } from '@jest/globals';
+import { gatewaysOverSandbox } from '../support/gateways-over-sandbox.ts';
 import { bearer, postJson } from '../support/graphql-client.ts';
 
 // The production process buffers its log lines (src/logger.ts): they go out in 4 kB writes or
 // within 100 ms. Buffering must not lose a line: neither at a quiet moment nor at a stop.
 
-let sandbox: Sandbox;
-let gateway: GatewayProcess | undefined;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterEach(async () => {
-  await gateway?.stop();
-  gateway = undefined;
-});
-afterAll(async () => {
-  await sandbox.close();
-});
-
-async function started(): Promise<{ process: GatewayProcess; endpoint: string }> {
-  const { process, origin } = await startProductionGateway({ UPSTREAM_URL: sandbox.url });
-  return { process, endpoint: `${origin}/graphql` };
-}
+const gateways = gatewaysOverSandbox();
 
 const COUNT = { operationName: 'Count', query: 'query Count { exceptions(first: 1) { totalCount } }' };
 
-function post(endpoint: string, requestId: string): Promise<Response> {
-  return postJson(endpoint, COUNT, { ...bearer(sandbox.tokens[0]!.token), 'x-request-id': requestId });
+function post(origin: string, requestId: string): Promise<Response> {
+  return postJson(`${origin}/graphql`, COUNT, { ...bearer(gateways.sandbox.tokens[0]!.token), 'x-request-id': requestId });
 }
 
 /** The request ids of the complete "graphql request" lines printed so far. */
@@ -41,19 +23,17 @@ function loggedRequestIds(output: string): string[] {
 
 describe('log output of the production process', () => {
   it('writes a lone request line without waiting for more traffic', async () => {
-    const { process, endpoint } = await started();
-    gateway = process;
-    expect((await post(endpoint, 'lone-request-0001')).status).toBe(200);
+    const { process, origin } = await gateways.start();
+    expect((await post(origin, 'lone-request-0001')).status).toBe(200);
     // Within the flush interval; the generous timeout only keeps a slow machine from failing the test.
     await process.waitFor(/"requestId":"lone-request-0001"[^\n]*"msg":"graphql request"/, 20_000);
     expect(loggedRequestIds(process.stdout())).toEqual(['lone-request-0001']);
   }, 120_000);
 
   it('writes every pending line before it exits on SIGTERM', async () => {
-    const { process, endpoint } = await started();
-    gateway = process;
+    const { process, origin } = await gateways.start();
     const ids = Array.from({ length: 40 }, (_, index) => `stop-request-${String(index).padStart(4, '0')}`);
-    const statuses = await Promise.all(ids.map(async (id) => (await post(endpoint, id)).status));
+    const statuses = await Promise.all(ids.map(async (id) => (await post(origin, id)).status));
     expect(statuses).toEqual(ids.map(() => 200));
     // At once: at most a few lines have reached a 4 kB write, the rest wait in the buffer.
     process.child.kill('SIGTERM');

@@ -1,6 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
-import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { describe, expect, it } from '@jest/globals';
+import type { GatewayProcess } from '../support/gateway-process.ts';
+import { gatewaysOverSandbox } from '../support/gateways-over-sandbox.ts';
 import { until } from '../support/time.ts';
 import { graphql, logLines } from './support/http.ts';
 
@@ -10,27 +10,10 @@ import { graphql, logLines } from './support/http.ts';
 const SECRET = 'one secret for every replica, 32+ characters';
 const TOKEN = 'demo-token-acme';
 
-let sandbox: Sandbox;
-let gateway: GatewayProcess | undefined;
+const gateways = gatewaysOverSandbox({ LOG_LEVEL: 'info' }, 40_000);
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterEach(async () => {
-  await gateway?.stop();
-  gateway = undefined;
-});
-afterAll(async () => {
-  await sandbox.close();
-});
-
-async function startWith(cursorSecret: string | undefined, workers = 1): Promise<string> {
-  const started = await startProductionGateway(
-    { UPSTREAM_URL: sandbox.url, LOG_LEVEL: 'info', WORKERS: String(workers), ...(cursorSecret === undefined ? {} : { CURSOR_SECRET: cursorSecret }) },
-    40_000,
-  );
-  gateway = started.process;
-  return started.origin;
+function startWith(cursorSecret: string | undefined, workers = 1) {
+  return gateways.start({ WORKERS: String(workers), ...(cursorSecret === undefined ? {} : { CURSOR_SECRET: cursorSecret }) });
 }
 
 interface Page {
@@ -53,66 +36,66 @@ async function refusal(origin: string, after: string): Promise<[string, string, 
 }
 
 /** The anchor outcomes logged once `count` of them are (log lines are written in batches). */
-async function movedLines(count: number): Promise<Record<string, unknown>[]> {
-  const lines = () => logLines(gateway!.stdout()).filter((line) => line.msg === 'cursor record was not where the cursor left it');
+async function movedLines(gateway: GatewayProcess, count: number): Promise<Record<string, unknown>[]> {
+  const lines = () => logLines(gateway.stdout()).filter((line) => line.msg === 'cursor record was not where the cursor left it');
   return until(`${count} anchor log lines`, () => (lines().length >= count ? lines() : undefined), 20_000);
 }
 
 function listIds(): string[] {
-  const account = sandbox.tokens.find((token) => token.token === TOKEN)!.businessAccountId;
-  return sandbox.store.exceptions(account).map((record) => record.id);
+  const { store, tokens } = gateways.sandbox;
+  const account = tokens.find((token) => token.token === TOKEN)!.businessAccountId;
+  return store.exceptions(account).map((record) => record.id);
 }
 
 /** Live steps until one exception arrives at the head of the account's list. */
 function arrive(): void {
   const before = listIds().length;
-  for (let step = 0; step < 50 && listIds().length === before; step++) sandbox.live.step();
+  for (let step = 0; step < 50 && listIds().length === before; step++) gateways.sandbox.live.step();
   expect(listIds().length).toBe(before + 1);
 }
 
 describe('a cursor handed out by another gateway process', () => {
   it('keeps its record under the same CURSOR_SECRET, and is refused with CURSOR_OTHER_KEYS under another or without one', async () => {
     const before = listIds();
-    let origin = await startWith(SECRET);
-    const first = await page(origin);
+    let gateway = await startWith(SECRET);
+    const first = await page(gateway.origin);
     expect(first.ids).toEqual(before.slice(0, 3));
-    await gateway!.stop();
+    await gateways.stop();
 
     // A record arrives before the cursor's: only its anchor tells where the cursor's record went.
     arrive();
 
-    origin = await startWith(SECRET);
-    expect((await page(origin, first.endCursor)).ids).toEqual(before.slice(3, 6));
-    expect((await movedLines(1)).map((line) => line.anchor)).toEqual(['moved']);
-    await gateway!.stop();
+    gateway = await startWith(SECRET);
+    expect((await page(gateway.origin, first.endCursor)).ids).toEqual(before.slice(3, 6));
+    expect((await movedLines(gateway.process, 1)).map((line) => line.anchor)).toEqual(['moved']);
+    await gateways.stop();
 
     // Another secret (a rotation, or a changed key id): refused, the client restarts paging.
-    origin = await startWith('another deployment has this secret, 32+ ch');
-    expect(await refusal(origin, first.endCursor)).toEqual([[OTHER_KEYS, 'BAD_USER_INPUT', 'CURSOR_OTHER_KEYS']]);
-    await gateway!.stop();
+    gateway = await startWith('another deployment has this secret, 32+ ch');
+    expect(await refusal(gateway.origin, first.endCursor)).toEqual([[OTHER_KEYS, 'BAD_USER_INPUT', 'CURSOR_OTHER_KEYS']]);
+    await gateways.stop();
 
     // Without a secret: keys of its own, which sealed nothing the client holds.
-    origin = await startWith(undefined);
-    expect(await refusal(origin, first.endCursor)).toEqual([[OTHER_KEYS, 'BAD_USER_INPUT', 'CURSOR_OTHER_KEYS']]);
-    await gateway!.stop();
+    gateway = await startWith(undefined);
+    expect(await refusal(gateway.origin, first.endCursor)).toEqual([[OTHER_KEYS, 'BAD_USER_INPUT', 'CURSOR_OTHER_KEYS']]);
   }, 120_000);
 });
 
 describe('the workers of one instance without CURSOR_SECRET', () => {
   it('read each other\'s cursors with their anchor: they share the key the primary drew', async () => {
     const before = listIds();
-    const origin = await startWith(undefined, 2);
+    const { origin, process } = await startWith(undefined, 2);
     const first = await page(origin);
     arrive();
     // Each request opens a new connection; the primary hands connections to the workers in turn.
     for (let request = 0; request < 6; request++) expect((await page(origin, first.endCursor)).ids).toEqual(before.slice(3, 6));
-    const moved = await movedLines(6);
+    const moved = await movedLines(process, 6);
     expect(moved.map((line) => line.anchor)).toEqual(Array(6).fill('moved'));
     expect(new Set(moved.map((line) => line.worker)).size).toBe(2);
-    await gateway!.stop();
+    await gateways.stop();
 
     // The key they drew is theirs alone: another instance refuses their cursor.
-    const other = await startWith(undefined, 2);
+    const { origin: other } = await startWith(undefined, 2);
     for (let request = 0; request < 2; request++) expect(await refusal(other, first.endCursor)).toEqual([[OTHER_KEYS, 'BAD_USER_INPUT', 'CURSOR_OTHER_KEYS']]);
   }, 120_000);
 });

@@ -1,36 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
-import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { describe, expect, it } from '@jest/globals';
+import { gatewaysOverSandbox } from '../support/gateways-over-sandbox.ts';
 import { until } from '../support/time.ts';
 import { graphql, logLines, send } from './support/http.ts';
 
 // SHUTDOWN_DELAY_MS in the single-process gateway (WORKERS=1), as a load balancer sees it.
 
-let sandbox: Sandbox;
-let gateway: GatewayProcess | undefined;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(async () => {
-  await gateway?.stop();
-  await sandbox.close();
-});
+const gateways = gatewaysOverSandbox({ LOG_LEVEL: 'info' });
 
 describe('SIGTERM with SHUTDOWN_DELAY_MS', () => {
   it('answers /readyz with 503 at once, keeps serving queries until the delay is over, then closes and exits 0', async () => {
-    const started = await startProductionGateway({ UPSTREAM_URL: sandbox.url, LOG_LEVEL: 'info', SHUTDOWN_DELAY_MS: '1500' });
-    gateway = started.process;
-    const { origin } = started;
+    const started = await gateways.start({ SHUTDOWN_DELAY_MS: '1500' });
+    const { origin, process: gateway } = started;
     // Probes go to the admin listener, as a load balancer's health checks do.
     const admin = started.admin!;
-    const ids = sandbox.store.exceptions(sandbox.tokens[0]!.businessAccountId).slice(0, 2).map((r) => r.id);
+    const { store, tokens } = gateways.sandbox;
+    const ids = store.exceptions(tokens[0]!.businessAccountId).slice(0, 2).map((r) => r.id);
     const expected = { data: { exceptions: { nodes: ids.map((id) => ({ id })) } } };
     const query = '{ exceptions(first: 2) { nodes { id } } }';
     expect((await send(`${admin}/readyz`)).status).toBe(200);
 
     gateway.child.kill('SIGTERM');
-    await until('the shutting-down line', () => logLines(gateway!.stdout()).find((l) => l.msg === 'shutting down'), 20_000);
+    await until('the shutting-down line', () => logLines(gateway.stdout()).find((l) => l.msg === 'shutting down'), 20_000);
     expect(logLines(gateway.stdout()).find((l) => l.msg === 'shutting down')).toMatchObject({ signal: 'SIGTERM', delayMs: 1500 });
     const ready = await send(`${admin}/readyz`);
     expect([ready.status, ready.json()]).toEqual([503, { status: 'unavailable', reason: 'shutting down', breaker: 'closed' }]);

@@ -12,6 +12,8 @@ export interface GatewayProcess {
   stderr(): string;
   /** Resolves with the first match of `pattern` in stdout. */
   waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
+  /** Resolves with the first match of `pattern` in stderr. */
+  waitForStderr(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
   /** Resolves with the exit code once the process has ended. */
   exited: Promise<number | null>;
   /** SIGTERM, then SIGKILL if it has not ended after 10 s. */
@@ -70,7 +72,7 @@ export function startGatewayProcess(env: Record<string, string>): GatewayProcess
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const stdout = watchOutput(child.stdout!, exited);
-  const stderr = watchOutput(child.stderr!);
+  const stderr = watchOutput(child.stderr!, exited);
   return {
     child,
     stdout: stdout.text,
@@ -79,6 +81,7 @@ export function startGatewayProcess(env: Record<string, string>): GatewayProcess
       stdout.waitFor(pattern, timeoutMs).catch((error: Error) => {
         throw new Error(`${error.message}\nstderr:\n${stderr.text()}`);
       }),
+    waitForStderr: stderr.waitFor,
     exited,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
