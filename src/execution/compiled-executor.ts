@@ -1,5 +1,5 @@
 import type { ApolloServerOptionsWithGateway, BaseContext } from '@apollo/server';
-import { execute, getVariableValues, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { execute, Kind, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { compilePlan, notCompiledCost, type Jit, type Plan } from './compile-plan.ts';
 import { compiledExecutionSynchronousPart, inGraphqlJsOrder } from './graphql-js-error-order.ts';
 import { asLocatedError } from './located-error.ts';
@@ -42,7 +42,8 @@ const MAX_PENDING_KEYS = 4_096;
  * graphql-js instead is safe even for a mutation:
  * - a document seen fewer than `minUses` times, or one jit cannot compile
  *   (remembered, so the compile is not retried);
- * - variables graphql-js' own coercion refuses (an unknown operation too);
+ * - variables jit's coercion refuses (graphql-js answers with its own messages; an unknown
+ *   operation too);
  * - a null or missing value in a position where jit does not check it the way
  *   graphql-js does (`guardedVariables`).
  * A compiled document costs far more heap than its text (up to 8 bytes per
@@ -131,15 +132,20 @@ export class CompiledExecution {
   }
 
   /**
-   * Whether jit may run the request: graphql-js' own coercion accepts the
-   * variables (graphql-js answers any refusal, with its own messages), and no
-   * guarded variable is null or missing. jit then coerces the same values alike.
+   * Whether jit may run the request: no guarded variable is null, or missing without a non-null
+   * default (graphql-js' coerced value would be null there). Variables jit's own coercion refuses
+   * come back as a result without data, which graphql-js then answers with its own messages
+   * (`settle`): the two coerce alike otherwise, which the fuzzed-variables test holds them to.
    */
   private coercesAsCompiled(plan: Plan, variables: Record<string, unknown> | undefined): boolean {
-    if (plan.variableDefinitions.length === 0) return true;
-    const coercion = getVariableValues(this.schema, plan.variableDefinitions, variables ?? {}, { maxErrors: 1 });
-    if (coercion.errors) return false;
-    for (const name of plan.guarded) if (coercion.coerced[name] == null) return false;
+    for (const name of plan.guarded) {
+      const value = variables !== undefined && Object.hasOwn(variables, name) ? variables[name] : undefined;
+      if (value === null) return false;
+      if (value === undefined) {
+        const byDefault = plan.variableDefinitions.find((definition) => definition.variable.name.value === name)?.defaultValue;
+        if (byDefault === undefined || byDefault.kind === Kind.NULL) return false;
+      }
+    }
     return true;
   }
 

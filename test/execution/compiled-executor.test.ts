@@ -240,6 +240,49 @@ describe('compiled execution', () => {
     );
   });
 
+  it('answers variables that only coercion tells apart exactly as graphql-js does: jit refuses what graphql-js refuses', async () => {
+    const query = `query Coerced($first: Int, $after: String, $orderBy: [ExceptionOrder!], $filter: ExceptionFilter, $id: ID!) {
+      exceptions(first: $first, after: $after, orderBy: $orderBy, filter: $filter) { totalCount nodes { id } }
+      document(id: $id) { id }
+    }`;
+    const id = sandboxExampleValues(sandbox.examples(acme().businessAccountId)).documentId;
+    const valid = { first: 2, orderBy: [{ field: 'ID', direction: 'ASC' }], id };
+    const cases: Record<string, unknown>[] = [
+      valid,
+      { ...valid, first: 1.5 },
+      { ...valid, first: 2_147_483_648 },
+      { ...valid, first: true },
+      { ...valid, first: '2' },
+      { ...valid, first: [2] },
+      { ...valid, after: 5 },
+      { ...valid, after: { cursor: 'x' } },
+      { ...valid, id: 5 },
+      { ...valid, id: true },
+      { ...valid, id: null },
+      { first: 2, orderBy: [{ field: 'ID', direction: 'ASC' }] },
+      { ...valid, orderBy: { field: 'ID', direction: 'ASC' } },
+      { ...valid, orderBy: [{ field: 'ID', direction: 'ASC', extra: 1 }] },
+      { ...valid, orderBy: [{ field: 'ID' }] },
+      { ...valid, orderBy: [null] },
+      { ...valid, orderBy: [{ field: 'id', direction: 'ASC' }] },
+      { ...valid, filter: { unassigned: 'yes' } },
+      { ...valid, filter: { status: 'OPEN' } },
+      { ...valid, filter: { assignedTo: [1, 'a'] } },
+      { ...valid, filter: 'OPEN' },
+      { ...valid, filter: { createdFrom: 'yesterday' } },
+    ];
+    const answers = [];
+    for (const variables of cases) {
+      const { reference, fast } = await both(query, variables);
+      expect({ variables, answer: fast }).toEqual({ variables, answer: reference });
+      answers.push(reference.errors === undefined ? 'data' : String(reference.errors[0]!.extensions?.code ?? reference.errors[0]!.message));
+    }
+    // The cases do reach both sides of coercion: the valid ones run, the others are refused.
+    // (the valid variables, and a lone order coerced to a list of one; an id of 5 is coerced and not found)
+    expect(answers.map((answer, index) => (answer === 'data' ? index : -1)).filter((index) => index >= 0)).toEqual([0, 12]);
+    expect(answers.filter((answer) => answer.startsWith('Variable "$')).length).toBe(18);
+  });
+
   const run = (execution: CompiledExecution, documentKey: string, text: string, operationName?: string) =>
     execution.execute({ documentKey, document: parse(text), operationName, variables: undefined, contextValue: createContext({ config, http, logger }, {}) });
 
