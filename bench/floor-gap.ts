@@ -13,7 +13,7 @@
  * Both run with the Node flags of `npm start`, in production mode, without read sharing, pinned to
  * CPU 1 while the sandbox and the load generator share CPU 0 (as in bench/run.ts).
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -137,16 +137,23 @@ function selfTimes(dir: string, window: { from: number; to: number }): { interva
 function compareProfiles(dir: string, operations: { gateway: number; floor: number }, windows: { gateway: Window; floor: Window }, count = 45): string[] {
   const gateway = selfTimes(path.join(dir, 'gateway'), windows.gateway);
   const floor = selfTimes(path.join(dir, 'floor'), windows.floor);
-  const table = (key: 'byPlace' | 'byFunction') => {
+  /** Each place or function's µs per operation in both, the largest differences first. */
+  const rows = (key: 'byPlace' | 'byFunction') => {
     const names = new Set([...gateway[key].keys(), ...floor[key].keys()]);
-    const rows = [...names].map((name) => {
-      const g = ((gateway[key].get(name) ?? 0) * gateway.interval) / operations.gateway;
-      const f = ((floor[key].get(name) ?? 0) * floor.interval) / operations.floor;
-      return { name, g, f };
-    });
-    return rows.sort((a, b) => Math.abs(b.g - b.f) - Math.abs(a.g - a.f)).slice(0, count)
-      .map((row) => `${row.g.toFixed(1).padStart(7)} ${row.f.toFixed(1).padStart(7)} ${(row.g - row.f).toFixed(1).padStart(7)}  ${row.name}`);
+    return [...names]
+      .map((name) => ({
+        name,
+        g: ((gateway[key].get(name) ?? 0) * gateway.interval) / operations.gateway,
+        f: ((floor[key].get(name) ?? 0) * floor.interval) / operations.floor,
+      }))
+      .sort((a, b) => Math.abs(b.g - b.f) - Math.abs(a.g - a.f));
   };
+  const table = (key: 'byPlace' | 'byFunction') =>
+    rows(key).slice(0, count).map((row) => `${row.g.toFixed(1).padStart(7)} ${row.f.toFixed(1).padStart(7)} ${(row.g - row.f).toFixed(1).padStart(7)}  ${row.name}`);
+  // Every function, for reading past the heaviest afterwards: the bundle's chunks are renamed by the
+  // next build, so the profiles cannot be mapped to the sources later.
+  const tsv = rows('byFunction').map((row) => [row.g.toFixed(2), row.f.toFixed(2), row.name].join('\t'));
+  writeFileSync(path.join(dir, 'functions.tsv'), ['gateway µs/op\tfloor µs/op\tfunction', ...tsv].join('\n') + '\n');
   const sum = (times: ReturnType<typeof selfTimes>, n: number) => ([...times.byPlace.values()].reduce((a, b) => a + b, 0) * times.interval) / n;
   return [
     `busy µs per operation over the whole run (profiled): gateway ${sum(gateway, operations.gateway).toFixed(0)}, floor ${sum(floor, operations.floor).toFixed(0)}`,

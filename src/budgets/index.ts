@@ -92,14 +92,13 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
   const admission: Stage = (req, res, next) => {
     const caller = callerToken(req.headers);
     const token = caller.token;
-    const address = addressUnit(addressOf(req));
     const key = caller.key;
     // Every later reader (context, platform client, shared reads) sees the one canonical spelling.
     if (token !== undefined) req.headers.authorization = canonicalAuthorization(token);
+    // The client's address is read only where it counts: a request without a token, or with one the platform has not accepted yet.
     const admitted: Admission = {
-      callerKey: key === undefined ? `address:${address}` : `token:${key}`,
+      callerKey: key === undefined ? `address:${addressUnit(addressOf(req))}` : `token:${key}`,
       caller: key === undefined ? 'address' : 'token',
-      address,
       tokenKey: key,
       refusedByPlatform: false,
     };
@@ -108,6 +107,7 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
       next();
       return;
     }
+    const address = addressUnit(addressOf(req));
     if (unknownInFlight.has(key)) {
       track(key, res);
       next();

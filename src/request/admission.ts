@@ -5,11 +5,9 @@
  * rest of the request's identity, so the context reads it without importing the budgets.
  */
 export interface Admission {
-  /** `token:<hash>` or `address:<address>`: whose bucket pays. */
+  /** `token:<hash>` or `address:<address>` (TRUSTED_PROXIES applied, an IPv6 address by its /64): whose bucket pays. */
   readonly callerKey: string;
   readonly caller: 'token' | 'address';
-  /** The client address (TRUSTED_PROXIES applied), an IPv6 address by its /64. */
-  readonly address: string;
   /** The bearer token's key (tokenKey of caller-token.ts), computed once for the request's platform client too. */
   readonly tokenKey: string | undefined;
   /** Whether the platform refused this request's token (401). */
