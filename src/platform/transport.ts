@@ -1,12 +1,18 @@
 import http from 'node:http';
 import https from 'node:https';
-import got, { type Got, type Response } from 'got';
+import got, { type Got, type PlainResponse } from 'got';
 import type { Config } from '../config.ts';
 import type { PlatformCall } from './policy.ts';
 import type { Answer } from './upstream-call.ts';
 
-function answerOf(response: Response<string>): Answer {
-  return { status: response.statusCode, body: response.body, headers: response.headers, retries: 0 };
+function answerOf(response: PlainResponse, body: string): Answer {
+  return { status: response.statusCode, body, headers: response.headers, retries: 0 };
+}
+
+/** The body as text; a UTF-8 byte-order mark dropped, as got's text decoding does. */
+function textOf(chunks: Buffer[]): string {
+  const text = chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /**
@@ -17,10 +23,7 @@ function answerOf(response: Response<string>): Answer {
 export class PlatformTransport {
   readonly baseUrl: string;
   readonly agents: { http: http.Agent; https: https.Agent };
-  /** Reads: no body to send, so no send timer (the request timer bounds a stalled write of the headers). */
-  private readonly reads: Got;
-  /** Writes (a PUT's JSON body): the reads' settings plus a send timer. */
-  private readonly writes: Got;
+  private readonly got: Got;
 
   constructor(baseUrl: string, settings: Config['upstream']) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
@@ -28,14 +31,14 @@ export class PlatformTransport {
     // close its extra connections and open them again.
     const agentOptions = { keepAlive: true, maxSockets: settings.maxSockets, maxFreeSockets: settings.maxSockets, scheduling: 'lifo' as const };
     this.agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
-    this.reads = got.extend({
+    this.got = got.extend({
       agent: this.agents,
-      // got has no timeouts by default; a platform that hangs must not hang the gateway. Each timer
-      // costs a call a timer and listeners, so each is set only where it bounds something.
+      // got has no timeouts by default; a platform that hangs must not hang the gateway.
       timeout: {
         lookup: settings.connectTimeoutMs,
         connect: settings.connectTimeoutMs,
         secureConnect: settings.connectTimeoutMs,
+        send: settings.responseTimeoutMs,
         response: settings.responseTimeoutMs,
         request: settings.requestTimeoutMs,
       },
@@ -48,34 +51,33 @@ export class PlatformTransport {
       decompress: true,
       responseType: 'text',
     });
-    this.writes = this.reads.extend({ timeout: { send: settings.responseTimeoutMs } });
   }
 
   /**
-   * One attempt through got's promise interface, as the design-card floor calls it
-   * (docs/benchmark.md): got reads the body as text and writes a PUT's JSON body. Resolves with
-   * whatever the platform answered, rejects with got's error. The signal (the request's deadline or
-   * cancellation) makes got destroy the request in flight, and rejects the attempt with its reason
-   * at once: the policies above release what the attempt holds in the same turn, not after got's.
+   * One attempt through got's stream interface, which skips the promise interface's per-call layer
+   * (docs/benchmark.md). Resolves with whatever the platform answered, rejects with got's error or
+   * the signal's reason. A PUT's JSON body is written by got. The signal destroys the stream in flight.
    */
   call(call: PlatformCall): Promise<Answer> {
     const { signal } = call;
-    const headers: Record<string, string> = { ...call.headers, authorization: call.authorization, accept: 'application/json' };
-    const request = (call.method === 'GET' ? this.reads : this.writes)(this.baseUrl + call.pathAndQuery, { method: call.method, headers, json: call.body, signal });
-    if (signal === undefined) return request.then(answerOf);
     return new Promise((resolve, reject) => {
-      const stop = () => reject(signal.reason);
-      signal.addEventListener('abort', stop, { once: true });
-      request.then(
-        (response) => {
-          signal.removeEventListener('abort', stop);
-          resolve(answerOf(response));
-        },
-        (error: unknown) => {
-          signal.removeEventListener('abort', stop);
-          reject(signal.aborted ? signal.reason : error);
-        },
-      );
+      const stop = () => {
+        stream.destroy();
+        reject(signal?.reason);
+      };
+      const settle = <T>(outcome: (value: T) => void, value: T) => {
+        signal?.removeEventListener('abort', stop);
+        outcome(value);
+      };
+      const headers: Record<string, string> = { ...call.headers, authorization: call.authorization, accept: 'application/json' };
+      const stream = this.got.stream(this.baseUrl + call.pathAndQuery, { method: call.method, headers, json: call.body });
+      const chunks: Buffer[] = [];
+      let response: PlainResponse | undefined;
+      stream.once('response', (received: PlainResponse) => (response = received));
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.once('end', () => settle(resolve, answerOf(response as PlainResponse, textOf(chunks))));
+      stream.once('error', (error: Error) => settle(reject, error));
+      signal?.addEventListener('abort', stop, { once: true });
     });
   }
 
