@@ -13,6 +13,10 @@
  *
  * Why not two processes: two gateway processes on this 2-core machine differ by ~10 % run to run,
  * which hides a 10–50 µs effect; windows of one process share its warm-up, heap and load.
+ *
+ * Where taskset exists and there are two CPUs, this process (the gateway, every thread) runs on CPU 1
+ * and the sandbox and the load generator on CPU 0, as in bench/run.ts: otherwise the scheduler moves
+ * the gateway between CPUs and beside the load generator, and a window's CPU per request moves with it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -25,6 +29,7 @@ import { FeatureSwitches, SWITCHABLE_FEATURES, type SwitchableFeature } from '..
 import { createLogger } from '../src/logger.ts';
 import { startGateway } from '../src/server.ts';
 import { discoverFixtures } from './lib/sandbox-client.ts';
+import { canPin, pinProcess } from './lib/processes.ts';
 import { median, percentile } from './lib/stats.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -104,9 +109,17 @@ async function requestBody(workload: string): Promise<string> {
   return JSON.stringify({ query: 'query BenchDocument($id: ID!) { document(id: $id) { id name status documentType } }', variables: { id: fixtures.document.id } });
 }
 
+/** The command and arguments that run `command` on `cpu` when pinning is possible. */
+function onCpu(cpu: number | undefined, command: string, args: string[]): [string, string[]] {
+  return cpu === undefined ? [command, args] : ['taskset', ['-c', String(cpu), command, ...args]];
+}
+
 async function main(): Promise<void> {
   const env = { ...process.env, NODE_ENV: 'production' };
-  const sandbox = spawn(NODE, ['--disable-warning=ExperimentalWarning', 'sandbox/main.ts'], {
+  const pinned = canPin();
+  if (pinned) pinProcess(process.pid, 1);
+  const others = pinned ? 0 : undefined;
+  const sandbox = spawn(...onCpu(others, NODE, ['--disable-warning=ExperimentalWarning', 'sandbox/main.ts']), {
     cwd: ROOT,
     env: { ...env, SANDBOX_HOST: HOST, SANDBOX_PORT: String(PORTS.sandbox), SANDBOX_CONTENT_PORT: String(PORTS.content), SANDBOX_LATENCY_MS: '0' },
     stdio: 'ignore',
@@ -129,7 +142,7 @@ async function main(): Promise<void> {
     if (check.status !== 200 || answer.errors !== undefined) throw new Error(`the workload's request fails: ${JSON.stringify(answer).slice(0, 300)}`);
 
     const seconds = Math.ceil((features.length * pairs * 2 * (windowMs + settleMs)) / 1000) + 15;
-    load = spawn(NODE, [AUTOCANNON, '-c', values.connections!, '-d', String(seconds), '-m', 'POST', '-H', 'content-type=application/json', '-H', `authorization=Bearer ${TOKEN}`, '-b', body, `${gateway.url}/graphql`], { stdio: 'ignore' });
+    load = spawn(...onCpu(others, NODE, [AUTOCANNON, '-c', values.connections!, '-d', String(seconds), '-m', 'POST', '-H', 'content-type=application/json', '-H', `authorization=Bearer ${TOKEN}`, '-b', body, `${gateway.url}/graphql`]), { stdio: 'ignore' });
     // Warm-up: compiled execution, JIT and the heap settle before the first window.
     await sleep(5_000);
 
@@ -164,7 +177,7 @@ async function main(): Promise<void> {
       rows.push(`| ${feature} | ${middle.toFixed(1)} | ${q1.toFixed(1)} … ${q3.toFixed(1)} |`);
       console.error(`${feature}: ${middle.toFixed(1)} µs/op (IQR ${q1.toFixed(1)} … ${q3.toFixed(1)})`);
     }
-    console.log(`\nworkload (${values.workload}), ${values.connections} connections, ${pairs} pairs of ${windowMs} ms windows per feature; ` +
+    console.log(`\nworkload (${values.workload}), ${values.connections} connections, ${pairs} pairs of ${windowMs} ms windows per feature, ${pinned ? 'pinned (gateway on CPU 1, sandbox and load on CPU 0)' : 'not pinned'}; ` +
       `the gateway with every feature on: ${median(everything).toFixed(0)} µs CPU per operation (median of its windows)\n`);
     console.log('| feature | marginal µs per operation (median) | spread (interquartile range) |');
     console.log('|---|---|---|');
