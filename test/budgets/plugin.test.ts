@@ -87,22 +87,14 @@ describe('costPlugin with a budget', () => {
     expect(answer.headers).toMatchObject(headers(17, 1));
   });
 
-  it('gives back what was reserved and not spent', async () => {
-    const { run, store } = await setup({ estimate: 5 });
-    expect((await run('{ calls(n: 2) }')).body?.extensions).toEqual({ cost: { requestedQueryCost: 5, actualQueryCost: 2, throttleStatus: throttle(18) } });
-    expect(store.takeNow(POLICY, CALLER, 0).available).toBe(18);
-  });
-
-  it('charges one call for an operation that made none or was estimated at none', async () => {
-    const { run, store } = await setup({ estimate: 0 });
-    expect((await run('{ calls(n: 0) }')).body?.extensions).toEqual({ cost: { requestedQueryCost: 1, actualQueryCost: 0, throttleStatus: throttle(19) } });
-    expect(store.takeNow(POLICY, CALLER, 0).available).toBe(19);
-  });
-
-  it('draws the calls beyond the estimate from the bucket as they go', async () => {
-    const { run, store } = await setup({ estimate: 2 });
-    expect((await run('{ calls(n: 4) }')).body?.extensions).toEqual({ cost: { requestedQueryCost: 2, actualQueryCost: 4, throttleStatus: throttle(16) } });
-    expect(store.takeNow(POLICY, CALLER, 0).available).toBe(16);
+  it.each([
+    ['gives back what was reserved and not spent', 5, 2, 5, 18],
+    ['charges one call for an operation that made none or was estimated at none', 0, 0, 1, 19],
+    ['draws the calls beyond the estimate from the bucket as they go', 2, 4, 2, 16],
+  ])('%s', async (_title, estimate, made, requested, left) => {
+    const { run, store } = await setup({ estimate });
+    expect((await run(`{ calls(n: ${made}) }`)).body?.extensions).toEqual({ cost: { requestedQueryCost: requested, actualQueryCost: made, throttleStatus: throttle(left) } });
+    expect(store.takeNow(POLICY, CALLER, 0).available).toBe(left);
   });
 
   it('refuses an operation estimated past the whole burst with 400, taking nothing and running nothing', async () => {
