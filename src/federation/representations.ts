@@ -40,6 +40,8 @@ function representationProblem(representation: unknown, index: number, keys: Rea
   if (typeof typename !== 'string') return `${at} has no __typename`;
   const sets = keys.get(typename);
   if (!sets) return `${at}: "${clip(typename, MAX_QUOTED_TYPENAME)}" is not an entity type of this subgraph`;
+  // An entity whose keys are all nested (`owner { id }`) has no flat key this check could read.
+  if (sets.length === 0) return `${at}: ${typename} has no flat key fields to resolve it by`;
   const record = representation as Record<string, unknown>;
   if (sets.some((fields) => fields.every((field) => isKeyValue(record[field])))) return undefined;
   return `${at}: ${typename} needs its key field${sets[0]!.length > 1 ? 's' : ''} ${sets.map((fields) => fields.join(' ')).join(' or ')} as an ID`;

@@ -51,7 +51,7 @@ describe('the admission stage', () => {
     for (const authorization of [undefined, 'Basic dXNlcjpwYXNz', 'Bearer two words']) {
       const { req, outcome } = await admitted(budgets.admission, authorization);
       expect(outcome).toEqual({ passed: true });
-      expect(admissionOf(req)).toEqual({ callerKey: 'address:203.0.113.7', caller: 'address', address: '203.0.113.7', tokenKey: undefined, refusedByPlatform: false });
+      expect(admissionOf(req)).toEqual({ callerKey: 'address:203.0.113.7', caller: 'address', tokenKey: undefined, refusedByPlatform: false });
     }
   });
 

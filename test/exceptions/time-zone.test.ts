@@ -22,16 +22,16 @@ describe('isAcceptedTimeZone', () => {
     expect(isAcceptedTimeZone(zone)).toBe(false);
   });
 
-  // Bug: the platform reads region ids as tzdb spells them, case-sensitively (the sandbox refuses
-  // `europe/paris`: sandbox/data/time.ts), but Intl matches them case-insensitively, so this check
-  // lets the typo through and it costs a platform round trip, answered with the platform's refusal.
-  it.failing('refuses a region id spelt in the wrong case, as the platform does', () => {
+  // The platform reads region ids as tzdb spells them, case-sensitively (the sandbox refuses
+  // `europe/paris`: sandbox/data/time.ts), while Intl matches them case-insensitively: the check must
+  // not let the typo through to cost a platform round trip.
+  it('refuses a region id spelt in the wrong case, as the platform does', () => {
     expect(isAcceptedTimeZone('europe/paris')).toBe(false);
   });
 
-  // Bug: the platform (and the sandbox's REGION_PATTERN) accepts single-segment tzdb ids such as CET,
-  // EST5EDT or Japan; the gateway's pattern wants a slash, so a valid zone is refused as BAD_USER_INPUT.
-  it.failing('accepts a single-segment IANA id such as CET, as the platform does', () => {
-    expect(isAcceptedTimeZone('CET')).toBe(true);
+  // The platform (and the sandbox's REGION_PATTERN) accepts single-segment tzdb ids.
+  it('accepts a single-segment IANA id such as CET, as the platform does', () => {
+    expect(['CET', 'EST5EDT', 'Japan', 'US/Eastern'].map(isAcceptedTimeZone)).toEqual([true, true, true, true]);
+    expect(['Paris', 'Nowhere/Land', 'europe/Paris'].map(isAcceptedTimeZone)).toEqual([false, false, false]);
   });
 });

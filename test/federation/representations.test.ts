@@ -78,10 +78,9 @@ describe('checkRepresentations', () => {
     expect(resolved).toEqual([]);
   });
 
-  // Bug: an entity whose keys are all nested has no flat key set, and representationProblem reads
-  // `sets[0]!.length` of the empty list: a TypeError answered as an internal error instead of a refusal.
-  // Latent: every key of schema/ is flat today.
-  it.failing('refuses a representation of an entity whose only key is nested as BAD_USER_INPUT', async () => {
+  // An entity whose keys are all nested has no flat key set: refused, not an internal error (every
+  // key of schema/ is flat today).
+  it('refuses a representation of an entity whose only key is nested as BAD_USER_INPUT', async () => {
     const answer = await entities([{ __typename: 'Nested', owner: { id: 'a' } }]);
     expect(answer.errors.map((error: { extensions: { code: string } }) => error.extensions.code)).toEqual(['BAD_USER_INPUT']);
   });

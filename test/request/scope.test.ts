@@ -70,7 +70,7 @@ describe('requestScopeOf, admit and admissionOf', () => {
 
   it("keeps the admission in the request's scope", () => {
     const req = request();
-    const admission: Admission = { callerKey: 'token:abc', caller: 'token', address: '127.0.0.1', tokenKey: 'abc', refusedByPlatform: false };
+    const admission: Admission = { callerKey: 'token:abc', caller: 'token', tokenKey: 'abc', refusedByPlatform: false };
     expect(admissionOf(req)).toBeUndefined();
     admit(req, admission);
     expect(admissionOf(req)).toBe(admission);

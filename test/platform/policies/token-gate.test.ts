@@ -12,10 +12,11 @@ import { CallerGone, RequestDeadlineExceeded } from '../../../src/request/deadli
 const OK: Answer = { status: 200, body: '', headers: {}, retries: 0 };
 const ROUTE = 'documents.get';
 
-/** Token verdicts that admit as told and record what they hear. */
-function verdicts(admission: () => Promise<'go' | 'probe' | 'refused'>) {
+/** Token verdicts that admit as told and record what they hear; the token is `known` before any call (unknown by default). */
+function verdicts(admission: () => Promise<'go' | 'probe' | 'refused'>, known: TokenVerdict = 'unknown') {
   const log: string[] = [];
   const tokens = {
+    verdict: () => known,
     admit: (key: string, _signal: AbortSignal | undefined, route: string) => (log.push(`admit ${key} ${route}`), admission()),
     report: (key: string, outcome: TokenVerdict, probe: boolean, route: string) => void log.push(`report ${key} ${outcome}${probe ? ' probe' : ''} ${route}`),
   };
@@ -35,6 +36,21 @@ const failing = (error: unknown): Next => () => Promise.reject(error);
 const upstream = (status: number) => new PlatformError(ErrorCode.BAD_USER_INPUT, `HTTP ${status}`, { upstream: { status } });
 
 describe('tokenGate', () => {
+  it('sends a call of an accepted token without waiting for an admission, and reports it accepted', async () => {
+    const { tokens, log } = verdicts(() => Promise.reject(new Error('an accepted token is not admitted')), 'accepted');
+    await expect(gate().send(call(tokens), async () => OK)).resolves.toBe(OK);
+    expect(log).toEqual([`report k1 accepted ${ROUTE}`]);
+  });
+
+  it('learns a refusal of an accepted token from a 401, and tells the request', async () => {
+    const { tokens, log } = verdicts(() => Promise.reject(new Error('an accepted token is not admitted')), 'accepted');
+    let told = 0;
+    const refusal = upstream(401);
+    await expect(gate().send(call(tokens, () => told++), failing(refusal))).rejects.toBe(refusal);
+    expect(log).toEqual([`report k1 refused ${ROUTE}`]);
+    expect(told).toBe(1);
+  });
+
   it('sends a call of a token it was admitted for and reports the token accepted', async () => {
     const { tokens, log } = verdicts(async () => 'go');
     await expect(gate().send(call(tokens), async () => OK)).resolves.toBe(OK);
