@@ -43,8 +43,9 @@ interface SealingKey {
   sealed: number;
 }
 
-function secretKeys(secret: string | Buffer): SecretKeys {
-  const material = createSecretKey(typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret);
+/** The keys of a secret: a CURSOR_SECRET's UTF-8 bytes, or bytes drawn at random. */
+function secretKeys(secret: Buffer): SecretKeys {
+  const material = createSecretKey(secret);
   const derive = (info: string, length: number) => Buffer.from(hkdfSync('sha256', material, Buffer.alloc(0), info, length));
   return { material, id: derive('gateway cursor secret id', SECRET_ID_BYTES) };
 }
@@ -108,7 +109,7 @@ let keys = new CursorKeys(secretKeys(randomBytes(KEY_BYTES)), undefined);
  * sealed under `previous` too, while a rotation lasts.
  */
 export function useCursorSecret(secret: string | undefined, previous?: string): void {
-  keys = new CursorKeys(secretKeys(secret ?? randomBytes(KEY_BYTES)), previous === undefined ? undefined : secretKeys(previous));
+  keys = new CursorKeys(secretKeys(secret === undefined ? randomBytes(KEY_BYTES) : Buffer.from(secret)), previous === undefined ? undefined : secretKeys(Buffer.from(previous)));
 }
 
 /** How many page keys of other processes (other salts) this process keeps, derived once each (for tests). */

@@ -94,6 +94,8 @@ describe('open', () => {
     // Shorter than a header and a tag: nothing to open, yet of this secret.
     expect(open(CLEAR, sealed.subarray(0, AT.sealed + TAG_BYTES - 1))).toBe('tampered');
     expect(open(CLEAR, sealed.subarray(0, AT.salt))).toBe('tampered');
+    expect(open(CLEAR, sealed.subarray(0, AT.nonce))).toBe('tampered');
+    expect(open(CLEAR, sealed.subarray(0, AT.nonce + 1))).toBe('tampered');
   });
 
   it('refuses as sealed under other keys a seal whose secret id is not one it holds, whatever its length', () => {
@@ -124,6 +126,12 @@ describe('open', () => {
     expect(openByHand(SECRET, CLEAR, during)).toEqual(PLAIN);
     // A seal of the previous secret, changed: tampered, not of other keys.
     expect(open(CLEAR, flipped(before, AT.sealed))).toBe('tampered');
+    // A third secret's seal is of other keys during a rotation as well.
+    useCursorSecret('a third secret, of another deployment, 32+ chars');
+    const third = seal(CLEAR, PLAIN);
+    useCursorSecret(SECRET, PREVIOUS);
+    expect(open(CLEAR, third)).toBe('other keys');
+    expect(open(CLEAR, before)).toEqual({ plain: PLAIN });
     useCursorSecret(SECRET);
     expect(open(CLEAR, before)).toBe('other keys');
     expect(open(CLEAR, during)).toEqual({ plain: PLAIN });
