@@ -735,7 +735,7 @@ describe("a page's cursors, in the order a query reads them", () => {
   it('seals startCursor and endCursor read first each alone, and the edges between them as one page after', async () => {
     const platform = KeyedPlatform.seeded(30, ENVELOPE);
     const ids = platform.ids();
-    for (const ends of [['start'], ['end'], ['start', 'end']] as const) {
+    for (const ends of [['start'], ['end'], ['start', 'end']] as ('start' | 'end')[][]) {
       const connection = await keyset(platform).page({ first: 5, after: cursorAt(platform, 9) });
       const early = ends.map((end) => (end === 'start' ? connection.pageInfo.startCursor : connection.pageInfo.endCursor)!);
       const cursors = connection.edges.map((edge) => edge.cursor);
