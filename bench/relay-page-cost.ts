@@ -9,7 +9,8 @@
  *
  * The gateway runs with the Node flags of `npm start`, as in bench/run.ts, in production mode,
  * without read sharing. On a shared machine the figures move with the others' load: compare the two
- * rows of one run, which alternate so that a change in load falls on both.
+ * rows of one run, which alternate so that a change in load falls on both, and the round-by-round
+ * line, which pairs the two figures of each round (measured back to back).
  */
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
@@ -216,6 +217,11 @@ try {
     if (variants.length === 2) {
       const [withCursors, without] = [median(figures['with cursors']), median(figures['without cursors'])];
       console.log(`cursors add ${((withCursors / without - 1) * 100).toFixed(1)} %`);
+      // Each round's two figures were measured back to back: their difference and ratio see the same load.
+      const pairs = figures['with cursors'].map((seconds, index) => [seconds, figures['without cursors'][index] as number] as const);
+      const differences = pairs.map(([withOne, withoutOne]) => (withOne - withoutOne) * 1e6);
+      const ratios = pairs.map(([withOne, withoutOne]) => withOne / withoutOne);
+      console.log(`round by round: cursors add ${(median(differences)).toFixed(0)} µs, ${((median(ratios) - 1) * 100).toFixed(1)} % (medians of ${pairs.length} rounds)`);
     }
   } finally {
     gateway.kill('SIGTERM');

@@ -1,7 +1,7 @@
 import { writeValue, readValue, isKeyValue } from './anchor-values.ts';
 import { BINDING_DIGEST_BYTES } from './binding-hash.ts';
 import { CursorReader, CursorWriter } from './cursor-bytes.ts';
-import { open, seal, type SealRefusal } from './cursor-seal.ts';
+import { open, SEAL_OVERHEAD_BYTES, sealInto, type SealRefusal } from './cursor-seal.ts';
 import type { Anchor, KeyValue } from './types.ts';
 
 /**
@@ -131,11 +131,13 @@ export function packAnchoredPage(start: number, count: number, digest: Buffer, a
     writer.varint(last - first);
     writeRecord(lastAnchor);
   }
-  const clear = Buffer.allocUnsafe(CLEAR_BYTES);
-  clear[0] = ANCHORED_VERSION;
-  digest.copy(clear, 1, 0, BINDING_DIGEST_BYTES);
-  const sealed = seal(clear, scratch.subarray(0, writer.length));
-  const page = Buffer.concat([clear.subarray(1), sealed]).toString('base64url');
+  // The page's bytes in one buffer: the clear bytes (version, digest), then the seal. The version
+  // is authenticated from here, while each cursor carries it in its own bytes (with its index).
+  const bytes = Buffer.allocUnsafe(CLEAR_BYTES + SEAL_OVERHEAD_BYTES + writer.length);
+  bytes[0] = ANCHORED_VERSION;
+  digest.copy(bytes, 1, 0, BINDING_DIGEST_BYTES);
+  sealInto(bytes, CLEAR_BYTES, scratch.subarray(0, writer.length));
+  const page = bytes.toString('base64url', 1);
   const cursors = new Array<string>(records);
   for (let index = 0; index < records; index++) cursors[index] = ownText(index) + page;
   return cursors;

@@ -26,7 +26,7 @@ const bindingCache = new Map<string, BindingHashes>();
 export function hashesOf(binding: string): BindingHashes {
   const cached = bindingCache.get(binding);
   if (cached) return cached;
-  const digest = createHash('sha256').update(binding, 'utf8').digest();
+  const digest = createHash('sha256').update(binding).digest();
   // 66 bits: collisions between two filter/order texts of one connection are out of reach in practice.
   const hashes = { digest, hash: digest.toString('base64url').slice(0, 11) };
   if (binding.length <= BINDING_CACHE_MAX_CHARS) {

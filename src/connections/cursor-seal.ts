@@ -43,8 +43,9 @@ interface SealingKey {
   sealed: number;
 }
 
-function secretKeys(secret: string | Buffer): SecretKeys {
-  const material = createSecretKey(typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret);
+/** The keys of a secret: a CURSOR_SECRET's UTF-8 bytes, or bytes drawn at random. */
+function secretKeys(secret: Buffer): SecretKeys {
+  const material = createSecretKey(secret);
   const derive = (info: string, length: number) => Buffer.from(hkdfSync('sha256', material, Buffer.alloc(0), info, length));
   return { material, id: derive('gateway cursor secret id', SECRET_ID_BYTES) };
 }
@@ -94,6 +95,11 @@ class CursorKeys {
       },
     };
   }
+
+  /** How many other processes' page keys are kept (for tests). */
+  get kept(): number {
+    return this.#opening.size;
+  }
 }
 
 let keys = new CursorKeys(secretKeys(randomBytes(KEY_BYTES)), undefined);
@@ -103,7 +109,12 @@ let keys = new CursorKeys(secretKeys(randomBytes(KEY_BYTES)), undefined);
  * sealed under `previous` too, while a rotation lasts.
  */
 export function useCursorSecret(secret: string | undefined, previous?: string): void {
-  keys = new CursorKeys(secretKeys(secret ?? randomBytes(KEY_BYTES)), previous === undefined ? undefined : secretKeys(previous));
+  keys = new CursorKeys(secretKeys(secret === undefined ? randomBytes(KEY_BYTES) : Buffer.from(secret)), previous === undefined ? undefined : secretKeys(Buffer.from(previous)));
+}
+
+/** How many page keys of other processes (other salts) this process keeps, derived once each (for tests). */
+export function keptOpeningKeys(): number {
+  return keys.kept;
 }
 
 /** A secret for one instance's workers to share when no CURSOR_SECRET is set (the primary draws it). */
@@ -113,20 +124,42 @@ export function drawnCursorSecret(): string {
 
 /** What a sealed page carries in clear before its ciphertext: the secret's id, the salt of the sealing key, the nonce. */
 const SEAL_HEADER_BYTES = SECRET_ID_BYTES + SALT_BYTES + NONCE_BYTES;
+/** What a seal adds to its plain bytes: the header before them, the tag after. */
+export const SEAL_OVERHEAD_BYTES = SEAL_HEADER_BYTES + TAG_BYTES;
+
+/**
+ * Seals `plain` into `out`, whose first `clearBytes` bytes hold what the cursor carries in clear
+ * before the seal and are authenticated with it: from `clearBytes` on, `out` receives the seal's
+ * header, then the ciphertext, then the tag (`SEAL_OVERHEAD_BYTES` + `plain.length` bytes), so
+ * that the authenticated bytes (the clear bytes and the header) are one run and a page's bytes are
+ * written once, without copies to join them.
+ */
+export function sealInto(out: Buffer, clearBytes: number, plain: Buffer): void {
+  const sealing = keys.sealing;
+  let at = clearBytes;
+  at += sealing.secret.id.copy(out, at);
+  at += sealing.salt.copy(out, at);
+  // The counter's 53 bits, big-endian in the nonce's last 8 bytes: far more seals than a process makes.
+  out.fill(0, at, at + NONCE_BYTES - 6);
+  out.writeUIntBE(sealing.sealed++, at + NONCE_BYTES - 6, 6);
+  const nonce = out.subarray(at, at + NONCE_BYTES);
+  at += NONCE_BYTES;
+  const cipher = createCipheriv(CIPHER, sealing.key, nonce, { authTagLength: TAG_BYTES });
+  cipher.setAAD(out.subarray(0, at));
+  at += cipher.update(plain).copy(out, at);
+  at += cipher.final().copy(out, at);
+  cipher.getAuthTag().copy(out, at);
+}
 
 /**
  * Seals `plain` with the sealing key, authenticating `clear` (what the cursor carries in clear
  * before the seal) with it. Returns the seal's header, then the ciphertext, then the tag.
  */
 export function seal(clear: Buffer, plain: Buffer): Buffer {
-  const sealing = keys.sealing;
-  const nonce = Buffer.alloc(NONCE_BYTES);
-  // The counter's 53 bits, big-endian in the nonce's last 8 bytes: far more seals than a process makes.
-  nonce.writeUIntBE(sealing.sealed++, NONCE_BYTES - 6, 6);
-  const header = Buffer.concat([sealing.secret.id, sealing.salt, nonce]);
-  const cipher = createCipheriv(CIPHER, sealing.key, nonce, { authTagLength: TAG_BYTES });
-  cipher.setAAD(Buffer.concat([clear, header]));
-  return Buffer.concat([header, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+  const out = Buffer.allocUnsafe(clear.length + SEAL_OVERHEAD_BYTES + plain.length);
+  clear.copy(out);
+  sealInto(out, clear.length, plain);
+  return out.subarray(clear.length);
 }
 
 /** Why a sealed page did not open: the keys of its secret are not held here, or its bytes changed. */

@@ -90,23 +90,43 @@ export interface PageIssue {
   account: string | null;
 }
 
+/** Seals the anchored cursors of `count` records from `start`, `anchorAt` giving a record's anchor by its index in the page. */
+export type PageSealer = (start: number, count: number, anchorAt: (index: number) => Anchor) => string[];
+
 /**
- * Encodes the anchored cursors of a page for one binding, sealed together (anchored-cursor.ts).
- * `positions` follow one another; `anchors` are the records' anchors, as a list or read one by one
- * (only those of the page's ends are read). A page whose records' ids are all too long to carry
+ * Seals the anchored cursors of pages for one binding, each page's together (anchored-cursor.ts):
+ * only the anchors of a page's ends are read. A page whose records' ids are all too long to carry
  * gets position-only cursors.
  */
-export function anchoredPageEncoder(binding: string, issue: PageIssue = { caller: NO_CALLER, account: null }): (positions: readonly number[], anchors: readonly Anchor[] | ((index: number) => Anchor)) => string[] {
+export function anchoredPageSealer(binding: string, issue: PageIssue = { caller: NO_CALLER, account: null }): PageSealer {
   const { hash, digest } = hashesOf(binding);
-  return (positions, anchors) => {
-    positions.forEach(checkPosition);
-    if (positions.some((position, index) => position !== (positions[0] as number) + index)) throw new RangeError('the positions of a page follow one another');
-    const anchorAt = typeof anchors === 'function' ? anchors : (index: number) => anchors[index] as Anchor;
-    const sealed = packAnchoredPage(positions[0] as number, positions.length, digest, (index) => {
+  return (start, count, anchorAt) => {
+    if (count === 0) return [];
+    // The positions follow one another: the first and the last bound them all.
+    checkPosition(start);
+    checkPosition(start + count - 1);
+    const sealed = packAnchoredPage(start, count, digest, (index) => {
       const anchor = anchorAt(index);
       return anchorable(anchor) ? anchor : null;
     }, { account: issue.account, callerTag: issue.caller.tag() });
-    return positions.map((position, index) => sealed[index] ?? packPosition(position, hash));
+    if (sealed.length === count) return sealed;
+    const cursors = new Array<string>(count);
+    for (let index = 0; index < count; index++) cursors[index] = sealed[index] ?? packPosition(start + index, hash);
+    return cursors;
+  };
+}
+
+/**
+ * Encodes the anchored cursors of a page for one binding, sealed together (anchoredPageSealer).
+ * `positions` follow one another; `anchors` are the records' anchors, as a list or read one by one
+ * (only those of the page's ends are read).
+ */
+export function anchoredPageEncoder(binding: string, issue?: PageIssue): (positions: readonly number[], anchors: readonly Anchor[] | ((index: number) => Anchor)) => string[] {
+  const sealPage = anchoredPageSealer(binding, issue);
+  return (positions, anchors) => {
+    positions.forEach(checkPosition);
+    if (positions.some((position, index) => position !== (positions[0] as number) + index)) throw new RangeError('the positions of a page follow one another');
+    return sealPage(positions[0] as number, positions.length, typeof anchors === 'function' ? anchors : (index) => anchors[index] as Anchor);
   };
 }
 

@@ -1,5 +1,5 @@
 import { anchoredCursors, anchoredWindow } from './anchors.ts';
-import { anchoredPageEncoder, cursorEncoder } from './cursor.ts';
+import { anchoredPageSealer, cursorEncoder } from './cursor.ts';
 import { accountOfPage, requireOwnedByReader } from './cursor-owner.ts';
 import { fillWindow } from './fill-window.ts';
 import { ListKnowledge } from './list-knowledge.ts';
@@ -64,12 +64,18 @@ export async function paginate<T>(
   const cursorAt = (index: number, wholePage: boolean): string => {
     if (cursors[index] === undefined) {
       encoder ??= encoderFor(settings, nodes);
-      const missing = wholePage ? nodes.flatMap((_, at) => (cursors[at] === undefined ? [at] : [])) : [index];
-      const texts = encoder(
-        missing.map((at) => start + at),
-        missing.map((at) => nodes[at]),
-      );
-      missing.forEach((at, text) => (cursors[at] = texts[text]));
+      // The records still without a cursor: this one, or every one but those of the page's ends
+      // that startCursor or endCursor built before (a run, as only the ends are built alone).
+      let from = index;
+      let to = index + 1;
+      if (wholePage) {
+        from = 0;
+        to = nodes.length;
+        while (cursors[from] !== undefined) from++;
+        while (cursors[to - 1] !== undefined) to--;
+      }
+      const texts = encoder(start + from, to - from, (at) => nodes[from + at]);
+      for (let at = from; at < to; at++) cursors[at] ??= texts[at - from];
     }
     return cursors[index] as string;
   };
@@ -92,8 +98,8 @@ export async function paginate<T>(
   return { edges, nodes, pageInfo, totalCount: list.total };
 }
 
-/** Encodes the cursors of records of a page, each at its position. */
-type PageEncoder = (positions: readonly number[], nodes: readonly unknown[]) => string[];
+/** Encodes the cursors of `count` records of a page from `start`, `nodeAt` giving a record by its index among them. */
+type PageEncoder = (start: number, count: number, nodeAt: (index: number) => unknown) => string[];
 
 /**
  * The cursor encoder of one connection: anchored to each record when the connection has an order,
@@ -103,10 +109,10 @@ function encoderFor(settings: Settings, nodes: readonly unknown[]): PageEncoder 
   const order = settings.order;
   if (order === null) {
     const encode = cursorEncoder(settings.binding);
-    return (positions) => positions.map((position) => encode(position));
+    return (start, count) => Array.from({ length: count }, (_, index) => encode(start + index));
   }
-  const encode = anchoredPageEncoder(settings.binding, { caller: settings.caller, account: accountOfPage(nodes) });
+  const sealPage = anchoredPageSealer(settings.binding, { caller: settings.caller, account: accountOfPage(nodes) });
   const anchorOfNode = anchorReader(order);
   // Only the page's ends are sealed: the other records' anchors are never read.
-  return (positions, nodes) => encode(positions, (index) => anchorOfNode(nodes[index]));
+  return (start, count, nodeAt) => sealPage(start, count, (index) => anchorOfNode(nodeAt(index)));
 }

@@ -6,17 +6,17 @@
 export const POSITION_VERSION = 1;
 
 export function packPosition(position: number, hash: string): string {
-  return Buffer.from(JSON.stringify({ v: POSITION_VERSION, p: position, b: hash }), 'utf8').toString('base64url');
+  return Buffer.from(JSON.stringify({ v: POSITION_VERSION, p: position, b: hash })).toString('base64url');
 }
 
 /** The fields of a version 1 cursor's payload; null when the bytes are not JSON of an object. */
 export function unpackPosition(bytes: Buffer): Partial<Record<'v' | 'p' | 'b', unknown>> | null {
-  let payload: unknown;
+  let payload: unknown = null;
   try {
-    payload = JSON.parse(bytes.toString('utf8'));
+    payload = JSON.parse(bytes.toString());
   } catch {
-    return null;
+    // Not JSON: no payload.
   }
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return null;
-  return payload as Partial<Record<'v' | 'p' | 'b', unknown>>;
+  // JSON's null is an object to typeof, and no payload either.
+  return typeof payload !== 'object' || Array.isArray(payload) ? null : (payload as Partial<Record<'v' | 'p' | 'b', unknown>> | null);
 }

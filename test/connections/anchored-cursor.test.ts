@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { hashesOf } from '../../src/connections/binding-hash.ts';
 import { useCursorSecret } from '../../src/connections/cursor-seal.ts';
 import { CursorCaller } from '../../src/connections/caller.ts';
-import { anchoredPageEncoder, MAX_CURSOR_LENGTH } from '../../src/connections/cursor.ts';
+import { anchoredPageEncoder, anchoredPageSealer, MAX_CURSOR_LENGTH } from '../../src/connections/cursor.ts';
 import { decodeCursor, encodeAnchoredCursor, encodeCursor, readCursor } from '../../src/connections/index.ts';
 import type { Anchor } from '../../src/connections/index.ts';
 import { rejection } from '../support/rejection.ts';
@@ -157,6 +157,20 @@ describe('the cursors of a page', () => {
   it('refuse positions that are no page', () => {
     expect(() => anchoredPageEncoder(BINDING)([1, 2 ** 30 + 1], anchors.slice(0, 2))).toThrow(new RangeError('cursor position must be an integer between 0 and 1073741824, got 1073741825'));
     expect(() => anchoredPageEncoder(BINDING)([1, 3], anchors.slice(0, 2))).toThrow(new RangeError('the positions of a page follow one another'));
+  });
+
+  it('are sealed for a run of positions, bounded by its first and last, none for an empty run', () => {
+    const sealPage = anchoredPageSealer(BINDING);
+    const anchorAt = (index: number) => anchors[index]!;
+    expect(sealPage(2 ** 30 - 1, 2, anchorAt).map((cursor) => read(cursor))).toEqual([{ position: 2 ** 30 - 1, anchor: anchors[0] }, { position: 2 ** 30, anchor: anchors[1] }]);
+    expect(() => sealPage(2 ** 30 - 1, 3, anchorAt)).toThrow(new RangeError('cursor position must be an integer between 0 and 1073741824, got 1073741825'));
+    expect(() => sealPage(-1, 2, anchorAt)).toThrow(new RangeError('cursor position must be an integer between 0 and 1073741824, got -1'));
+    expect(sealPage(5, 0, anchorAt)).toEqual([]);
+    expect(anchoredPageEncoder(BINDING)([], [])).toEqual([]);
+    // Ids too long to carry at the ends and in the middle: position cursors where no end can place them.
+    const long = { id: 'x'.repeat(129), keys: null };
+    expect(sealPage(7, 3, (index) => (index === 1 ? anchors[1]! : long)).map((cursor) => read(cursor))).toEqual([7, 8, 9].map((position) => ({ position, anchor: anchors[1] })));
+    expect(sealPage(7, 2, () => long)).toEqual([encodeCursor(7, BINDING), encodeCursor(8, BINDING)]);
   });
 });
 
