@@ -5,7 +5,6 @@
 // measurement). What the sources load only on demand (the sandbox, the worker group, graphql-jit,
 // tracing's exporter, the Redis clients, body-parser) stays in chunks of its own, loaded when first
 // imported, as before.
-import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
@@ -41,30 +40,6 @@ const builtinsThroughRequire: Plugin = {
       contents: `module.exports = require(${JSON.stringify(args.path)});`,
       loader: 'js',
     }));
-  },
-};
-
-/** The project's one graphql (a direct dependency; no package nests a copy of its own). */
-const GRAPHQL_DIR = path.join(ROOT, 'node_modules', 'graphql');
-
-/**
- * One graphql, as ES modules. graphql ships every module twice (`.js`, CommonJS, and `.mjs`); Node
- * loads the CommonJS one for both import and require(), so the sources have one copy. A bundler
- * picks per importer, which would make two: a schema of one copy fails the `instanceof` checks of
- * the other. Every import and require() of graphql gets its `.mjs` module here: one copy, whose
- * imports bind directly (a CommonJS module costs a copy of its exports for each importer).
- */
-const graphqlOnce: Plugin = {
-  name: 'graphql-once',
-  setup(build) {
-    build.onResolve({ filter: /^graphql(\/.*)?$/ }, (args) => {
-      const module = args.path === 'graphql' ? 'index' : args.path.slice('graphql/'.length).replace(/\.m?js$/, '');
-      for (const candidate of [`${module}.mjs`, `${module}/index.mjs`]) {
-        const file = path.join(GRAPHQL_DIR, candidate);
-        if (existsSync(file)) return { path: file };
-      }
-      return { errors: [{ text: `graphql has no ES module for "${args.path}"` }] };
-    });
   },
 };
 
@@ -154,7 +129,7 @@ export async function buildGateway(outdir = GATEWAY_DIST_DIR): Promise<Metafile>
     platform: 'node',
     target: 'node24',
     external: EXTERNAL,
-    plugins: [builtinsThroughRequire, graphqlOnce, graphqlToolsOnce, apolloHashFromNode, commonJsNamedExports],
+    plugins: [builtinsThroughRequire, graphqlToolsOnce, apolloHashFromNode, commonJsNamedExports],
     // No keepNames: it defines `name` on every function as it is created, closures of the request
     // path included, which cost more per request than the sources (docs/benchmark.md). Without it
     // a name stays as written unless it collides with another module's in the same chunk, which
