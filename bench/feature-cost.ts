@@ -19,7 +19,6 @@
  * the gateway between CPUs and beside the load generator, and a window's CPU per request moves with it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
@@ -29,7 +28,7 @@ import { FeatureSwitches, SWITCHABLE_FEATURES, type SwitchableFeature } from '..
 import { createLogger } from '../src/logger.ts';
 import { startGateway } from '../src/server.ts';
 import { discoverFixtures } from './lib/sandbox-client.ts';
-import { canPin, pinProcess } from './lib/processes.ts';
+import { canPin, pinProcess, readCpuNanoseconds } from './lib/processes.ts';
 import { median, percentile } from './lib/stats.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -75,19 +74,6 @@ for (const feature of features) {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** This process's CPU time, every thread, in nanoseconds (schedstat's first field: time on a CPU). */
-function cpuNanoseconds(): number {
-  let total = 0;
-  for (const tid of readdirSync('/proc/self/task')) {
-    try {
-      total += Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // A thread that ended between the listing and the read.
-    }
-  }
-  return total;
-}
 
 async function ready(url: string, timeoutMs = 30_000): Promise<void> {
   const until = performance.now() + timeoutMs;
@@ -150,12 +136,12 @@ async function main(): Promise<void> {
     const window = async (feature: SwitchableFeature, on: boolean): Promise<number> => {
       switches.set(feature, on);
       await sleep(settleMs);
-      const cpu = cpuNanoseconds();
+      const cpu = readCpuNanoseconds('self');
       const requests = arrived;
       await sleep(windowMs);
       const done = arrived - requests;
       if (done < 20) throw new Error(`only ${done} requests in a ${windowMs} ms window: is the load running?`);
-      return (cpuNanoseconds() - cpu) / 1000 / done;
+      return (readCpuNanoseconds('self') - cpu) / 1000 / done;
     };
 
     const rows: string[] = [];

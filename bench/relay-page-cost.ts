@@ -11,6 +11,12 @@
  * without read sharing. On a shared machine the figures move with the others' load: compare the two
  * rows of one run, which alternate so that a change in load falls on both, and the round-by-round
  * line, which pairs the two figures of each round (measured back to back).
+ *
+ * The gateway's CPU is read from every thread's /proc schedstat, in nanoseconds (clock ticks of 10 ms
+ * would be 25 µs per page at 400 pages a second, twice the cursors' own cost). Where taskset exists
+ * and there are two CPUs, the gateway runs on CPU 1 and the sandbox and this harness (the load) on
+ * CPU 0, as in bench/run.ts: otherwise the scheduler moves the gateway beside the load, and a round's
+ * CPU per page moves with it.
  */
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
@@ -18,7 +24,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Readable } from 'node:stream';
-import { readCpuSeconds } from './lib/processes.ts';
+import { canPin, pinProcess, readCpuNanoseconds } from './lib/processes.ts';
 import { preparedStartCommand } from './lib/start-command.ts';
 import { readCommandLine } from '../src/command-line.ts';
 
@@ -57,6 +63,8 @@ const { values } = readCommandLine(
   },
 );
 const rounds = Number(values.rounds);
+/** Least warm-up per variant before the measured rounds. */
+const WARM_UP_SECONDS = 15;
 const seconds = Number(values.seconds);
 const rate = Number(values.rate);
 const variants = (Object.keys(QUERIES) as Variant[]).filter((variant) => values.only === undefined || variant === values.only);
@@ -97,10 +105,13 @@ function printed(stream: Readable, patterns: readonly RegExp[], timeoutMs = 30_0
   });
 }
 
+/** The measured rounds' CPU seconds and pages of each variant, summed (warm-up rounds are taken out after). */
+const totals: Record<Variant, { cpu: number; pages: number }> = { 'with cursors': { cpu: 0, pages: 0 }, 'without cursors': { cpu: 0, pages: 0 } };
+
 /** CPU seconds of the gateway per request answered with a page, over one run of `variant`. */
-async function round(pid: number, origin: string, variant: Variant): Promise<number> {
+async function round(pid: number, origin: string, variant: Variant, length = seconds): Promise<number> {
   const body = JSON.stringify({ query: QUERIES[variant] });
-  const before = readCpuSeconds(pid);
+  const before = readCpuNanoseconds(pid);
   let pages = 0;
   let failures = 0;
   await new Promise<void>((resolve, reject) => {
@@ -109,7 +120,7 @@ async function round(pid: number, origin: string, variant: Variant): Promise<num
         url: origin,
         connections: 8,
         overallRate: rate,
-        duration: seconds,
+        duration: length,
         requests: [
           {
             method: 'POST',
@@ -128,7 +139,10 @@ async function round(pid: number, origin: string, variant: Variant): Promise<num
     );
   });
   if (failures > 0) throw new Error(`${failures} answers without a page of 20 (${variant})`);
-  return (readCpuSeconds(pid) - before) / pages;
+  const cpu = (readCpuNanoseconds(pid) - before) / 1e9;
+  totals[variant].cpu += cpu;
+  totals[variant].pages += pages;
+  return cpu / pages;
 }
 
 function median(values: number[]): number {
@@ -188,6 +202,8 @@ function heaviest(file: string, count = 30): string[] {
 }
 
 const env = { PATH: process.env.PATH, HOME: process.env.HOME };
+const pinned = canPin();
+if (pinned) pinProcess(process.pid, 0);
 // Every listener on a free port: benchmarks and tests may run side by side on one machine.
 const sandbox = spawn(NODE, ['--disable-warning=ExperimentalWarning', 'sandbox/main.ts'], {
   cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'],
@@ -207,8 +223,11 @@ try {
     await ready(`${admin}/healthz`);
     console.log(`start-up ${(performance.now() - spawned).toFixed(0)} ms (spawn → admin /healthz)`);
     const pid = gateway.pid as number;
-    // Warm-up: compiled execution, the JIT, the keep-alive pool.
-    for (const variant of variants) await round(pid, origin, variant);
+    if (pinned) pinProcess(pid, 1);
+    // Warm-up: compiled execution, the JIT, the keep-alive pool, the heap's size. Rounds measured
+    // while the gateway still speeds up would favour whichever variant runs second in a pair.
+    for (const variant of variants) await round(pid, origin, variant, Math.max(seconds, WARM_UP_SECONDS));
+    for (const variant of variants) totals[variant] = { cpu: 0, pages: 0 };
     const figures: Record<Variant, number[]> = { 'with cursors': [], 'without cursors': [] };
     for (let index = 0; index < rounds; index++) {
       for (const variant of index % 2 === 0 ? variants : [...variants].reverse()) figures[variant].push(await round(pid, origin, variant));
@@ -216,7 +235,9 @@ try {
     for (const variant of variants) console.log(`${variant.padEnd(16)} ${figures[variant].map((s) => (s * 1e6).toFixed(0)).join(' ')} µs CPU per page, median ${(median(figures[variant]) * 1e6).toFixed(0)}`);
     if (variants.length === 2) {
       const [withCursors, without] = [median(figures['with cursors']), median(figures['without cursors'])];
-      console.log(`cursors add ${((withCursors / without - 1) * 100).toFixed(1)} %`);
+      console.log(`cursors add ${((withCursors / without - 1) * 100).toFixed(1)} % (medians of the rounds)`);
+      const perPage = (variant: Variant) => totals[variant].cpu / totals[variant].pages;
+      console.log(`all rounds together: ${(perPage('with cursors') * 1e6).toFixed(0)} against ${(perPage('without cursors') * 1e6).toFixed(0)} µs CPU per page, cursors add ${((perPage('with cursors') / perPage('without cursors') - 1) * 100).toFixed(1)} %`);
       // Each round's two figures were measured back to back: their difference and ratio see the same load.
       const pairs = figures['with cursors'].map((seconds, index) => [seconds, figures['without cursors'][index] as number] as const);
       const differences = pairs.map(([withOne, withoutOne]) => (withOne - withoutOne) * 1e6);

@@ -1,7 +1,8 @@
 import { writeValue, readValue, isKeyValue } from './anchor-values.ts';
 import { BINDING_DIGEST_BYTES } from './binding-hash.ts';
 import { CursorReader, CursorWriter } from './cursor-bytes.ts';
-import { open, SEAL_OVERHEAD_BYTES, sealInto, type SealRefusal } from './cursor-seal.ts';
+import { currentSealingKey, open, SEAL_OVERHEAD_BYTES, sealInto, type SealRefusal } from './cursor-seal.ts';
+import { SealedPages } from './sealed-pages.ts';
 import type { Anchor, KeyValue } from './types.ts';
 
 /**
@@ -54,6 +55,14 @@ const NO_KEYS = 255;
 const SCRATCH_BYTES = 2048;
 const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
 const writer = new CursorWriter(scratch);
+const clear = Buffer.allocUnsafe(CLEAR_BYTES);
+/** Pages sealed before: the same page asked again is not sealed again (sealed-pages.ts). */
+const sealedPages = new SealedPages();
+
+/** How many sealed pages this process keeps to hand out again (for tests). */
+export function keptSealedPages(): number {
+  return sealedPages.size;
+}
 
 function writeId(id: string): void {
   const at = writer.length;
@@ -131,13 +140,20 @@ export function packAnchoredPage(start: number, count: number, digest: Buffer, a
     writer.varint(last - first);
     writeRecord(lastAnchor);
   }
-  // The page's bytes in one buffer: the clear bytes (version, digest), then the seal. The version
-  // is authenticated from here, while each cursor carries it in its own bytes (with its index).
-  const bytes = Buffer.allocUnsafe(CLEAR_BYTES + SEAL_OVERHEAD_BYTES + writer.length);
-  bytes[0] = ANCHORED_VERSION;
-  digest.copy(bytes, 1, 0, BINDING_DIGEST_BYTES);
-  sealInto(bytes, CLEAR_BYTES, scratch.subarray(0, writer.length));
-  const page = bytes.toString('base64url', 1);
+  const plain = scratch.subarray(0, writer.length);
+  clear[0] = ANCHORED_VERSION;
+  digest.copy(clear, 1, 0, BINDING_DIGEST_BYTES);
+  const name = sealedPages.nameOf(clear, plain, currentSealingKey());
+  let page = name === undefined ? undefined : sealedPages.get(name);
+  if (page === undefined) {
+    // The page's bytes in one buffer: the clear bytes (version, digest), then the seal. The version
+    // is authenticated from here, while each cursor carries it in its own bytes (with its index).
+    const bytes = Buffer.allocUnsafe(CLEAR_BYTES + SEAL_OVERHEAD_BYTES + plain.length);
+    clear.copy(bytes);
+    sealInto(bytes, CLEAR_BYTES, plain);
+    page = bytes.toString('base64url', 1);
+    if (name !== undefined) sealedPages.keep(name, page);
+  }
   const cursors = new Array<string>(records);
   for (let index = 0; index < records; index++) cursors[index] = ownText(index) + page;
   return cursors;

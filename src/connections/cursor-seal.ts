@@ -127,6 +127,11 @@ const SEAL_HEADER_BYTES = SECRET_ID_BYTES + SALT_BYTES + NONCE_BYTES;
 /** What a seal adds to its plain bytes: the header before them, the tag after. */
 export const SEAL_OVERHEAD_BYTES = SEAL_HEADER_BYTES + TAG_BYTES;
 
+/** The key new seals are made under: another one once the secret changes (useCursorSecret). */
+export function currentSealingKey(): object {
+  return keys.sealing;
+}
+
 /**
  * Seals `plain` into `out`, whose first `clearBytes` bytes hold what the cursor carries in clear
  * before the seal and are authenticated with it: from `clearBytes` on, `out` receives the seal's

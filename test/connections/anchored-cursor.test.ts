@@ -276,7 +276,8 @@ describe('what an anchored cursor packs', () => {
 describe('the seal of a page, as docs/security.md says', () => {
   it('is AES-256-GCM under HKDF-SHA256 of CURSOR_SECRET and the salt, a counter nonce, the clear bytes authenticated', () => {
     useCursorSecret(SECRET);
-    const cursors = [encodeAnchoredCursor(42, ANCHOR, BINDING), encodeAnchoredCursor(42, ANCHOR, BINDING)];
+    // Two pages (the same page twice is sealed once: see "hands the same page out again").
+    const cursors = [encodeAnchoredCursor(42, ANCHOR, BINDING), encodeAnchoredCursor(43, ANCHOR, BINDING)];
     const [first, second] = cursors.map((cursor) => Buffer.from(cursor, 'base64url')) as [Buffer, Buffer];
     const secretId = Buffer.from(hkdfSync('sha256', SECRET, Buffer.alloc(0), 'gateway cursor secret id', 4));
     expect(first.subarray(AT.secretId, AT.salt)).toEqual(secretId);
@@ -307,6 +308,38 @@ describe('the seal of a page, as docs/security.md says', () => {
     useCursorSecret(SECRET);
     expect(encodeAnchoredCursor(42, ANCHOR, BINDING).slice(AT.salt * 4 / 3, AT.salt * 4 / 3 + 20)).not.toBe(cursor.slice(AT.salt * 4 / 3, AT.salt * 4 / 3 + 20));
     expect(read(cursor)).toEqual({ position: 42, anchor: ANCHOR });
+  });
+
+  it('hands the same page out again without another seal: the same cursors, the nonce not advanced', () => {
+    useCursorSecret(SECRET);
+    const caller = new CursorCaller('Bearer renewed-token');
+    const seal = anchoredPageSealer(BINDING, { caller, account: UUID });
+    const anchors = (index: number): Anchor => ({ id: `${UUID.slice(0, -2)}${String(index).padStart(2, '0')}`, keys: ANCHOR.keys });
+    const nonceOf = (cursor: string) => Buffer.from(cursor, 'base64url').subarray(AT.nonce, AT.sealed);
+    const first = seal(40, 20, anchors);
+    expect(seal(40, 20, anchors)).toEqual(first);
+    // The next page sealed takes the next nonce: the page asked again took none.
+    expect(nonceOf(seal(60, 20, anchors)[0]!)).toEqual(Buffer.from([...Buffer.alloc(11), 1]));
+    // Another caller, account, binding or secret: a seal of its own.
+    const others = [
+      anchoredPageSealer(BINDING, { caller: new CursorCaller('Bearer another-token'), account: UUID })(40, 20, anchors),
+      anchoredPageSealer(BINDING, { caller, account: null })(40, 20, anchors),
+      anchoredPageSealer(`${BINDING}&status=NEW`, { caller, account: UUID })(40, 20, anchors),
+    ];
+    expect(others.map((cursors) => nonceOf(cursors[0]!)[11])).toEqual([2, 3, 4]);
+    useCursorSecret(SECRET);
+    const resealed = seal(40, 20, anchors);
+    expect(nonceOf(resealed[0]!)).toEqual(Buffer.alloc(12));
+    expect(resealed[0]!.slice(AT.salt * 4 / 3, AT.nonce * 4 / 3)).not.toBe(first[0]!.slice(AT.salt * 4 / 3, AT.nonce * 4 / 3));
+    for (const cursors of [first, resealed]) expect(readCursor(cursors[19]!, BINDING, 'after', caller).position).toBe(59);
+  });
+
+  it('seals a page too long to keep every time it is asked', () => {
+    useCursorSecret(SECRET);
+    // Two ends with ids of 128 bytes: a page of more than 256 plain bytes.
+    const long = (index: number): Anchor => ({ id: `${'x'.repeat(125)}${String(index).padStart(3, '0')}`, keys: null });
+    const nonces = [0, 1].map(() => Buffer.from(anchoredPageSealer(BINDING)(0, 3, long)[0]!, 'base64url').subarray(AT.nonce, AT.sealed)[11]);
+    expect(nonces).toEqual([0, 1]);
   });
 
   it('opens under the previous secret during a rotation, and seals under the current one', () => {
