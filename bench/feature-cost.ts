@@ -5,9 +5,10 @@
  * runs, each feature is turned off and on in alternating windows of a few hundred milliseconds. The
  * process's CPU time (every thread, from /proc/self/task/<tid>/schedstat, in nanoseconds) divided by
  * the requests that arrived gives the CPU per operation of each window; a feature's marginal cost is
- * "on" minus "off" of adjacent windows, as the median over many pairs with its interquartile range.
- * The `control` switch turns nothing off: its figure is the harness's noise, and a feature within it
- * counts as within noise, not as measured.
+ * "on" minus "off" of adjacent windows, as the median over many pairs with a 95 % interval of that
+ * median (how well the run pins it down, narrowing as more pairs are taken) and the interquartile
+ * range (how much one pair moves). The `control` switch turns nothing off: its interval is the
+ * harness's resolution in that run, and a feature within it counts as within noise, not as measured.
  *
  *   node --disable-warning=ExperimentalWarning bench/feature-cost.ts [--pairs N] [--window-ms MS] [--connections N] [--workload d|a] [--features a,b]
  *
@@ -29,7 +30,7 @@ import { createLogger } from '../src/logger.ts';
 import { startGateway } from '../src/server.ts';
 import { discoverFixtures } from './lib/sandbox-client.ts';
 import { canPin, pinProcess, readCpuNanoseconds } from './lib/processes.ts';
-import { median, percentile } from './lib/stats.ts';
+import { median, medianInterval, percentile } from './lib/stats.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -160,13 +161,15 @@ async function main(): Promise<void> {
       switches.set(feature, true);
       const middle = median(marginal);
       const [q1, q3] = [percentile(marginal, 25), percentile(marginal, 75)];
-      rows.push(`| ${feature} | ${middle.toFixed(1)} | ${q1.toFixed(1)} … ${q3.toFixed(1)} |`);
-      console.error(`${feature}: ${middle.toFixed(1)} µs/op (IQR ${q1.toFixed(1)} … ${q3.toFixed(1)})`);
+      const [low, high] = medianInterval(marginal);
+      rows.push(`| ${feature} | ${middle.toFixed(1)} | ${low.toFixed(1)} … ${high.toFixed(1)} | ${q1.toFixed(1)} … ${q3.toFixed(1)} |`);
+      console.error(`${feature}: ${middle.toFixed(1)} µs/op (95 % interval of the median ${low.toFixed(1)} … ${high.toFixed(1)}, IQR ${q1.toFixed(1)} … ${q3.toFixed(1)})`);
     }
     console.log(`\nworkload (${values.workload}), ${values.connections} connections, ${pairs} pairs of ${windowMs} ms windows per feature, ${pinned ? 'pinned (gateway on CPU 1, sandbox and load on CPU 0)' : 'not pinned'}; ` +
       `the gateway with every feature on: ${median(everything).toFixed(0)} µs CPU per operation (median of its windows)\n`);
-    console.log('| feature | marginal µs per operation (median) | spread (interquartile range) |');
-    console.log('|---|---|---|');
+    // The interval is the median's resolution; the interquartile range is the spread of one pair.
+    console.log('| feature | marginal µs per operation (median) | 95 % interval of the median | spread of one pair (interquartile range) |');
+    console.log('|---|---|---|---|');
     for (const row of rows) console.log(row);
     await gateway.close();
   } finally {

@@ -41,6 +41,23 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
+/**
+ * A 95 % interval of the median of `values` that assumes nothing of their distribution: the order
+ * statistics whose ranks bound the median's with 95 % probability (a binomial of n trials of one
+ * half, by its normal approximation: ranks n/2 − 0.98·√n and n/2 + 1 + 0.98·√n, rounded). It
+ * narrows as 1/√n: it is the resolution of a median of n samples, where the interquartile range is
+ * the spread of one sample.
+ */
+export function medianInterval(values: readonly number[]): [number, number] {
+  const sorted = sortedCopy(values.filter((value) => Number.isFinite(value)));
+  const count = sorted.length;
+  if (count === 0) return [Number.NaN, Number.NaN];
+  const half = (1.96 * Math.sqrt(count)) / 2;
+  const lower = Math.min(count, Math.max(1, Math.round(count / 2 - half)));
+  const upper = Math.max(1, Math.min(count, Math.round(count / 2 + 1 + half)));
+  return [sorted[lower - 1] as number, sorted[upper - 1] as number];
+}
+
 export function summarize(values: ArrayLike<number>): LatencySummary {
   const sorted = sortedCopy(values);
   let sum = 0;

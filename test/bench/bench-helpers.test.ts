@@ -5,7 +5,7 @@ import { linearity, type GrowthPoint } from '../../bench/lib/growth.ts';
 import { evaluateTargets, floorChecks } from '../../bench/lib/results.ts';
 import type { BenchReport, CellResult, VariantFigure } from '../../bench/lib/results.ts';
 import { groupCalls } from '../../bench/lib/sandbox-client.ts';
-import { growthPercent, median, percentileOfSorted, SampleBuffer, summarize, windowMedian } from '../../bench/lib/stats.ts';
+import { growthPercent, median, medianInterval, percentileOfSorted, SampleBuffer, summarize, windowMedian } from '../../bench/lib/stats.ts';
 import { buildWorkloads, documentUpdateFields, graphqlValidator, checkEdges, TARGET_LABELS, TARGETS } from '../../bench/lib/workloads.ts';
 
 describe('statistics', () => {
@@ -23,6 +23,15 @@ describe('statistics', () => {
     expect(median([3, 1, 2])).toBe(2);
     expect(median([4, 1, 3, Number.NaN, 2])).toBe(2.5);
     expect(median([])).toBeNaN();
+  });
+
+  it("bounds the median by the order statistics of the binomial's 95 % ranks", () => {
+    const upTo = (count: number) => Array.from({ length: count }, (_, index) => count - index);
+    // The ranks of the published tables: (6, 15) of 20, (40, 61) of 100.
+    expect(medianInterval(upTo(20))).toEqual([6, 15]);
+    expect(medianInterval(upTo(100))).toEqual([40, 61]);
+    expect(medianInterval([7, Number.NaN])).toEqual([7, 7]);
+    expect(medianInterval([])).toEqual([Number.NaN, Number.NaN]);
   });
 
   it('compares the start and the end of a series by window medians', () => {
