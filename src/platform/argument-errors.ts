@@ -18,12 +18,17 @@ interface ArgumentError {
  * argument checks set), `extensions.fieldErrors` lists every error. Anything else is rethrown unchanged.
  * Use as `.catch(rethrowOnArguments(paths))` on the list call.
  */
+/** The argument path of the query parameter `name`: only the endpoint's own parameters, never an Object member such as `constructor`. */
+function parameterPath(paths: ArgumentPaths, name: string): readonly string[] | null {
+  return Object.hasOwn(paths, name) ? (paths[name] as readonly string[]) : null;
+}
+
 export function rethrowOnArguments(paths: ArgumentPaths): (error: unknown) => never {
   return (error) => {
     if (!(error instanceof PlatformError) || error.code !== ErrorCode.BAD_USER_INPUT || error.fieldErrors.length === 0) throw error;
     const fieldErrors: ArgumentError[] = error.fieldErrors.map((fieldError) => ({
       // `status[0]` or `sort.direction` still names its parameter first.
-      field: paths[fieldError.path.split(/[.[]/, 1)[0]!] ?? null,
+      field: parameterPath(paths, fieldError.path.split(/[.[]/, 1)[0]!),
       message: fieldError.message,
       code: fieldError.errorCode,
     }));

@@ -53,9 +53,11 @@ export function parseErrorBody(body: string, contentType: string | undefined, re
 
 const PLAIN_MESSAGE_LENGTH = 200;
 
-/** The first line, read no further than `max` characters (a body can be large; only its start is used). */
+/** The first line (LF or CRLF), read no further than `max` characters (a body can be large; only its start is used). */
 function firstLine(text: string, max: number): string {
   const head = text.slice(0, max);
   const end = head.indexOf('\n');
-  return end === -1 ? head : head.slice(0, end);
+  const line = end === -1 ? head : head.slice(0, end);
+  // A CRLF body's line ends in a carriage return, which is no part of the message.
+  return line.endsWith('\r') ? line.slice(0, -1) : line;
 }

@@ -86,6 +86,25 @@ describe('rethrowOnArguments, re-addressing', () => {
     });
   });
 
+  it("reads only the endpoint's own parameters, never an Object member such as `constructor`", () => {
+    const original = new PlatformError(ErrorCode.BAD_USER_INPUT, 'Validation failed', {
+      fieldErrors: [
+        { path: 'constructor', message: 'is unknown', errorCode: 'UNKNOWN' },
+        { path: 'toString', message: 'is unknown', errorCode: 'UNKNOWN' },
+        { path: 'status', message: 'is not a status', errorCode: 'INVALID' },
+      ],
+    });
+    expect((thrownBy(PATHS, original) as PlatformError).extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      field: ['filter', 'status'],
+      fieldErrors: [
+        { field: null, message: 'is unknown', code: 'UNKNOWN' },
+        { field: null, message: 'is unknown', code: 'UNKNOWN' },
+        { field: ['filter', 'status'], message: 'is not a status', code: 'INVALID' },
+      ],
+    });
+  });
+
   it('sets no `field` when no error names a parameter an argument sets, an empty path included', () => {
     const original = new PlatformError(ErrorCode.BAD_USER_INPUT, 'Validation failed', {
       fieldErrors: [

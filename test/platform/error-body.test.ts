@@ -85,6 +85,11 @@ describe('parseErrorBody, text that is not JSON', () => {
     expect(parseErrorBody('upstream connect error', undefined)).toStrictEqual({ message: 'upstream connect error', errors: [] });
   });
 
+  it('takes the first line of a CRLF body without its carriage return', () => {
+    expect(parseErrorBody('Bad gateway\r\nmore', 'text/plain')).toStrictEqual({ message: 'Bad gateway', errors: [] });
+    expect(parseErrorBody('Bad gateway\r', 'text/plain')).toStrictEqual({ message: 'Bad gateway', errors: [] });
+  });
+
   it('cuts a plain-text message to 200 characters, even when its first line ends later', () => {
     expect(parseErrorBody(`${'x'.repeat(250)}\nsecond line`, 'text/plain')).toStrictEqual({ message: 'x'.repeat(200), errors: [] });
     expect(parseErrorBody('y'.repeat(200), 'text/plain')).toStrictEqual({ message: 'y'.repeat(200), errors: [] });
