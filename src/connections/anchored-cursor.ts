@@ -59,11 +59,6 @@ const clear = Buffer.allocUnsafe(CLEAR_BYTES);
 /** Pages sealed before: the same page asked again is not sealed again (sealed-pages.ts). */
 const sealedPages = new SealedPages();
 
-/** How many sealed pages this process keeps to hand out again (for tests). */
-export function keptSealedPages(): number {
-  return sealedPages.size;
-}
-
 function writeId(id: string): void {
   const at = writer.length;
   writer.byte(ID_UUID);
