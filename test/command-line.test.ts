@@ -1,15 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { readCommandLine, type CommandHelp } from '../src/command-line.ts';
-
-/** process.exit, made to throw so the command stops where it would have exited. */
-class Exited extends Error {
-  readonly code: number | undefined;
-
-  constructor(code: number | undefined) {
-    super(`exit ${code}`);
-    this.code = code;
-  }
-}
+import { captureCommandOutput, exitOf } from './support/command-exit.ts';
 
 const CONFIG = {
   options: {
@@ -33,38 +24,14 @@ const HELP: CommandHelp<'out' | 'runs' | 'watch' | 'verbose'> = {
   examples: ['npm run bundle -- --out build', 'npm run bundle -- --watch   # while editing'],
 };
 
-let stdout: string;
-let stderr: string;
-
-beforeEach(() => {
-  stdout = '';
-  stderr = '';
-  jest.spyOn(process.stdout, 'write').mockImplementation((text) => ((stdout += String(text)), true));
-  jest.spyOn(process.stderr, 'write').mockImplementation((text) => ((stderr += String(text)), true));
-  jest.spyOn(process, 'exit').mockImplementation((code) => {
-    throw new Exited(code === undefined ? undefined : Number(code));
-  });
-});
-afterEach(() => {
-  jest.restoreAllMocks();
-});
+const output = captureCommandOutput();
 
 /** The exit code the command line ended with. */
-function exitOf(run: () => unknown): number | undefined {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof Exited) return error.code;
-    throw error;
-  }
-  throw new Error('the command line did not exit');
-}
-
 describe('readCommandLine', () => {
   it('returns the options read, with their defaults', () => {
     expect(readCommandLine(CONFIG, HELP, ['--runs', '3', '-v']).values).toEqual({ out: 'dist', runs: '3', watch: false, verbose: true });
     expect(readCommandLine(CONFIG, HELP, []).values).toEqual({ out: 'dist', watch: false });
-    expect([stdout, stderr]).toEqual(['', '']);
+    expect([output.stdout, output.stderr]).toEqual(['', '']);
   });
 
   it('returns positionals when the command takes them', () => {
@@ -73,7 +40,7 @@ describe('readCommandLine', () => {
 
   it('prints the help and exits 0 on --help or -h', () => {
     expect(exitOf(() => readCommandLine(CONFIG, HELP, ['--help']))).toBe(0);
-    expect(stdout).toBe(
+    expect(output.stdout).toBe(
       [
         'Usage: npm run bundle -- [options]',
         '',
@@ -92,14 +59,14 @@ describe('readCommandLine', () => {
         '',
       ].join('\n'),
     );
-    stdout = '';
+    output.stdout = '';
     expect(exitOf(() => readCommandLine(CONFIG, HELP, ['--runs', '2', '-h']))).toBe(0);
-    expect(stdout).toMatch(/^Usage: /);
+    expect(output.stdout).toMatch(/^Usage: /);
   });
 
   it('shows positionals and text after the options, and a command not run through npm as it is', () => {
     expect(exitOf(() => readCommandLine({ options: {}, allowPositionals: true }, { command: 'node dist/main.js', positionals: '[OUTDIR]', summary: 'S.', options: {}, examples: ['x'], more: 'Settings:\n  A' }, ['-h']))).toBe(0);
-    expect(stdout).toBe(['Usage: node dist/main.js [options] [OUTDIR]', '', 'S.', '', 'Options:', '  --help, -h  print this help and exit', '', 'Example:', '  x', '', 'Settings:\n  A', ''].join('\n'));
+    expect(output.stdout).toBe(['Usage: node dist/main.js [options] [OUTDIR]', '', 'S.', '', 'Options:', '  --help, -h  print this help and exit', '', 'Example:', '  x', '', 'Settings:\n  A', ''].join('\n'));
   });
 
   it.each([
@@ -108,9 +75,9 @@ describe('readCommandLine', () => {
     [['--runs'], 'bad option --runs <value>'],
     [['stray'], 'unexpected argument stray'],
     [['--watch=yes'], 'bad option --watch'],
-  ])('refuses %j in one line on stderr, exit 2', (args, problem) => {
+  ])('refuses %j in one line on output.stderr, exit 2', (args, problem) => {
     expect(exitOf(() => readCommandLine(CONFIG, HELP, args))).toBe(2);
-    expect(stderr).toBe(`npm run bundle: ${problem} (npm run bundle -- --help lists the options)\n`);
-    expect(stdout).toBe('');
+    expect(output.stderr).toBe(`npm run bundle: ${problem} (npm run bundle -- --help lists the options)\n`);
+    expect(output.stdout).toBe('');
   });
 });

@@ -1,51 +1,22 @@
-import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { GROUP_TITLES, readGatewayCommandLine } from '../src/gateway-help.ts';
 import { GROUPS, SETTINGS } from '../src/settings.ts';
+import { captureCommandOutput, exitOf } from './support/command-exit.ts';
 
 // The gateway's command line: `--help` prints what it does and every setting, grouped as
 // docs/configuration.md groups them, in plain text; anything else but no arguments at all is refused.
 
-/** process.exit, made to throw so the command line stops where it would have exited. */
-class Exited extends Error {
-  readonly code: number | undefined;
+const output = captureCommandOutput();
 
-  constructor(code: number | undefined) {
-    super(`exit ${code}`);
-    this.code = code;
-  }
-}
-
-let stdout: string;
-let stderr: string;
-
-beforeEach(() => {
-  stdout = '';
-  stderr = '';
-  jest.spyOn(process.stdout, 'write').mockImplementation((text) => ((stdout += String(text)), true));
-  jest.spyOn(process.stderr, 'write').mockImplementation((text) => ((stderr += String(text)), true));
-  jest.spyOn(process, 'exit').mockImplementation((code) => {
-    throw new Exited(code === undefined ? undefined : Number(code));
-  });
-});
-afterEach(() => {
-  jest.restoreAllMocks();
-});
-
-/** The exit code the command line ended with. */
-function exitOf(args: string[]): number | undefined {
-  try {
-    readGatewayCommandLine(args);
-  } catch (error) {
-    if (error instanceof Exited) return error.code;
-    throw error;
-  }
-  throw new Error('the command line did not exit');
+/** The exit code the gateway's command line ended with. */
+function exitWith(args: string[]): number | undefined {
+  return exitOf(() => readGatewayCommandLine(args));
 }
 
 /** The help's lines, read once per test that needs them. */
 function helpLines(): string[] {
-  expect(exitOf(['--help'])).toBe(0);
-  return stdout.split('\n');
+  expect(exitWith(['--help'])).toBe(0);
+  return output.stdout.split('\n');
 }
 
 /** Every line of the help with a setting: two spaces, the name padded to the longest name (34), two spaces. */
@@ -54,7 +25,7 @@ const settingLine = (name: string, text: string) => `  ${name.padEnd(34)}  ${tex
 describe('readGatewayCommandLine without arguments', () => {
   it('returns without printing anything or exiting', () => {
     expect(readGatewayCommandLine([])).toBeUndefined();
-    expect([stdout, stderr]).toEqual(['', '']);
+    expect([output.stdout, output.stderr]).toEqual(['', '']);
   });
 });
 
@@ -77,15 +48,15 @@ describe('readGatewayCommandLine --help', () => {
       '',
       'First settings:',
     ]);
-    expect(stderr).toBe('');
+    expect(output.stderr).toBe('');
   });
 
   it('answers -h as it answers --help', () => {
-    expect(exitOf(['-h'])).toBe(0);
-    const short = stdout;
-    stdout = '';
-    expect(exitOf(['--help'])).toBe(0);
-    expect(short).toBe(stdout);
+    expect(exitWith(['-h'])).toBe(0);
+    const short = output.stdout;
+    output.stdout = '';
+    expect(exitWith(['--help'])).toBe(0);
+    expect(short).toBe(output.stdout);
   });
 
   it('heads the settings with every group title in the docs’ order, as plain text, and ends with a newline', () => {
@@ -155,8 +126,8 @@ describe('readGatewayCommandLine refusals', () => {
     [['-p'], 'unknown option -p'],
     [['serve'], 'unexpected argument serve'],
     [['--help=yes'], 'bad option -h, --help'],
-  ])('refuses %j in one line on stderr and exits 2', (args, problem) => {
-    expect(exitOf(args)).toBe(2);
-    expect([stdout, stderr]).toEqual(['', `node dist/main.js: ${problem} (node dist/main.js --help lists the options)\n`]);
+  ])('refuses %j in one line on output.stderr and exits 2', (args, problem) => {
+    expect(exitWith(args)).toBe(2);
+    expect([output.stdout, output.stderr]).toEqual(['', `node dist/main.js: ${problem} (node dist/main.js --help lists the options)\n`]);
   });
 });
