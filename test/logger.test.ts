@@ -60,3 +60,25 @@ describe('log redaction', () => {
     expect(redactSecrets(line)).toBe(line);
   });
 });
+
+describe("the process's standard output", () => {
+  it('writes lines shorter and longer than one write, whole and in order, by the time the process has exited', async () => {
+    const { execFile } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const root = fileURLToPath(new URL('..', import.meta.url));
+    // 300 lines from 60 bytes to about 6 kB: several of them fill more than one write (LOG_WRITES.maxWrite).
+    const script = [
+      `import { createLogger } from ${JSON.stringify(`${root}src/logger.ts`)};`,
+      "const logger = createLogger('info');",
+      "for (let n = 0; n < 300; n++) logger.info({ n, pad: 'x'.repeat((n * 97) % 6000) }, 'line');",
+      'process.exit(0);',
+    ].join('\n');
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(`${root}node_modules/.bin/node`, ['--disable-warning=ExperimentalWarning', '--input-type=module', '-e', script], { cwd: root, maxBuffer: 8 << 20 }, (error, out) =>
+        error ? reject(error) : resolve(out)),
+    );
+    const lines = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { n: number; pad: string });
+    expect(lines.map(({ n }) => n)).toEqual(Array.from({ length: 300 }, (_, n) => n));
+    expect(lines.map(({ pad }) => pad.length)).toEqual(Array.from({ length: 300 }, (_, n) => (n * 97) % 6000));
+  }, 60_000);
+});
