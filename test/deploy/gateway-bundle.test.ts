@@ -75,9 +75,9 @@ describe('the built gateway', () => {
     const inputs = Object.keys(metafile.inputs);
     expect(inputs.filter((input) => /node_modules\/@graphql-tools\/[^/]+\/cjs\//.test(input))).toEqual([]);
     expect(inputs).toContain('node_modules/@graphql-tools/utils/esm/index.js');
-    // For Node, esbuild takes graphql's `main` (its CommonJS build) for every importer: one copy.
-    expect(inputs).toContain('node_modules/graphql/index.js');
-    expect(inputs.filter((input) => /^node_modules\/graphql\/.*\.mjs$/.test(input))).toEqual([]);
+    // graphql's ES modules for every importer, graphql-jit's require() included: one copy, no CommonJS build.
+    expect(inputs).toContain('node_modules/graphql/index.mjs');
+    expect(inputs.filter((input) => /^node_modules\/graphql\/.*\.js$/.test(input))).toEqual([]);
   });
 
   it("hashes Apollo Server's documents with Node's crypto, not with SHA-256 in JavaScript", () => {
