@@ -35,6 +35,7 @@ const logger = (destination: pino.DestinationStream): Logger =>
 const ways: Array<[string, Logger]> = [
   ['the gateway (LOG_WRITES)', logger(pino.destination({ dest: fd, sync: false, ...LOG_WRITES }))],
   ['8 kB pieces (minLength 8192)', logger(pino.destination({ dest: fd, sync: false, minLength: 8192, periodicFlush: 100 }))],
+  ['sync, 4 kB gathered (minLength 4096, maxWrite 8192)', logger(pino.destination({ dest: fd, sync: true, minLength: 4096, maxWrite: 8192, periodicFlush: 100 }))],
   ['a write(2) per line (sync)', logger(pino.destination({ dest: fd, sync: true }))],
   ['serialising only (no write)', logger({ write() {} })],
 ];

@@ -92,9 +92,9 @@ export function createLogger(level: string, options: { pretty?: boolean; destina
  * Log bytes held before they are written, the most one write(2) carries, and the longest a line
  * waits when fewer arrive. Kept small on purpose: sonic-boom measures the UTF-8 length of the chunk
  * it is appending to on every line (`Buffer.byteLength`, which also flattens the concatenated
- * string), so a line costs in proportion to the chunk. With 8 kB chunks the request line cost
- * 5.2 µs of CPU against 3.2 with 1 kB / 2 kB ones, 2.4 of which is pino's serialising
- * (docs/benchmark.md).
+ * string), so a line costs in proportion to the chunk. In a loop (bench/log-line-cost.ts), the
+ * request line cost 6.2 µs of CPU with 8 kB chunks against 3.1 with 1 kB / 2 kB ones, 2.0 of
+ * which is pino's serialising (docs/benchmark.md: in the gateway the difference is within noise).
  */
 export const LOG_WRITES = { minLength: 1024, maxWrite: 2048, periodicFlush: 100 } as const;
 

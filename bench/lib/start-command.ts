@@ -10,7 +10,7 @@ export interface StartCommand {
 }
 
 /** A checkout's `npm start`, `[exec] node [flags] <entry>`: the tokens between `node` and the entry, and the entry. */
-function startCommand(root: string): StartCommand {
+export function startCommand(root: string): StartCommand {
   const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start?: string } }).scripts.start ?? '';
   const tokens = start.split(/\s+/).filter((token) => token !== '' && token !== 'exec');
   const entry = tokens.findIndex((token) => /^(dist|src)\/main\.[jt]s$|^scripts\/start\.mjs$/.test(token));
