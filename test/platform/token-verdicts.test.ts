@@ -130,3 +130,82 @@ describe('the patience of an unknown token\'s probes', () => {
     expect(clock.pending()).toEqual([]);
   });
 });
+
+describe('what the process remembers of tokens', () => {
+  const MINUTE = 60_000;
+  const remembering = (maxTokens?: number) => {
+    const clock = new ManualClock();
+    return { tokens: new TokenVerdicts({ clock, maxTokens }), clock };
+  };
+
+  it('forgets an accepted token ten minutes after it was accepted, and drops it from memory when read then', () => {
+    const { tokens, clock } = remembering();
+    tokens.report('a', 'accepted', false);
+    clock.advance(10 * MINUTE - 1);
+    expect(tokens.verdict('a')).toBe('accepted');
+    clock.advance(1);
+    expect(tokens.sizes.accepted).toBe(1);
+    expect(tokens.verdict('a')).toBe('unknown');
+    expect(tokens.sizes.accepted).toBe(0);
+  });
+
+  it('forgets a refused token a minute after it was refused', () => {
+    const { tokens, clock } = remembering();
+    tokens.report('r', 'refused', false);
+    clock.advance(MINUTE - 1);
+    expect(tokens.verdict('r')).toBe('refused');
+    clock.advance(1);
+    expect(tokens.verdict('r')).toBe('unknown');
+    expect(tokens.sizes).toEqual({ accepted: 0, refused: 0, probes: 0 });
+  });
+
+  it('renews an accepted token only once half its ten minutes have passed', () => {
+    const { tokens, clock } = remembering();
+    tokens.report('a', 'accepted', false);
+    // More than half left: not renewed, so it still ends ten minutes after the first acceptance.
+    clock.advance(4 * MINUTE);
+    tokens.report('a', 'accepted', false);
+    clock.advance(6 * MINUTE);
+    expect(tokens.verdict('a')).toBe('unknown');
+
+    tokens.report('b', 'accepted', false);
+    // Exactly half left: renewed for ten minutes from now.
+    clock.advance(5 * MINUTE);
+    tokens.report('b', 'accepted', false);
+    clock.advance(10 * MINUTE - 1);
+    expect(tokens.verdict('b')).toBe('accepted');
+    clock.advance(1);
+    expect(tokens.verdict('b')).toBe('unknown');
+  });
+
+  it('holds at most maxTokens of each kind, forgetting the oldest first; renewing a token forgets no other', () => {
+    const { tokens, clock } = remembering(2);
+    tokens.report('a', 'accepted', false);
+    tokens.report('b', 'accepted', false);
+    clock.advance(6 * MINUTE);
+    // b is renewed (less than half its lifetime left): it moves to the newest place, and a stays.
+    tokens.report('b', 'accepted', false);
+    expect([tokens.verdict('a'), tokens.verdict('b')]).toEqual(['accepted', 'accepted']);
+    // A third token: the oldest, a, is forgotten.
+    tokens.report('c', 'accepted', false);
+    expect([tokens.verdict('a'), tokens.verdict('b'), tokens.verdict('c')]).toEqual(['unknown', 'accepted', 'accepted']);
+    expect(tokens.sizes.accepted).toBe(2);
+
+    tokens.report('x', 'refused', false);
+    tokens.report('y', 'refused', false);
+    tokens.report('z', 'refused', false);
+    expect([tokens.verdict('x'), tokens.verdict('y'), tokens.verdict('z')]).toEqual(['unknown', 'refused', 'refused']);
+  });
+
+  it('a 401 for an accepted token makes it unknown, not refused; a second 401 refuses it; an acceptance clears a refusal', () => {
+    const { tokens } = remembering();
+    tokens.report('a', 'accepted', false);
+    tokens.report('a', 'refused', false);
+    expect(tokens.verdict('a')).toBe('unknown');
+    tokens.report('a', 'refused', false);
+    expect(tokens.verdict('a')).toBe('refused');
+    tokens.report('a', 'accepted', false);
+    expect(tokens.verdict('a')).toBe('accepted');
+    expect(tokens.sizes).toEqual({ accepted: 1, refused: 0, probes: 0 });
+  });
+});
