@@ -22,11 +22,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pino from 'pino';
 import { readCommandLine } from '../src/command-line.ts';
 import { loadConfig } from '../src/config.ts';
 import { FeatureSwitches, SWITCHABLE_FEATURES, type SwitchableFeature } from '../src/feature-switches.ts';
-import { createLogger } from '../src/logger.ts';
+import { bufferedDestination, createLogger } from '../src/logger.ts';
 import { startGateway } from '../src/server.ts';
 import { discoverFixtures } from './lib/sandbox-client.ts';
 import { canPin, pinProcess, readCpuNanoseconds } from './lib/processes.ts';
@@ -117,7 +116,7 @@ async function main(): Promise<void> {
   const settings = Object.fromEntries(values.env.map((setting) => setting.split(/=(.*)/s).slice(0, 2)));
   const config = loadConfig({ ...env, HOST, PORT: '0', ADMIN_PORT: 'off', UPSTREAM_URL: `http://${HOST}:${PORTS.sandbox}`, UPSTREAM_SHARE_READS: 'false', ...settings });
   // The log lines go where a supervisor's pipe would take them, through the gateway's own buffered writer.
-  const logger = createLogger(config.logLevel, { destination: pino.destination({ dest: '/dev/null', minLength: 4096 }) as unknown as NodeJS.WritableStream });
+  const logger = createLogger(config.logLevel, { destination: bufferedDestination('/dev/null') });
   try {
     await ready(`http://${HOST}:${PORTS.sandbox}/__sandbox/requests`);
     const body = await requestBody(values.workload!);

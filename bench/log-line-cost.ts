@@ -1,8 +1,8 @@
 /**
  * What one request log line costs the process, by the way its bytes reach the file: the gateway's
- * stdout settings (src/logger.ts's LOG_WRITES), the 8 kB pieces it used before, a write(2) per line,
- * and pino's serialising alone (a destination that drops the line). The same line as the request
- * plugin writes, through the gateway's `formatters.log`, to a file; CPU per line (user + system,
+ * buffered writer (src/logger.ts's `bufferedDestination`), the 8 kB pieces it used before, a write(2)
+ * per line, and pino's serialising alone (a destination that drops the line). The same line as the
+ * request plugin writes, through the gateway's own logger (`createLogger`), to a file; CPU per line (user + system,
  * every thread of this process) over blocks of lines, the ways taking turns block by block so that a
  * change in the machine's load falls on every way alike. Medians and quartiles of the blocks.
  *
@@ -11,9 +11,9 @@
 import { mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pino, { type Logger } from 'pino';
+import pino from 'pino';
 import { readCommandLine } from '../src/command-line.ts';
-import { LOG_WRITES, redactSecrets } from '../src/logger.ts';
+import { bufferedDestination, createLogger } from '../src/logger.ts';
 import { median, percentile } from './lib/stats.ts';
 
 const { values } = readCommandLine(
@@ -30,10 +30,9 @@ const lines = Number(values.lines);
 const folder = values.file === undefined ? mkdtempSync(path.join(tmpdir(), 'log-line-cost-')) : undefined;
 const fd = openSync(values.file ?? path.join(folder!, 'lines.log'), 'w');
 
-const logger = (destination: pino.DestinationStream): Logger =>
-  pino({ level: 'info', formatters: { log: redactSecrets }, base: { service: 'platform-gateway' } }, destination);
-const ways: Array<[string, Logger]> = [
-  ['the gateway (LOG_WRITES)', logger(pino.destination({ dest: fd, sync: false, ...LOG_WRITES }))],
+const logger = (destination: pino.DestinationStream) => createLogger('info', { destination });
+const ways: Array<[string, pino.Logger]> = [
+  ['the gateway (bufferedDestination: 1 kB gathered, 2 kB at most)', logger(bufferedDestination(fd))],
   ['8 kB pieces (minLength 8192)', logger(pino.destination({ dest: fd, sync: false, minLength: 8192, periodicFlush: 100 }))],
   ['sync, 4 kB gathered (minLength 4096, maxWrite 8192)', logger(pino.destination({ dest: fd, sync: true, minLength: 4096, maxWrite: 8192, periodicFlush: 100 }))],
   ['a write(2) per line (sync)', logger(pino.destination({ dest: fd, sync: true }))],

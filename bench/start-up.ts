@@ -8,10 +8,11 @@
  *
  *   node --disable-warning=ExperimentalWarning bench/start-up.ts [--starts N] ENTRY...
  */
-import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readCommandLine } from '../src/command-line.ts';
-import { canPin } from './lib/processes.ts';
+import { canPin, spawnLogged, waitForReady } from './lib/processes.ts';
 import { startCommand } from './lib/start-command.ts';
 import { median } from './lib/stats.ts';
 
@@ -30,31 +31,25 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
 const { flags } = startCommand(ROOT);
 const pinned = canPin();
+const logDir = mkdtempSync(path.join(tmpdir(), 'start-up-'));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const startsOf = new Map<string, number[]>(positionals.map((entry) => [entry, []]));
 let port = 47_100;
 for (let round = 0; round < Number(values.starts); round++) {
-  for (const entry of positionals) {
+  for (const [index, entry] of positionals.entries()) {
     port += 1;
-    const command = pinned ? ['taskset', '-c', '1', NODE] : [NODE];
     const started = performance.now();
-    const child = spawn(command[0]!, [...command.slice(1), ...flags, path.resolve(entry)], {
-      cwd: ROOT,
-      stdio: 'ignore',
+    const child = spawnLogged({
+      name: `entry-${index}`, command: NODE, args: [...flags, path.resolve(entry)], cwd: ROOT, logDir, cpu: pinned ? 1 : undefined,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', UPSTREAM_URL: 'http://127.0.0.1:9', HOST: '127.0.0.1', PORT: String(port), ADMIN_PORT: 'off' },
     });
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    while (!(await fetch(`http://127.0.0.1:${port}/healthz`).then((response) => response.status === 200, () => false))) {
-      if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode} before it was ready`);
-      await sleep(3);
-    }
-    startsOf.get(entry)!.push(performance.now() - started);
-    child.kill('SIGTERM');
-    await exited;
+    startsOf.get(entry)!.push(await waitForReady(`http://127.0.0.1:${port}/healthz`, child, started, 30_000, 3));
+    await child.stop();
     await sleep(200);
   }
 }
 for (const [entry, starts] of startsOf) {
   console.log(`${entry}: median ${median(starts).toFixed(0)} ms (${starts.map((ms) => ms.toFixed(0)).join(', ')})`);
 }
+console.log(`logs of the starts in ${logDir}`);

@@ -78,9 +78,9 @@ export function redactSecrets(fields: Fields): Fields {
   return result;
 }
 
-export function createLogger(level: string, options: { pretty?: boolean; destination?: NodeJS.WritableStream } = {}): Logger {
+export function createLogger(level: string, options: { pretty?: boolean; destination?: pino.DestinationStream } = {}): Logger {
   const base = { level, formatters: { log: redactSecrets }, base: { service: 'platform-gateway' } };
-  if (options.destination) return pino(base, options.destination as pino.DestinationStream);
+  if (options.destination) return pino(base, options.destination);
   if (options.pretty) {
     // pino-pretty is a development dependency: production images log JSON only.
     return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'HH:MM:ss.l' } } });
@@ -96,7 +96,12 @@ export function createLogger(level: string, options: { pretty?: boolean; destina
  * request line cost 6.2 µs of CPU with 8 kB chunks against 3.1 with 1 kB / 2 kB ones, 2.0 of
  * which is pino's serialising (docs/benchmark.md: in the gateway the difference is within noise).
  */
-export const LOG_WRITES = { minLength: 1024, maxWrite: 2048, periodicFlush: 100 } as const;
+const LOG_WRITES = { minLength: 1024, maxWrite: 2048, periodicFlush: 100 } as const;
+
+/** The gateway's buffered writer of log lines to `dest` (a file descriptor or path): standard output's, and the cost harnesses'. */
+export function bufferedDestination(dest: number | string): pino.DestinationStream {
+  return pino.destination({ dest, sync: false, ...LOG_WRITES });
+}
 
 let stdout: pino.DestinationStream | undefined;
 
@@ -129,7 +134,7 @@ export function flushLogs(): Promise<void> {
 
 function stdoutDestination(): pino.DestinationStream {
   if (!stdout) {
-    stdout = pino.destination({ dest: process.stdout.fd, sync: false, ...LOG_WRITES });
+    stdout = bufferedDestination(process.stdout.fd);
   }
   return stdout;
 }

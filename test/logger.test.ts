@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import pino from 'pino';
@@ -63,8 +65,6 @@ describe('log redaction', () => {
 
 describe("the process's standard output", () => {
   it('writes lines shorter and longer than one write, whole and in order, by the time the process has exited', async () => {
-    const { execFile } = await import('node:child_process');
-    const { fileURLToPath } = await import('node:url');
     const root = fileURLToPath(new URL('..', import.meta.url));
     // 300 lines from 60 bytes to about 6 kB: several of them fill more than one write (LOG_WRITES.maxWrite).
     const script = [
