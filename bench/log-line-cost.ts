@@ -1,6 +1,6 @@
 /**
  * What one request log line costs the process, by the way its bytes reach the file: the gateway's
- * buffered writer (src/logger.ts's `bufferedDestination`), the 8 kB pieces it used before, a write(2)
+ * buffered writer (src/logger.ts's `bufferedDestination`, 8 kB pieces), smaller pieces, a write(2)
  * per line, and pino's serialising alone (a destination that drops the line). The same line as the
  * request plugin writes, through the gateway's own logger (`createLogger`), to a file; CPU per line (user + system,
  * every thread of this process) over blocks of lines, the ways taking turns block by block so that a
@@ -20,7 +20,7 @@ const { values } = readCommandLine(
   { options: { rounds: { type: 'string', default: '40' }, lines: { type: 'string', default: '5000' }, file: { type: 'string' } } },
   {
     command: 'node bench/log-line-cost.ts',
-    summary: 'CPU per request log line: the gateway\'s stdout settings, 8 kB pieces, a write per line, serialising alone.',
+    summary: 'CPU per request log line in a loop: the gateway\'s writer, smaller pieces, a write per line, serialising alone.',
     options: { rounds: { text: 'blocks of each way (the first five are warm-up)', value: 'N' }, lines: { text: 'lines per block', value: 'N' }, file: { text: 'where the lines go (a new temporary file by default; /dev/null leaves out the file system)', value: 'PATH' } },
     examples: ['node bench/log-line-cost.ts --rounds 20'],
   },
@@ -32,8 +32,8 @@ const fd = openSync(values.file ?? path.join(folder!, 'lines.log'), 'w');
 
 const logger = (destination: pino.DestinationStream) => createLogger('info', { destination });
 const ways: Array<[string, pino.Logger]> = [
-  ['the gateway (bufferedDestination: 1 kB gathered, 2 kB at most)', logger(bufferedDestination(fd))],
-  ['8 kB pieces (minLength 8192)', logger(pino.destination({ dest: fd, sync: false, minLength: 8192, periodicFlush: 100 }))],
+  ['the gateway (bufferedDestination: 8 kB pieces)', logger(bufferedDestination(fd))],
+  ['1 kB gathered, 2 kB at most (minLength 1024, maxWrite 2048)', logger(pino.destination({ dest: fd, sync: false, minLength: 1024, maxWrite: 2048, periodicFlush: 100 }))],
   ['sync, 4 kB gathered (minLength 4096, maxWrite 8192)', logger(pino.destination({ dest: fd, sync: true, minLength: 4096, maxWrite: 8192, periodicFlush: 100 }))],
   ['a write(2) per line (sync)', logger(pino.destination({ dest: fd, sync: true }))],
   ['serialising only (no write)', logger({ write() {} })],

@@ -89,14 +89,13 @@ export function createLogger(level: string, options: { pretty?: boolean; destina
 }
 
 /**
- * Log bytes held before they are written, the most one write(2) carries, and the longest a line
- * waits when fewer arrive. Kept small on purpose: sonic-boom measures the UTF-8 length of the chunk
- * it is appending to on every line (`Buffer.byteLength`, which also flattens the concatenated
- * string), so a line costs in proportion to the chunk. In a loop (bench/log-line-cost.ts), the
- * request line cost 6.2 µs of CPU with 8 kB chunks against 3.1 with 1 kB / 2 kB ones, 2.0 of
- * which is pino's serialising (docs/benchmark.md: in the gateway the difference is within noise).
+ * Log bytes held before they are written, and the longest a line waits when fewer arrive. Smaller
+ * pieces make each line cheaper in a loop (sonic-boom measures the byte length of the piece it
+ * appends to on every line), but cost the gateway more: 1 kB pieces of at most 2 kB took 37–39 µs
+ * per request line against 23–31 with these, each write(2) being a trip through the thread pool
+ * (docs/benchmark.md, *The request log line*).
  */
-const LOG_WRITES = { minLength: 1024, maxWrite: 2048, periodicFlush: 100 } as const;
+const LOG_WRITES = { minLength: 8192, periodicFlush: 100 } as const;
 
 /** The gateway's buffered writer of log lines to `dest` (a file descriptor or path): standard output's, and the cost harnesses'. */
 export function bufferedDestination(dest: number | string): pino.DestinationStream {
@@ -107,7 +106,7 @@ let stdout: pino.DestinationStream | undefined;
 
 /**
  * Standard output for every logger of the process, buffered: every request writes a line, and
- * gathering them saves a write(2) per request. Lines go out once 1 kB has gathered or within
+ * gathering them saves a write(2) per request. Lines go out once 8 kB have gathered or within
  * 100 ms; pino writes what is pending when the process exits, so only a SIGKILL can lose the
  * last 100 ms. The periodic write is sonic-boom's own (`periodicFlush`), which writes without
  * the fsync(2) that a `flush` with a callback adds, and stops with the stream.

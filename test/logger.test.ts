@@ -66,7 +66,7 @@ describe('log redaction', () => {
 describe("the process's standard output", () => {
   it('writes lines shorter and longer than one write, whole and in order, by the time the process has exited', async () => {
     const root = fileURLToPath(new URL('..', import.meta.url));
-    // 300 lines from 60 bytes to about 6 kB: several of them fill more than one write (LOG_WRITES.maxWrite).
+    // 300 lines from 60 bytes to about 6 kB, about 900 kB in all: many pieces, lines across their edges.
     const script = [
       `import { createLogger } from ${JSON.stringify(`${root}src/logger.ts`)};`,
       "const logger = createLogger('info');",

@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { gatewaysOverSandbox } from '../support/gateways-over-sandbox.ts';
 import { bearer, postJson } from '../support/graphql-client.ts';
 
-// The production process buffers its log lines (src/logger.ts): they go out once 1 kB has gathered
-// or within 100 ms. Buffering must not lose a line: neither at a quiet moment nor at a stop.
+// The production process buffers its log lines (src/logger.ts): they go out in 8 kB pieces or
+// within 100 ms. Buffering must not lose a line: neither at a quiet moment nor at a stop.
 
 const gateways = gatewaysOverSandbox();
 
@@ -35,7 +35,7 @@ describe('log output of the production process', () => {
     const ids = Array.from({ length: 40 }, (_, index) => `stop-request-${String(index).padStart(4, '0')}`);
     const statuses = await Promise.all(ids.map(async (id) => (await post(origin, id)).status));
     expect(statuses).toEqual(ids.map(() => 200));
-    // At once: some lines have gone out in 1–2 kB writes, the rest wait in the buffer.
+    // At once: at most a few lines have reached an 8 kB write, the rest wait in the buffer.
     process.child.kill('SIGTERM');
     expect(await process.exited).toBe(0);
     expect(loggedRequestIds(process.stdout()).sort()).toEqual(ids);
