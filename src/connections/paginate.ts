@@ -51,10 +51,9 @@ export async function paginate<T>(
   }
   await fillWindow(list, window, settings, fetchPage);
 
-  const nodes = list.run(window.start, window.end);
-  const hasNextPage = await list.settleExistsFrom(window.start + nodes.length);
-  const hasPreviousPage = window.start > 0 && (await list.settleExistsFrom(0));
-  const start = window.start;
+  const { start, nodes } = servedRows(list, window, parsed.last !== null && parsed.before !== null);
+  const hasNextPage = await list.settleExistsFrom(start + nodes.length);
+  const hasPreviousPage = start > 0 && (await list.settleExistsFrom(0));
   // Cursors are built when first read, with an encoder made for the first: a query that selects
   // none (most list queries select nodes only) pays for no encoding and no hashing of the binding.
   // The first edge cursor read builds every edge's, sealed together (one seal for the page);
@@ -96,6 +95,21 @@ export async function paginate<T>(
     },
   };
   return { edges, nodes, pageInfo, totalCount: list.total };
+}
+
+/**
+ * The rows a page serves: the window's rows without a gap, from its start. A page that pages back
+ * (last with before) is served from its end instead: when the rows at the window's start could not
+ * be joined to the rest (the list changed between two calls of the request), it holds the rows next
+ * to its cursor, fewer than asked, and hasPreviousPage with startCursor takes the client on back.
+ */
+function servedRows<T>(list: ListKnowledge<T>, window: Window, backward: boolean): { start: number; nodes: T[] } {
+  const nodes = list.run(window.start, window.end);
+  const end = Math.min(window.end, list.firstAbsent, list.total ?? Infinity);
+  if (!backward || window.start + nodes.length >= end) return { start: window.start, nodes };
+  let from = end;
+  while (from > window.start && list.at(from - 1) !== undefined) from--;
+  return { start: from, nodes: list.run(from, end) };
 }
 
 /** Encodes the cursors of `count` records of a page from `start`, `nodeAt` giving a record by its index among them. */

@@ -667,6 +667,30 @@ describe('filling a window that moved back past the rows read', () => {
       { page: 7, size: 5 },
     ]);
   });
+
+  it('serves the rows it holds right before the cursor when the rows before them cannot be joined', async () => {
+    const platform = KeyedPlatform.seeded(100, ENVELOPE);
+    const { page, outcomes } = keyset(platform);
+    const anchor = platform.items[50]!;
+    platform.remove(...platform.ids(40, 43));
+    const held = platform.ids(39, 47);
+    // The first call reads rows 39..51 (the cursor's record now at 47); a record arrives at the head
+    // before the call for 37 and 38, so that call ends one row short of the row it was to be joined at.
+    platform.beforeCall(1, () => platform.insert(...newest(1001, 1)));
+    const connection = await page({ last: 10, before: cursorOf(anchor, 50) });
+    // Fewer edges than asked, not none: the eight records before the cursor's, with a cursor to go on
+    // back from (docs/paging.md).
+    expect(idsOf(connection)).toEqual(held);
+    // The total is the one of the call whose rows the page serves.
+    expect(pageInfoOf(connection)).toEqual({ hasNextPage: true, hasPreviousPage: true, totalCount: 97 });
+    expect(outcomes).toEqual(['moved']);
+    expect(platform.take()).toEqual([
+      { page: 3, size: 13 },
+      { page: 9, size: 4 },
+    ]);
+    const back = await page({ last: 3, before: connection.pageInfo.startCursor! });
+    expect(idsOf(back)).toEqual(platform.ids(37, 40));
+  });
 });
 
 describe('the first call of a request', () => {
