@@ -77,7 +77,18 @@ export type Definition = Common &
       }
   );
 
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/**
+ * A number as an operator writes one: decimal digits, a sign and a fraction at most. Number() alone
+ * would also read `0x10` as 16, `1e3` as 1000 or `Infinity`, and start a gateway on a value nobody wrote.
+ */
+const decimal = (number: z.ZodNumber) =>
+  z
+    .string()
+    .trim()
+    .regex(/^[+-]?\d+(\.\d+)?$/, 'Invalid input: expected a number in decimal digits')
+    .transform(Number)
+    .pipe(number);
+const int = (min: number, max: number) => decimal(z.number().int().min(min).max(max));
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const httpUrl = z.url({ protocol: /^https?$/ });
 
@@ -382,7 +393,7 @@ export const SETTINGS = {
 
   // Per-caller budgets of platform calls, and the limit on refused tokens (src/budgets/)
   RATE_LIMIT_PER_SECOND: {
-    group: 'rate-limit', schema: z.coerce.number().min(0.001).max(1_000_000), shown: '(none: no limit)',
+    group: 'rate-limit', schema: decimal(z.number().min(0.001).max(1_000_000)), shown: '(none: no limit)',
     doc: 'platform calls per second one caller (one bearer token, however the header spells it; one client address without one) may average: its bucket refills at this rate; fractions allowed (`0.5`); recommended `20`',
   },
   RATE_LIMIT_BURST: {
@@ -398,7 +409,7 @@ export const SETTINGS = {
     doc: 'longest a request waits for the budgets\' Redis (or, with `WORKERS`, the primary); then it is counted in this instance\'s memory, and Redis is not asked again until it answers a probe',
   },
   AUTH_FAILURE_LIMIT_PER_MINUTE: {
-    group: 'rate-limit', config: 'authFailures.perMinute', schema: z.coerce.number().min(0.01).max(1_000_000), default: 30,
+    group: 'rate-limit', config: 'authFailures.perMinute', schema: decimal(z.number().min(0.01).max(1_000_000)), default: 30,
     doc: 'requests with tokens the platform has not accepted yet that one client address may send per minute, on average; past it they are refused with `429 RATE_LIMITED` and no platform call, while tokens already accepted keep working',
   },
   AUTH_FAILURE_LIMIT_BURST: {

@@ -25,7 +25,15 @@ describe('reading a setting', () => {
 
   it('refuses a fraction or a word where a whole number goes', () => {
     expect(read('MAX_QUERY_DEPTH', '1.5')).toEqual(['MAX_QUERY_DEPTH: Invalid input: expected int, received number']);
-    expect(read('MAX_QUERY_DEPTH', 'eight')).toEqual(['MAX_QUERY_DEPTH: Invalid input: expected number, received NaN']);
+    expect(read('MAX_QUERY_DEPTH', 'eight')).toEqual(['MAX_QUERY_DEPTH: Invalid input: expected a number in decimal digits']);
+  });
+
+  it('reads numbers in decimal digits only: the other ways JavaScript reads a number are refused, not converted', () => {
+    for (const text of ['0x10', '1e3', '0b1', '0o7', 'Infinity', '1_000', '.5', '5.']) {
+      expect([text, read('PORT', text)]).toEqual([text, ['PORT: Invalid input: expected a number in decimal digits']]);
+      expect([text, read('RATE_LIMIT_PER_SECOND', text)]).toEqual([text, ['RATE_LIMIT_PER_SECOND: Invalid input: expected a number in decimal digits']]);
+    }
+    expect([read('PORT', ' 8080 '), read('PORT', '+80'), read('PORT', '007'), read('RATE_LIMIT_PER_SECOND', '2.50')]).toEqual([8080, 80, 7, 2.5]);
   });
 
   it('reads a rate as any number within its bounds', () => {
