@@ -146,6 +146,8 @@ async function main(): Promise<void> {
 
     const rows: string[] = [];
     const everything: number[] = [];
+    // The windows of "every feature" itself: the gateway with and without them, at one time of the run.
+    const together = { on: [] as number[], off: [] as number[] };
     for (const feature of features) {
       const marginal: number[] = [];
       for (let pair = 0; pair < pairs; pair++) {
@@ -156,6 +158,10 @@ async function main(): Promise<void> {
         const [on, off] = onFirst ? [first, second] : [second, first];
         marginal.push(on - off);
         everything.push(on);
+        if (feature === 'every feature') {
+          together.on.push(on);
+          together.off.push(off);
+        }
       }
       switches.set(feature, true);
       const middle = median(marginal);
@@ -165,7 +171,8 @@ async function main(): Promise<void> {
       console.error(`${feature}: ${middle.toFixed(1)} µs/op (95 % interval of the median ${low.toFixed(1)} … ${high.toFixed(1)}, IQR ${q1.toFixed(1)} … ${q3.toFixed(1)})`);
     }
     console.log(`\nworkload (${values.workload}), ${values.connections} connections, ${pairs} pairs of ${windowMs} ms windows per feature, ${pinned ? 'pinned (gateway on CPU 1, sandbox and load on CPU 0)' : 'not pinned'}; ` +
-      `the gateway with every feature on: ${median(everything).toFixed(0)} µs CPU per operation (median of its windows)\n`);
+      `the gateway with every feature on: ${median(everything).toFixed(0)} µs CPU per operation (median of its windows)` +
+      (together.on.length > 0 ? `; in the windows of "every feature", ${median(together.on).toFixed(0)} µs with them and ${median(together.off).toFixed(0)} µs without` : '') + '\n');
     // The interval is the median's resolution; the interquartile range is the spread of one pair.
     console.log('| feature | marginal µs per operation (median) | 95 % interval of the median | spread of one pair (interquartile range) |');
     console.log('|---|---|---|---|');

@@ -27,6 +27,8 @@ export const SWITCHABLE_FEATURES = [
   'route guard',
   /** The calls budget of platform calls: MAX_PLATFORM_CALLS_PER_REQUEST and, with a budget set, each attempt's draw from the caller's bucket. */
   'calls budget',
+  /** Every feature above at once: what they cost together, and what the gateway costs without them. */
+  'every feature',
 ] as const;
 
 /** Which feature each platform-call policy (src/platform/policies/) belongs to; a policy not named here is never switched off. */
@@ -50,7 +52,7 @@ export class FeatureSwitches {
   private readonly off = new Set<SwitchableFeature>();
 
   isOn(feature: SwitchableFeature): boolean {
-    return !this.off.has(feature);
+    return !this.off.has(feature) && (feature === 'control' || !this.off.has('every feature'));
   }
 
   set(feature: SwitchableFeature, on: boolean): void {

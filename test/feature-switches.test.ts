@@ -19,6 +19,15 @@ describe('feature switches (the cost harness)', () => {
     expect(switches.isOn('request log')).toBe(true);
   });
 
+  it('turn every feature off at once with "every feature", but not the control, and each back as it was', () => {
+    const switches = new FeatureSwitches();
+    switches.set('metrics', false);
+    switches.set('every feature', false);
+    expect([switches.isOn('request log'), switches.isOn('metrics'), switches.isOn('calls budget'), switches.isOn('every feature'), switches.isOn('control')]).toEqual([false, false, false, false, true]);
+    switches.set('every feature', true);
+    expect([switches.isOn('request log'), switches.isOn('metrics'), switches.isOn('calls budget')]).toEqual([true, false, true]);
+  });
+
   it('skip a stage while its feature is off, passing the request on', () => {
     const switches = new FeatureSwitches();
     const seen: string[] = [];

@@ -78,23 +78,76 @@ export async function paginate<T>(
     }
     return cursors[index] as string;
   };
-  const edges: Edge<T>[] = nodes.map((node, index) => ({
-    get cursor(): string {
-      return cursorAt(index, true);
+  const edges: Edge<T>[] = nodes.map((node, index) => new PageEdge(node, index, cursorAt));
+  return { edges, nodes, pageInfo: new PageEnds(hasNextPage, hasPreviousPage, nodes.length, cursorAt), totalCount: list.total };
+}
+
+/** The cursor of the page's record at `index`, built on the first read; `wholePage` when an edge asks, so the page is sealed at once. */
+type CursorAt = (index: number, wholePage: boolean) => string;
+
+/**
+ * An edge whose `cursor` is built when first read: an own, enumerable accessor, so the edge reads,
+ * compares and prints as `{ cursor, node }`. One accessor serves every edge: a getter written in
+ * an object literal is a new function per edge and leaves each edge in V8's slow dictionary mode
+ * (a page of 21 such edges cost 14–25 µs in a profile of workload (b), docs/benchmark.md).
+ */
+class PageEdge<T> implements Edge<T> {
+  static readonly #cursor: PropertyDescriptor = {
+    get(this: PageEdge<unknown>): string {
+      return this.#cursorAt(this.#index, true);
     },
-    node,
-  }));
-  const pageInfo: PageInfo = {
-    hasNextPage,
-    hasPreviousPage,
-    get startCursor() {
-      return nodes.length === 0 ? null : cursorAt(0, false);
+    enumerable: true,
+    configurable: true,
+  };
+
+  declare readonly cursor: string;
+  // Declared, not a field: a field is defined before the constructor runs, and would come before `cursor`.
+  declare readonly node: T;
+  readonly #index: number;
+  readonly #cursorAt: CursorAt;
+
+  constructor(node: T, index: number, cursorAt: CursorAt) {
+    this.#index = index;
+    this.#cursorAt = cursorAt;
+    Object.defineProperty(this, 'cursor', PageEdge.#cursor);
+    (this as { node: T }).node = node;
+  }
+}
+
+/** pageInfo, whose startCursor and endCursor are each built alone when first read; own accessors shared as PageEdge's is. */
+class PageEnds implements PageInfo {
+  static readonly #ends: PropertyDescriptorMap = {
+    startCursor: {
+      get(this: PageEnds): string | null {
+        return this.#count === 0 ? null : this.#cursorAt(0, false);
+      },
+      enumerable: true,
+      configurable: true,
     },
-    get endCursor() {
-      return nodes.length === 0 ? null : cursorAt(nodes.length - 1, false);
+    endCursor: {
+      get(this: PageEnds): string | null {
+        return this.#count === 0 ? null : this.#cursorAt(this.#count - 1, false);
+      },
+      enumerable: true,
+      configurable: true,
     },
   };
-  return { edges, nodes, pageInfo, totalCount: list.total };
+
+  declare readonly hasNextPage: boolean;
+  declare readonly hasPreviousPage: boolean;
+  declare readonly startCursor: string | null;
+  declare readonly endCursor: string | null;
+  readonly #count: number;
+  readonly #cursorAt: CursorAt;
+
+  constructor(hasNextPage: boolean, hasPreviousPage: boolean, count: number, cursorAt: CursorAt) {
+    this.#count = count;
+    this.#cursorAt = cursorAt;
+    const fields = this as { hasNextPage: boolean; hasPreviousPage: boolean };
+    fields.hasNextPage = hasNextPage;
+    fields.hasPreviousPage = hasPreviousPage;
+    Object.defineProperties(this, PageEnds.#ends);
+  }
 }
 
 /**
