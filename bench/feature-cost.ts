@@ -10,7 +10,7 @@
  * range (how much one pair moves). The `control` switch turns nothing off: its interval is the
  * harness's resolution in that run, and a feature within it counts as within noise, not as measured.
  *
- *   node --disable-warning=ExperimentalWarning bench/feature-cost.ts [--pairs N] [--window-ms MS] [--connections N] [--workload d|a] [--features a,b]
+ *   node --disable-warning=ExperimentalWarning bench/feature-cost.ts [--pairs N] [--window-ms MS] [--connections N] [--workload a|b|c|d] [--features a,b]
  *
  * Why not two processes: two gateway processes on this 2-core machine differ by ~10 % run to run,
  * which hides a 10–50 µs effect; windows of one process share its warm-up, heap and load.
@@ -28,6 +28,7 @@ import { FeatureSwitches, SWITCHABLE_FEATURES, type SwitchableFeature } from '..
 import { bufferedDestination, createLogger } from '../src/logger.ts';
 import { startGateway } from '../src/server.ts';
 import { discoverFixtures } from './lib/sandbox-client.ts';
+import { buildWorkloads } from './lib/workloads.ts';
 import { canPin, pinProcess, readCpuNanoseconds } from './lib/processes.ts';
 import { median, medianInterval, percentile } from './lib/stats.ts';
 
@@ -58,7 +59,7 @@ const { values } = readCommandLine(
       pairs: { text: 'on/off window pairs per feature', value: 'N' },
       'window-ms': { text: 'length of a measured window (50 ms more settle before each)', value: 'MS' },
       connections: { text: 'autocannon connections', value: 'N' },
-      workload: { text: '(d) one document read, (a) an exceptions page of 20 with assignee and notes', value: 'LETTER' },
+      workload: { text: 'the benchmark\'s workload whose request the load sends: (a) an exceptions page, (b) a LinX page, (c) three areas, (d) one document read', value: 'LETTER' },
       features: { text: `comma-separated features, all by default: ${SWITCHABLE_FEATURES.join(', ')}`, value: 'LIST' },
       env: { text: "a setting of the gateway (repeatable), e.g. a budget for the calls budget's draw", value: 'NAME=VALUE' },
     },
@@ -84,15 +85,12 @@ async function ready(url: string, timeoutMs = 30_000): Promise<void> {
   throw new Error(`${url} not ready`);
 }
 
-/** The workload's one request, as bench/lib/workloads.ts asks it, with the sandbox's seeded ids. */
+/** The workload's one request, exactly as `npm run bench` sends it (bench/lib/workloads.ts), with the sandbox's seeded ids. */
 async function requestBody(workload: string): Promise<string> {
-  if (workload === 'a') {
-    const fields = 'id status assignedTo { id firstName lastName email } notes { id title contentText }';
-    return JSON.stringify({ query: `query BenchExceptions { exceptions(first: 20) { nodes { ${fields} } pageInfo { hasNextPage endCursor } totalCount } }` });
-  }
-  if (workload !== 'd') throw new Error('--workload must be d or a');
   const { fixtures } = await discoverFixtures(`http://${HOST}:${PORTS.sandbox}`, TOKEN);
-  return JSON.stringify({ query: 'query BenchDocument($id: ID!) { document(id: $id) { id name status documentType } }', variables: { id: fixtures.document.id } });
+  const calls = buildWorkloads(fixtures).find((candidate) => candidate.id === workload)?.plans.gateway?.calls ?? [];
+  if (calls.length !== 1 || calls[0]!.body === undefined) throw new Error('--workload must be one of a, b, c, d');
+  return calls[0]!.body;
 }
 
 /** The command and arguments that run `command` on `cpu` when pinning is possible. */
