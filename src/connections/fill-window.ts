@@ -24,7 +24,7 @@ export async function fillWindow<T>(list: ListKnowledge<T>, window: Window, sett
   // position = position + shift. A later round asks for the gap where it is now.
   let shift = 0;
   for (let round = 0; round < MAX_FILL_ROUNDS; round++) {
-    const end = Math.min(window.end, list.firstAbsent, list.total ?? Infinity);
+    const end = list.clampToEnd(window.end);
     const missing = list.run(window.start, end).length + window.start;
     if (missing >= end) return;
     const before = list.at(missing - 1);

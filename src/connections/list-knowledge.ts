@@ -82,6 +82,11 @@ export class ListKnowledge<T> {
     if (other.#total !== null) this.#total = other.#total;
   }
 
+  /** `position`, or where the list is known to end when that comes first: a short page's end, or the reported total. */
+  clampToEnd(position: number): number {
+    return Math.min(position, this.#firstAbsent, this.#total ?? Infinity);
+  }
+
   /** The record seen at `position`, if any. */
   at(position: number): T | undefined {
     return this.#items.get(position);

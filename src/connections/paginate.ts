@@ -158,7 +158,7 @@ class PageEnds implements PageInfo {
  */
 function servedRows<T>(list: ListKnowledge<T>, window: Window, backward: boolean): { start: number; nodes: T[] } {
   const nodes = list.run(window.start, window.end);
-  const end = Math.min(window.end, list.firstAbsent, list.total ?? Infinity);
+  const end = list.clampToEnd(window.end);
   if (!backward || window.start + nodes.length >= end) return { start: window.start, nodes };
   let from = end;
   while (from > window.start && list.at(from - 1) !== undefined) from--;

@@ -22,7 +22,7 @@ async function walkToEnd<T>(list: ListKnowledge<T>, start: number, keep: number,
     }
     await list.fetch([{ page, size }]);
     // The window ends where the list does, which is not before the end of a full page.
-    list.forgetBefore(Math.min((page + 1) * size, list.firstAbsent, list.total ?? Infinity) - keep);
+    list.forgetBefore(list.clampToEnd((page + 1) * size) - keep);
   }
 }
 

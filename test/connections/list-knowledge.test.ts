@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { encodeCursor, paginate, type PageRequest, type PagingOptions } from '../../src/connections/index.ts';
+import { ListKnowledge } from '../../src/connections/list-knowledge.ts';
+import { RequestPageSize } from '../../src/connections/page-cap.ts';
 import { rows, type Row } from './fake-platform.ts';
 
 const OPTIONS: PagingOptions = { pageBase: 0, defaultSize: 20, maxSize: 100, upstreamMaxPageSize: 100, binding: 'exceptions', totals: 'always' };
@@ -80,5 +82,29 @@ describe('what a request keeps of the answers it read', () => {
     expect(connection.nodes).toEqual([]);
     expect([connection.pageInfo.hasNextPage, connection.pageInfo.hasPreviousPage, connection.totalCount]).toEqual([false, false, null]);
     expect(requests).toEqual([{ page: 0, size: 1 }]);
+  });
+});
+
+describe('where the list is known to end', () => {
+  const knowledgeOf = (answer: (request: PageRequest) => { items: Row[]; total: number | null }) => new ListKnowledge(async (request) => answer(request), 0, new RequestPageSize(100));
+
+  it('leaves a position as it is while no answer showed an end', async () => {
+    const list = knowledgeOf((request) => ({ items: rows(100).slice(request.page * request.size, (request.page + 1) * request.size), total: null }));
+    expect(list.clampToEnd(40)).toBe(40);
+    await list.fetch([{ page: 0, size: 10 }]);
+    expect([list.clampToEnd(40), list.clampToEnd(5)]).toEqual([40, 5]);
+  });
+
+  it("brings a position back to a short page's end, or to the reported total, whichever comes first", async () => {
+    const short = knowledgeOf((request) => ({ items: rows(13).slice(request.page * request.size, (request.page + 1) * request.size), total: null }));
+    await short.fetch([{ page: 1, size: 10 }]);
+    expect([short.clampToEnd(40), short.clampToEnd(13), short.clampToEnd(12)]).toEqual([13, 13, 12]);
+    const counted = knowledgeOf(() => ({ items: rows(30).slice(0, 10), total: 30 }));
+    await counted.fetch([{ page: 0, size: 10 }]);
+    expect([counted.clampToEnd(40), counted.clampToEnd(30), counted.clampToEnd(25)]).toEqual([30, 30, 25]);
+    // A total above a short page's end does not move the end past the rows that are missing.
+    const both = knowledgeOf((request) => ({ items: rows(13).slice(request.page * request.size, (request.page + 1) * request.size), total: 20 }));
+    await both.fetch([{ page: 1, size: 10 }]);
+    expect(both.clampToEnd(40)).toBe(13);
   });
 });
