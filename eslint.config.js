@@ -7,7 +7,7 @@ const LAYERS = [
   { name: 'request identity (src/request/)', files: ['request/**'] },
   {
     name: 'the kernel (configuration, errors, logs, client text, dates, areas, execution)',
-    files: ['errors.ts', 'logger.ts', 'client-text.ts', 'date-time.ts', 'scalars.ts', 'project-root.ts', 'areas.ts', 'settings.ts', 'config.ts', 'cluster-messages.ts', 'command-line.ts', 'gateway-help.ts', 'setting-typos.ts', 'generated/**', 'types/**', 'execution/**'],
+    files: ['errors.ts', 'logger.ts', 'client-text.ts', 'send.ts', 'date-time.ts', 'scalars.ts', 'project-root.ts', 'areas.ts', 'settings.ts', 'config.ts', 'cluster-messages.ts', 'command-line.ts', 'gateway-help.ts', 'setting-typos.ts', 'generated/**', 'types/**', 'execution/**'],
   },
   { name: 'the platform seam (src/platform/)', files: ['platform/**'] },
   { name: 'paging (src/connections/)', files: ['connections/**'] },
@@ -19,7 +19,7 @@ const LAYERS = [
   { name: 'the front door (src/http/)', files: ['http/**'] },
   { name: 'request limits (src/hardening/)', files: ['hardening/**'] },
   { name: 'budgets (src/budgets/)', files: ['budgets/**'] },
-  { name: 'the composition (server, admin listener, workers, start-up)', files: ['server.ts', 'admin.ts', 'cluster.ts', 'banner.ts', 'format-error.ts', 'feature-switches.ts', 'start.ts', 'main.js'] },
+  { name: 'the composition (server, admin listener, workers, start-up)', files: ['server.ts', 'admin.ts', 'admin-thread.ts', 'cluster.ts', 'banner.ts', 'format-error.ts', 'feature-switches.ts', 'start.ts', 'main.js'] },
 ];
 
 export default tseslint.config(

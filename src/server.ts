@@ -167,7 +167,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   let admin: AdminListener | undefined;
   if (config.admin.port !== 'off') {
     try {
-      admin = await startAdminListener({ host: config.admin.host, port: config.admin.port, readiness, scrape: observability.scrape, logger });
+      admin = await startAdminListener({ host: config.admin.host, port: config.admin.port, readiness, scrape: observability.scrape, logger, stalledAfterMs: config.scaling.heartbeatTimeoutMs });
     } catch (error) {
       server.close();
       throw error;
