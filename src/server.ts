@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import { useCursorSecret } from './connections/cursor-seal.ts';
 import { createContext, type GatewayContext } from './context.ts';
 import { CompiledExecution, compiledExecutionGateway } from './execution/compiled-executor.ts';
+import { useErrorShaping } from './errors.ts';
 import { formatError } from './format-error.ts';
 import type { FeatureSwitches } from './feature-switches.ts';
 import { setupBudgets } from './budgets/index.ts';
@@ -96,6 +97,8 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const production = config.env === 'production';
   // Without a secret, cursors keep the key this process drew at start-up.
   if (config.paging.cursorSecret !== undefined) useCursorSecret(config.paging.cursorSecret, config.paging.cursorSecretPrevious);
+  // Refusals (of the HTTP request, of a budget) are shaped by the same rules as GraphQL errors.
+  useErrorShaping({ production, echoChars: config.echoChars });
   const { switches } = options;
   const http = new PlatformHttp(upstreamUrl, config.upstream, config.platformProtection, undefined, switches && { policies: (defaults) => defaults.map((policy) => switches.policy(policy)) });
   // The listener is set once the GraphQL stage exists; the drain plugin needs the server first.
