@@ -58,18 +58,31 @@ export default tseslint.config(
   // The layers of src/, bottom to top (docs/architecture.md): a module imports from its own layer and
   // the layers below it, never from a layer above. Type imports count too: a lower layer that needs a
   // higher one's type declares the interface it is called with instead.
+  // sandbox/ is outside the layers: below the composition (which starts the embedded sandbox), src/
+  // reaches it only through sandbox/settings.ts, the sandbox's setting table, which imports nothing.
   ...LAYERS.map((layer, index) => ({
     files: layer.files.map((file) => `src/${file}`),
     rules: {
       'no-restricted-imports': [
         'error',
         {
-          patterns: LAYERS.slice(index + 1).map((higher) => ({
-            group: higher.files.map((file) => `**/${file}`),
-            message: `src/ is layered (docs/architecture.md): ${layer.name} may not import ${higher.name}, a layer above it.`,
-          })),
+          patterns: [
+            ...LAYERS.slice(index + 1).map((higher) => ({
+              group: higher.files.map((file) => `**/${file}`),
+              message: `src/ is layered (docs/architecture.md): ${layer.name} may not import ${higher.name}, a layer above it.`,
+            })),
+            ...(index === LAYERS.length - 1
+              ? []
+              : [{ group: ['**/sandbox/**', '!**/sandbox/settings.ts'], message: `src/ is layered (docs/architecture.md): ${layer.name} may import of sandbox/ only its setting table (sandbox/settings.ts).` }]),
+          ],
         },
       ],
     },
   })),
+  {
+    files: ['sandbox/settings.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['../src/**', './*', '!./settings.ts'], message: 'sandbox/settings.ts is imported by the kernel of src/ (docs/architecture.md): it imports nothing of the project.' }] }],
+    },
+  },
 );
