@@ -1,6 +1,7 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import type { ValidationRule } from 'graphql';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { Logger } from 'pino';
@@ -11,18 +12,19 @@ import { createContext, type GatewayContext } from './context.ts';
 import { CompiledExecution, compiledExecutionGateway } from './execution/compiled-executor.ts';
 import { useErrorShaping } from './errors.ts';
 import { formatError } from './format-error.ts';
-import type { FeatureSwitches } from './feature-switches.ts';
 import { setupBudgets } from './budgets/index.ts';
 import { setupHardening } from './hardening/index.ts';
 import { Readiness } from './health.ts';
 import { frontDoor } from './http/front-door.ts';
 import { graphqlStage } from './http/graphql.ts';
 import { playgroundStage } from './http/playground.ts';
-import { requestPath } from './http/request-path.ts';
+import { requestPath, type RequestPathStages } from './http/request-path.ts';
 import { operatorRoutesStage } from './http/routes.ts';
 import { createLogger } from './logger.ts';
-import { setupObservability } from './observability/index.ts';
+import { setupObservability, type ObservabilityParts } from './observability/index.ts';
 import { PlatformHttp } from './platform/http.ts';
+import type { Policy } from './platform/policy.ts';
+import type { Stage } from './http/stage.ts';
 import type { ExampleValues } from './playground/index.ts';
 import { buildSchema } from './schema.ts';
 
@@ -87,8 +89,29 @@ export interface GatewayOptions {
   demoToken?: string;
   /** Ids the playground's example operations use (from the embedded sandbox). */
   exampleValues?: ExampleValues;
-  /** Lets the cost harness turn features off and on while the gateway runs (bench/feature-cost.ts); never set by `npm start`. */
-  switches?: FeatureSwitches;
+  /** Wraps the gateway's parts as it composes them (the cost harness, bench/feature-cost.ts); never set by `npm start`. */
+  parts?: GatewayParts;
+}
+
+/**
+ * Wrappers of the gateway's parts as it composes them, for a caller measuring what each part costs
+ * (the cost harness, bench/feature-cost.ts, which turns features off and on through them): each gets
+ * the part as built and returns what the gateway uses instead. `npm start` passes none, and nothing
+ * is wrapped.
+ */
+export interface GatewayParts {
+  /** The platform-call policies, in order (src/platform/policies/index.ts). */
+  policies?(defaults: Policy[]): Policy[];
+  /** The front door's stages (src/http/request-path.ts), before they are put in order. */
+  stages?(stages: RequestPathStages): RequestPathStages;
+  /** The server's request listener, given the front door (src/http/front-door.ts) and the stages in order it runs. */
+  listener?(frontDoor: RequestListener, stages: readonly Stage[]): RequestListener;
+  /** The static limits' validation rules (src/hardening/). */
+  validationRules?(rules: ValidationRule[]): ValidationRule[];
+  /** The static limits' Apollo plugins (src/hardening/). */
+  hardeningPlugins?(plugins: ApolloServerPlugin[]): ApolloServerPlugin[];
+  /** What observes requests and platform calls (src/observability/). */
+  observability?: ObservabilityParts;
 }
 
 /** Builds the gateway over the platform at `upstreamUrl` and starts listening. */
@@ -99,11 +122,11 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   if (config.paging.cursorSecret !== undefined) useCursorSecret(config.paging.cursorSecret, config.paging.cursorSecretPrevious);
   // Refusals (of the HTTP request, of a budget) are shaped by the same rules as GraphQL errors.
   useErrorShaping({ production, echoChars: config.echoChars });
-  const { switches } = options;
-  const http = new PlatformHttp(upstreamUrl, config.upstream, config.platformProtection, undefined, switches && { policies: (defaults) => defaults.map((policy) => switches.policy(policy)) });
+  const { parts } = options;
+  const http = new PlatformHttp(upstreamUrl, config.upstream, config.platformProtection, undefined, parts?.policies && { policies: parts.policies });
   // The listener is set once the GraphQL stage exists; the drain plugin needs the server first.
   const server = boundedServer(config, logger);
-  const observability = await setupObservability({ config, http, logger, switches });
+  const observability = await setupObservability({ config, http, logger, parts: parts?.observability });
   const readiness = new Readiness({ upstreamUrl, http, ...config.readiness });
   const hardening = await setupHardening(config, logger, { onTrustedDocumentRefusal: (code) => observability.metrics?.recordTrustedDocumentRefusal(code) });
   const budgets = await setupBudgets(config, logger, observability.metrics);
@@ -125,7 +148,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     includeStacktraceInErrorResponses: config.stackTraces && !production,
     allowBatchedHttpRequests: hardening.apollo.allowBatchedHttpRequests,
     parseOptions: hardening.apollo.parseOptions,
-    validationRules: switches ? hardening.apollo.validationRules.map((rule) => switches.rule('hardening', rule)) : hardening.apollo.validationRules,
+    validationRules: parts?.validationRules?.(hardening.apollo.validationRules) ?? hardening.apollo.validationRules,
     persistedQueries: hardening.apollo.persistedQueries,
     formatError: formatError({ production, echoChars: config.echoChars, logger }),
     // start.ts owns SIGTERM/SIGINT: Apollo's own handler would start a second stop() beside the
@@ -139,7 +162,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
       ApolloServerPluginCacheControlDisabled(),
       // Logs, metrics, spans, and federation's trace for a router that asks for it (so Apollo installs no trace plugin of its own).
       observability.plugin,
-      ...(switches ? hardening.apollo.plugins.map((plugin) => switches.plugin('hardening', plugin)) : hardening.apollo.plugins),
+      ...(parts?.hardeningPlugins?.(hardening.apollo.plugins) ?? hardening.apollo.plugins),
       // After the static limits: a document they refuse is neither estimated nor charged.
       costPlugin,
     ],
@@ -151,18 +174,16 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   // stays on both, for a developer's curl. Health and readiness stay on both in every mode.
   const adminOn = config.admin.port !== 'off';
   const contextDependencies = { config, http, logger, tokens: budgets.tokens };
-  const stages = requestPath({
+  const built: RequestPathStages = {
     operatorRoutes: operatorRoutesStage({ readiness, scrape: production && adminOn ? undefined : observability.scrape }),
     playground: config.playground ? await playgroundStage({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues }) : undefined,
     ...hardening.stages,
     admission: budgets.admission,
-    ...(switches && {
-      webClientHeaders: switches.stage('web-client headers', hardening.stages.webClientHeaders),
-      admission: switches.stage('admission', budgets.admission),
-    }),
     graphql: graphqlStage({ apollo, context: async (req, res) => createContext(contextDependencies, req.headers, res) }),
-  });
-  server.on('request', frontDoor(stages, logger, switches && (() => switches.isOn('request scope'))));
+  };
+  const stages = requestPath(parts?.stages?.(built) ?? built);
+  const listener = frontDoor(stages, logger);
+  server.on('request', parts?.listener?.(listener, stages) ?? listener);
 
   await listen(server, config.port, config.host);
   const { port } = server.address() as AddressInfo;
