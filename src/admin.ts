@@ -38,7 +38,7 @@ const ADMIN_REQUEST_TIMEOUT_MS = 10_000;
  * How long the admin thread waits for the gateway's loop to report readiness before answering 503
  * `busy`: half the deployment recipes' 2 s probe timeout, so the probe always gets an answer.
  */
-export const READY_ANSWER_WITHIN_MS = 1_000;
+const READY_ANSWER_WITHIN_MS = 1_000;
 /** How long the admin thread waits for the gateway's loop to answer a scrape. */
 const METRICS_ANSWER_WITHIN_MS = ADMIN_REQUEST_TIMEOUT_MS;
 
