@@ -1,7 +1,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import type { ValidationRule } from 'graphql';
+import type { GraphQLSchema, ValidationRule } from 'graphql';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { Logger } from 'pino';
@@ -112,6 +112,8 @@ export interface GatewayParts {
   hardeningPlugins?(plugins: ApolloServerPlugin[]): ApolloServerPlugin[];
   /** What observes requests and platform calls (src/observability/). */
   observability?: ObservabilityParts;
+  /** Compiled execution (src/execution/), where COMPILED_EXECUTION is on. */
+  execution?(compiled: CompiledExecution, schema: GraphQLSchema): Pick<CompiledExecution, 'execute'>;
 }
 
 /** Builds the gateway over the platform at `upstreamUrl` and starts listening. */
@@ -141,7 +143,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     : undefined;
   const apollo = new ApolloServer<GatewayContext>({
     // The compiled executor keeps Apollo's pipeline and replaces only graphql-js' interpretation of each document.
-    ...(compiled ? { gateway: compiledExecutionGateway(compiled, schema) } : { schema }),
+    ...(compiled ? { gateway: compiledExecutionGateway(parts?.execution?.(compiled, schema) ?? compiled, schema) } : { schema }),
     logger,
     // Refused by hardening's own rule when off, with a message naming INTROSPECTION.
     introspection: true,

@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
-import type { ValidationRule } from 'graphql';
+import { execute, type ValidationRule } from 'graphql';
 import type { Stage } from '../../src/http/stage.ts';
 import type { GatewayContext } from '../../src/context.ts';
 import type { ObservabilityParts } from '../../src/observability/index.ts';
@@ -30,6 +30,8 @@ export const SWITCHABLE_FEATURES = [
   'admission',
   /** The static limits: the query-limits plugin and the validation rules of depth, aliases, directives and cost. */
   'hardening',
+  /** Compiled execution (graphql-jit); off, graphql-js interprets every document. A saving, not a cost: "every feature" leaves it on. */
+  'compiled execution',
   /** The token gate of platform calls: an unknown token's calls one at a time. */
   'token gate',
   /** The breaker and the bulkhead of platform calls, kept per platform route. */
@@ -52,12 +54,15 @@ const POLICY_FEATURES: Readonly<Record<string, SwitchableFeature>> = {
 
 export type SwitchableFeature = (typeof SWITCHABLE_FEATURES)[number];
 
+/** What "every feature" turns off with it: not the control, nor compiled execution, which saves rather than costs. */
+const JOINS_EVERY_FEATURE: ReadonlySet<SwitchableFeature> = new Set(SWITCHABLE_FEATURES.filter((feature) => feature !== 'control' && feature !== 'compiled execution'));
+
 /** Which features are on, read at each request by the parts it wraps (`parts()`). Every feature starts on. */
 export class FeatureSwitches {
   private readonly off = new Set<SwitchableFeature>();
 
   isOn(feature: SwitchableFeature): boolean {
-    return !this.off.has(feature) && (feature === 'control' || !this.off.has('every feature'));
+    return !this.off.has(feature) && (!JOINS_EVERY_FEATURE.has(feature) || !this.off.has('every feature'));
   }
 
   set(feature: SwitchableFeature, on: boolean): void {
@@ -105,6 +110,12 @@ export class FeatureSwitches {
       validationRules: (rules) => rules.map((rule) => this.rule('hardening', rule)),
       hardeningPlugins: (plugins) => plugins.map((plugin) => this.plugin('hardening', plugin)),
       observability: this.observability(),
+      execution: (compiled, schema) => ({
+        execute: (request) =>
+          this.isOn('compiled execution')
+            ? compiled.execute(request)
+            : execute({ schema, document: request.document, operationName: request.operationName, variableValues: request.variables, contextValue: request.contextValue }),
+      }),
     };
   }
 

@@ -213,7 +213,7 @@ function refusedBeforeExecution(result: ExecutionResult): boolean {
  * formatting) and hands each validated document to `executor`. The "gateway"
  * serves one fixed schema; it never changes after start-up.
  */
-export function compiledExecutionGateway(execution: CompiledExecution, schema: GraphQLSchema): GatewayInterface {
+export function compiledExecutionGateway(execution: Pick<CompiledExecution, 'execute'>, schema: GraphQLSchema): GatewayInterface {
   const executor: GatewayExecutor = async (requestContext) =>
     execution.execute({
       documentKey: requestContext.queryHash,

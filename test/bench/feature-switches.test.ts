@@ -91,7 +91,7 @@ describe('a gateway started with the switches\' parts (bench/feature-cost.ts)', 
   const switches = new FeatureSwitches();
   beforeAll(async () => {
     sandbox = await startSandbox();
-    gateway = await startGateway(testConfig(), sandbox.url, { logger: createLogger('silent'), parts: switches.parts() });
+    gateway = await startGateway(testConfig({ COMPILED_QUERY_MIN_USES: '1' }), sandbox.url, { logger: createLogger('silent'), parts: switches.parts() });
   });
   afterAll(async () => {
     await gateway?.close();
@@ -112,6 +112,18 @@ describe('a gateway started with the switches\' parts (bench/feature-cost.ts)', 
     expect(await typename()).toEqual({ data: { __typename: 'Query' }, extensions: { cost: { requestedQueryCost: 0, actualQueryCost: 0 } } });
     switches.set('every feature', true);
     expect(await refused()).toEqual({ errors: [notFound] });
+    // Compiled from its first use, and interpreted by graphql-js while the switch is off: the same answer.
+    for (const on of [true, false, true]) {
+      switches.set('compiled execution', on);
+      expect(await typename()).toEqual({ data: { __typename: 'Query' }, extensions: { cost: { requestedQueryCost: 0, actualQueryCost: 0 } } });
+    }
+    expect(switches.isOn('compiled execution')).toBe(true);
+  });
+
+  it('leave compiled execution on when "every feature" is off: it saves, it does not cost', () => {
+    const alone = new FeatureSwitches();
+    alone.set('every feature', false);
+    expect([alone.isOn('compiled execution'), alone.isOn('control'), alone.isOn('metrics')]).toEqual([true, true, false]);
   });
 
   it('is wired from bench/ alone: no module of src/ names the switches', () => {
