@@ -193,6 +193,8 @@ async function startOnThread(options: AdminOptions): Promise<AdminListener> {
     await thread.terminate();
     throw error;
   });
+  // Past start-up, a failure of the thread ends the admin listener: probes then fail, and say why in the log.
+  thread.on('error', (error) => options.logger.error({ err: error }, 'admin listener failed'));
   return {
     url: urlOf(host, bound),
     close: async () => {
