@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
-import { adminRequestListener, createAdminServer, LIVE, type AdminAnswer, type AdminThreadSetup, type FromAdminThread, type ToAdminThread } from './admin.ts';
+import { adminRequestListener, busyReadiness, createAdminServer, LIVE, type AdminAnswer, type AdminThreadSetup, type FromAdminThread, type ToAdminThread } from './admin.ts';
 
 // The admin listener's own thread (src/admin.ts): it owns the admin port, answers /healthz from the
 // gateway loop's heartbeat, and asks that loop for /readyz and /metrics, answering for it when it
@@ -44,11 +44,7 @@ const server = createAdminServer(
     },
     ask: (path) =>
       path === '/readyz'
-        ? ask(path, setup.readyWithinMs, () => ({
-            status: 503,
-            contentType: JSON_TYPE,
-            body: JSON.stringify({ status: 'unavailable', reason: 'busy', detail: `the gateway's event loop did not answer within ${setup.readyWithinMs} ms` }),
-          }))
+        ? ask(path, setup.readyWithinMs, () => busyReadiness(setup.readyWithinMs))
         : ask(path, setup.metricsWithinMs, () => ({ status: 503, contentType: JSON_TYPE, body: JSON.stringify({ error: 'busy: the gateway did not answer the scrape in time' }) })),
   }),
 );

@@ -26,9 +26,10 @@ import { send } from './send.ts';
  *   within READY_ANSWER_WITHIN_MS the thread answers 503 `busy` itself: a saturated gateway is taken
  *   out of rotation, not restarted;
  * - /metrics is asked of the gateway's loop.
- * With WORKERS > 1 every worker listens on it on its own loop (node:cluster shares the port, which
- * a thread cannot join), and /metrics answers for the whole group; the primary replaces a worker
- * whose loop stops beating (src/cluster.ts).
+ * With WORKERS > 1 the group's primary, which serves no GraphQL, serves it on its own loop
+ * (`startGroupAdminListener`): /healthz is the primary's (it replaces a worker whose loop stops
+ * beating, src/cluster.ts), /readyz a listening worker's report, asked in turn (503 `busy` when none
+ * answers within READY_ANSWER_WITHIN_MS), /metrics the whole group's.
  */
 
 /** Probes send no body: a client that takes longer than this over its headers is cut, so a stray connection cannot hold a socket. */
@@ -76,9 +77,13 @@ export interface AdminRoutes {
   ask(path: '/readyz' | '/metrics'): Promise<AdminAnswer>;
 }
 
-const json = (status: number, value: unknown): AdminAnswer => ({ status, contentType: JSON_TYPE, body: JSON.stringify(value) });
+export const json = (status: number, value: unknown): AdminAnswer => ({ status, contentType: JSON_TYPE, body: JSON.stringify(value) });
 
 export const LIVE: AdminAnswer = json(200, { status: 'ok' });
+
+/** Readiness when the gateway's loop did not answer in time: busy, out of rotation, not dead. */
+export const busyReadiness = (withinMs: number): AdminAnswer =>
+  json(503, { status: 'unavailable', reason: 'busy', detail: `the gateway's event loop did not answer within ${withinMs} ms` });
 
 /** The admin listener's routes, whichever thread serves them. */
 export function adminRequestListener(routes: AdminRoutes): RequestListener {
@@ -126,10 +131,33 @@ export async function startAdminListener(options: AdminOptions): Promise<AdminLi
   return cluster.isWorker ? startOnLoop(options) : startOnThread(options);
 }
 
-/** A worker of the group: the listener on the worker's own loop, where node:cluster shares the port. */
+/** A worker of the group whose primary serves no admin port: the listener on the worker's own loop, where node:cluster shares the port. */
 async function startOnLoop(options: AdminOptions): Promise<AdminListener> {
   const { host, port, scrape } = options;
-  const server = createAdminServer(adminRequestListener({ metrics: scrape !== undefined, health: () => LIVE, ask: askGateway(options) }));
+  return listenOnLoop(host, port, { metrics: scrape !== undefined, health: () => LIVE, ask: askGateway(options) });
+}
+
+/** What the primary of a group (WORKERS > 1) serves the group's admin port with. */
+export interface GroupAdminOptions {
+  host: string;
+  port: number;
+  /** A listening worker's readiness report, or busy when none answers within READY_ANSWER_WITHIN_MS. */
+  readiness(withinMs: number): Promise<AdminAnswer>;
+  /** The group's metrics; undefined when METRICS=false. */
+  scrape: (() => Promise<AdminAnswer>) | undefined;
+}
+
+/**
+ * The group's admin listener on the primary's loop, which serves no GraphQL: liveness is the
+ * primary's own (it replaces a worker whose loop stops beating, src/cluster.ts), readiness a
+ * listening worker's report (busy when none answers in time), metrics the group's sum.
+ */
+export async function startGroupAdminListener({ host, port, readiness, scrape }: GroupAdminOptions): Promise<AdminListener> {
+  return listenOnLoop(host, port, { metrics: scrape !== undefined, health: () => LIVE, ask: (path) => (path === '/readyz' ? readiness(READY_ANSWER_WITHIN_MS) : scrape!()) });
+}
+
+async function listenOnLoop(host: string, port: number, routes: AdminRoutes): Promise<AdminListener> {
+  const server = createAdminServer(adminRequestListener(routes));
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(Object.assign(error, { setting: 'ADMIN_PORT' })));
     server.listen(port, host, () => resolve());

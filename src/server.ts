@@ -35,8 +35,10 @@ export interface Gateway {
   logger: Logger;
   /** Base URL once listening, e.g. http://127.0.0.1:4000 */
   url: string;
-  /** The admin listener's base URL (health, readiness, metrics), e.g. http://127.0.0.1:9090; undefined with ADMIN_PORT=off. */
+  /** The admin listener's base URL (health, readiness, metrics), e.g. http://127.0.0.1:9090; undefined with ADMIN_PORT=off, or when the group's primary serves it. */
   adminUrl: string | undefined;
+  /** This gateway's readiness (/readyz), also asked by the group's primary when it serves the admin port. */
+  readiness: Readiness;
   close(): Promise<void>;
 }
 
@@ -89,6 +91,8 @@ export interface GatewayOptions {
   demoToken?: string;
   /** Ids the playground's example operations use (from the embedded sandbox). */
   exampleValues?: ExampleValues;
+  /** A worker of a group whose primary serves the admin port (src/cluster.ts): no admin listener here, and /metrics stays off the public port in production as with one. */
+  adminOnPrimary?: boolean;
   /** Wraps the gateway's parts as it composes them (the cost harness, bench/feature-cost.ts); never set by `npm start`. */
   parts?: GatewayParts;
 }
@@ -191,7 +195,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   let admin: AdminListener | undefined;
-  if (config.admin.port !== 'off') {
+  if (config.admin.port !== 'off' && !options.adminOnPrimary) {
     try {
       admin = await startAdminListener({ host: config.admin.host, port: config.admin.port, readiness, scrape: observability.scrape, logger, stalledAfterMs: config.scaling.heartbeatTimeoutMs });
     } catch (error) {
@@ -206,6 +210,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     logger,
     url,
     adminUrl: admin?.url,
+    readiness,
     async close() {
       readiness.markStopping();
       await apollo.stop();

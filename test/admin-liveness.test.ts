@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,8 +9,9 @@ import { startProductionGateway, type GatewayProcess } from './support/gateway-p
 import { until } from './support/time.ts';
 
 // Liveness that a saturated GraphQL loop cannot delay: the admin listener runs on a thread of its
-// own (src/admin.ts). The gateway's main loop is held deterministically (test/support/busy-loop.mjs,
-// on SIGUSR2, until the test releases it), as a flood of heavy queries holds it.
+// own in a process of its own, on the primary's loop in a group of workers (src/admin.ts). The
+// gateways' main loops are held deterministically (test/support/busy-loop.mjs, on SIGUSR2, until the
+// test releases them), as a flood of heavy queries holds them.
 
 const BUSY_LOOP = fileURLToPath(new URL('./support/busy-loop.mjs', import.meta.url));
 /** Probes must answer well within a kubelet's default probe timeout (1 s)... */
@@ -47,26 +48,45 @@ afterAll(async () => {
   await sandbox.close();
 });
 
-/** A production gateway whose main loop the test can hold, and the folder the loop reports through. */
+/** A production gateway whose main loops the test can hold, and the folder the loops report through. */
 async function holdableGateway(env: Record<string, string>) {
   const dir = mkdtempSync(join(tmpdir(), 'busy-loop-'));
   const started = await startProductionGateway({ UPSTREAM_URL: sandbox.url, LOG_LEVEL: 'warn', NODE_OPTIONS: `--import=${BUSY_LOOP}`, BUSY_LOOP_DIR: dir, ...env });
-  const hold = async () => {
-    started.process.child.kill('SIGUSR2');
-    await until('the gateway loop is held', () => (existsSync(join(dir, 'busy')) ? true : undefined), 20_000);
+  let held: number[] = [];
+  /** Holds the loops of `pids` (the gateway's own by default) until `release`. */
+  const hold = async (pids = [started.process.child.pid!]) => {
+    held = pids;
+    for (const pid of pids) process.kill(pid, 'SIGUSR2');
+    await until('the loops are held', () => (pids.every((pid) => existsSync(join(dir, `busy-${pid}`))) ? true : undefined), 20_000);
   };
   const release = async () => {
     writeFileSync(join(dir, 'release'), '');
-    await until('the gateway loop is let go', () => (existsSync(join(dir, 'released')) ? true : undefined), 20_000);
+    await until('the loops are let go', () => (held.every((pid) => existsSync(join(dir, `released-${pid}`))) ? true : undefined), 20_000);
+    for (const pid of held) rmSync(join(dir, `busy-${pid}`));
     rmSync(join(dir, 'release'));
   };
   return { ...started, hold, release, dir };
 }
 
+/** Child pids of `pid`, from /proc: the workers of a group. */
+function childrenOf(pid: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) found.push(Number(entry));
+    } catch {
+      // Gone in the meantime.
+    }
+  }
+  return found.sort();
+}
+
 describe('a gateway whose event loop is held by work', () => {
   let gateway: GatewayProcess;
   let admin: string;
-  let hold: () => Promise<void>;
+  let hold: (pids?: number[]) => Promise<void>;
   let release: () => Promise<void>;
   let dir: string;
 
@@ -119,6 +139,32 @@ describe('a gateway whose event loop is stuck', () => {
     } finally {
       writeFileSync(join(dir, 'release'), '');
       await gateway.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('a group of workers (WORKERS=2) whose every worker loop is held by work', () => {
+  it('answers liveness from the primary at once, reports readiness as busy, and ready again once let go', async () => {
+    const { process: group, admin, hold, release, dir } = await holdableGateway({ WORKERS: '2', WORKER_HEARTBEAT_TIMEOUT_MS: '600000' });
+    try {
+      const workers = await until('both workers', () => {
+        const pids = childrenOf(group.child.pid!);
+        return pids.length === 2 ? pids : undefined;
+      }, 20_000);
+      expect(await get(`${admin!}/readyz`, READY_PROBE_TIMEOUT_MS)).toEqual({ status: 200, body: { status: 'ready', breaker: 'closed', upstream: 'reachable' } });
+      await hold(workers);
+      expect(await get(`${admin!}/healthz`, PROBE_TIMEOUT_MS)).toEqual({ status: 200, body: { status: 'ok' } });
+      expect(await get(`${admin!}/readyz`, READY_PROBE_TIMEOUT_MS)).toEqual({
+        status: 503,
+        body: { status: 'unavailable', reason: 'busy', detail: "the gateway's event loop did not answer within 1000 ms" },
+      });
+      await release();
+      for (let i = 0; i < 2; i++) expect(await get(`${admin!}/readyz`, READY_PROBE_TIMEOUT_MS)).toEqual({ status: 200, body: { status: 'ready', breaker: 'closed', upstream: 'reachable' } });
+      expect(await get(`${admin!}/healthz`, PROBE_TIMEOUT_MS)).toEqual({ status: 200, body: { status: 'ok' } });
+    } finally {
+      writeFileSync(join(dir, 'release'), '');
+      await group.stop();
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
