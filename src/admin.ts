@@ -1,4 +1,3 @@
-import cluster from 'node:cluster';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
@@ -127,16 +126,6 @@ function askGateway({ readiness, scrape, logger }: AdminOptions) {
   };
 }
 
-export async function startAdminListener(options: AdminOptions): Promise<AdminListener> {
-  return cluster.isWorker ? startOnLoop(options) : startOnThread(options);
-}
-
-/** A worker of the group whose primary serves no admin port: the listener on the worker's own loop, where node:cluster shares the port. */
-async function startOnLoop(options: AdminOptions): Promise<AdminListener> {
-  const { host, port, scrape } = options;
-  return listenOnLoop(host, port, { metrics: scrape !== undefined, health: () => LIVE, ask: askGateway(options) });
-}
-
 /** What the primary of a group (WORKERS > 1) serves the group's admin port with. */
 export interface GroupAdminOptions {
   host: string;
@@ -193,8 +182,12 @@ export type FromAdminThread =
   | { type: 'ask'; id: number; path: '/readyz' | '/metrics' };
 export type ToAdminThread = { type: 'answer'; id: number; answer: AdminAnswer | undefined } | { type: 'close' };
 
-/** A process of its own: the listener on a thread of its own, which a saturated loop cannot hold up. */
-async function startOnThread(options: AdminOptions): Promise<AdminListener> {
+/**
+ * The admin listener of a gateway process of its own, on a thread of its own, which a saturated
+ * loop cannot hold up. (In a group of workers the primary serves the admin port instead:
+ * `startGroupAdminListener`.)
+ */
+export async function startAdminListener(options: AdminOptions): Promise<AdminListener> {
   const { host, port, scrape, stalledAfterMs } = options;
   const heartbeat = new SharedArrayBuffer(8);
   const beat = new BigInt64Array(heartbeat);
