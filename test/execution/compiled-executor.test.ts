@@ -300,7 +300,7 @@ describe('compiled execution', () => {
     expect(['a', 'b', 'c'].filter((name) => bounded.holds(name))).toEqual(['a', 'c']);
   });
 
-  it('bounds the cache by what compiled documents cost in heap, not by the size of their text', async () => {
+  it('bounds the cache by the heap compiled documents cost, priced far above the size of their text', async () => {
     const budget = 2_097_152;
     const bounded = new CompiledExecution(schema, { maxEntries: 1_000, maxBytes: budget, minUses: 1 });
     await bounded.load();
@@ -339,7 +339,7 @@ describe('compiled execution', () => {
     const long = `Op_${'x'.repeat(10_000)}`;
     expect(await run(bounded, 'long', `query ${long} { __typename }`, long)).toEqual({ data: { __typename: 'Query' } });
     expect(bounded.size).toBe(0);
-    // Its generated code alone is estimated above 16 kB: graphql-js answers, and the document is remembered as not compilable.
+    // Priced from its text above 16 kB: graphql-js answers, and the document is remembered as not compilable.
     expect(await run(bounded, 'big', '{ exceptions(first: 1) { totalCount nodes { id status description } } }')).toEqual({ data: { exceptions: null }, errors: [expect.objectContaining({ path: ['exceptions'] })] });
     expect(bounded.size).toBe(1);
     expect(bounded.holds('big')).toBe(false);
