@@ -47,4 +47,4 @@ EXPOSE 9090
 # on the GraphQL port only when ADMIN_PORT=off.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "const p = process.env.ADMIN_PORT === 'off' ? process.env.PORT || 4000 : process.env.ADMIN_PORT || 9090; fetch('http://127.0.0.1:' + p + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "--max-semi-space-size=16", "--no-compilation-cache", "dist/main.js"]
+CMD ["node", "--max-semi-space-size=16", "dist/main.js"]

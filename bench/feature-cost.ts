@@ -1,6 +1,7 @@
 /**
  * What each feature of the gateway costs per operation, measured inside one running gateway: this
- * process runs the gateway (from the sources, production settings) with a FeatureSwitches, the
+ * process runs the gateway (from the sources, production settings) with its parts wrapped by a
+ * FeatureSwitches (bench/lib/feature-switches.ts), the
  * sandbox and the load generator (autocannon) run as child processes, and while one continuous load
  * runs, each feature is turned off and on in alternating windows of a few hundred milliseconds. The
  * process's CPU time (every thread, from /proc/self/task/<tid>/schedstat, in nanoseconds) divided by
@@ -24,9 +25,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readCommandLine } from '../src/command-line.ts';
 import { loadConfig } from '../src/config.ts';
-import { FeatureSwitches, SWITCHABLE_FEATURES, type SwitchableFeature } from '../src/feature-switches.ts';
 import { bufferedDestination, createLogger } from '../src/logger.ts';
 import { startGateway } from '../src/server.ts';
+import { FeatureSwitches, SWITCHABLE_FEATURES, type SwitchableFeature } from './lib/feature-switches.ts';
 import { discoverFixtures } from './lib/sandbox-client.ts';
 import { buildWorkloads } from './lib/workloads.ts';
 import { canPin, pinProcess, readCpuNanoseconds } from './lib/processes.ts';
@@ -118,7 +119,8 @@ async function main(): Promise<void> {
   try {
     await ready(`http://${HOST}:${PORTS.sandbox}/__sandbox/requests`);
     const body = await requestBody(values.workload!);
-    const gateway = await startGateway(config, `http://${HOST}:${PORTS.sandbox}`, { logger, switches });
+    // The gateway's parts (its policies, stages, limits and observers) wrapped by the switches, from here.
+    const gateway = await startGateway(config, `http://${HOST}:${PORTS.sandbox}`, { logger, parts: switches.parts() });
     let arrived = 0;
     gateway.server.on('request', () => arrived++);
     const check = await fetch(`${gateway.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body });

@@ -294,8 +294,7 @@ async function main(): Promise<void> {
     children.push(sandbox);
     await waitForReady(`${sandboxUrl}/__sandbox/requests`, sandbox, performance.now());
     const gateway = spawnLogged({
-      // V8's compilation cache off, as `npm start` runs the gateway.
-      name: 'gateway', command: process.execPath, args: [...ts, '--no-compilation-cache', ...(oldSpace ? [`--max-old-space-size=${oldSpace}`] : []), preparedStartCommand(ROOT).entry], cwd: ROOT, logDir,
+      name: 'gateway', command: process.execPath, args: [...ts, ...(oldSpace ? [`--max-old-space-size=${oldSpace}`] : []), preparedStartCommand(ROOT).entry], cwd: ROOT, logDir,
       env: { ...baseEnv, ...gatewayEnv, NODE_ENV: 'production', UPSTREAM_URL: sandboxUrl, HOST, PORT: String(gatewayPort) },
     });
     children.push(gateway);

@@ -145,7 +145,8 @@ const commonJsNamedExports: Plugin = {
 export async function buildGateway(outdir = GATEWAY_DIST_DIR): Promise<Metafile> {
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: { main: 'src/main.js' },
+    // The admin listener's thread (src/admin.ts) starts from a file of its own.
+    entryPoints: { main: 'src/main.js', 'admin-thread': 'src/admin-thread.ts' },
     outdir,
     write: false,
     metafile: true,

@@ -197,7 +197,7 @@ export async function startReplicaSet(options: ReplicaSetOptions = {}): Promise<
     const startGateway = async (index: number): Promise<ReplicaGateway> => {
       const { port, adminPort } = ports[index]!;
       const name = `gateway-${index + 1}`;
-      const gateway = watch(name, NODE, ['--disable-warning=ExperimentalWarning', '--no-compilation-cache', 'dist/main.js'], {
+      const gateway = watch(name, NODE, ['--disable-warning=ExperimentalWarning', 'dist/main.js'], {
         ...inherited,
         NODE_ENV: 'production',
         LOG_LEVEL: 'warn',

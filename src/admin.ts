@@ -1,8 +1,11 @@
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
+import { heartbeatIntervalMs } from './cluster-messages.ts';
 import type { Readiness } from './health.ts';
 import type { MetricsAnswer } from './observability/index.ts';
+import { send } from './send.ts';
 
 /**
  * The admin listener (ADMIN_PORT, ADMIN_HOST): GET /healthz, /readyz and /metrics on a plain
@@ -11,13 +14,35 @@ import type { MetricsAnswer } from './observability/index.ts';
  * connection cannot lock the liveness probe out, so Kubernetes does not restart a pod that is
  * serving), outside the rate limit and the public request checks (CORS, trusted documents, body
  * limits), which concern GraphQL clients, not the operator's tools. Scrapes here never compete
- * with GraphQL traffic for connections either. With WORKERS > 1 every worker listens on it
- * (node:cluster shares the port), and /metrics answers for the whole group as before.
+ * with GraphQL traffic for connections either.
+ *
+ * In a gateway process of its own (WORKERS=1) the listener runs on a thread of its own
+ * (admin-thread.ts), so a GraphQL loop saturated by heavy queries cannot delay liveness:
+ * - /healthz is answered by that thread: 200 while the gateway's event loop has turned within
+ *   WORKER_HEARTBEAT_TIMEOUT_MS (it beats every fifth of that), 503 once it has not (an endless
+ *   loop, a blocking call): busy is alive, stuck is not;
+ * - /readyz is asked of the gateway's loop, which reports as before; when that loop does not answer
+ *   within READY_ANSWER_WITHIN_MS the thread answers 503 `busy` itself: a saturated gateway is taken
+ *   out of rotation, not restarted;
+ * - /metrics is asked of the gateway's loop.
+ * With WORKERS > 1 the group's primary, which serves no GraphQL, serves it on its own loop
+ * (`startGroupAdminListener`): /healthz is the primary's (it replaces a worker whose loop stops
+ * beating, src/cluster.ts), /readyz a listening worker's report, asked in turn (503 `busy` when none
+ * answers within READY_ANSWER_WITHIN_MS), /metrics the whole group's.
  */
 
 /** Probes send no body: a client that takes longer than this over its headers is cut, so a stray connection cannot hold a socket. */
 const ADMIN_HEADERS_TIMEOUT_MS = 5_000;
 const ADMIN_REQUEST_TIMEOUT_MS = 10_000;
+/**
+ * How long the admin thread waits for the gateway's loop to report readiness before answering 503
+ * `busy`: half the deployment recipes' 2 s probe timeout, so the probe always gets an answer.
+ */
+const READY_ANSWER_WITHIN_MS = 1_000;
+/** How long the admin thread waits for the gateway's loop to answer a scrape. */
+const METRICS_ANSWER_WITHIN_MS = ADMIN_REQUEST_TIMEOUT_MS;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export interface AdminListener {
   /** `http://host:port` once listening. */
@@ -32,44 +57,103 @@ export interface AdminOptions {
   /** Undefined when METRICS=false: /metrics is then 404 here too. */
   scrape: (() => Promise<MetricsAnswer>) | undefined;
   logger: Logger;
+  /** The gateway's loop is stuck when it has not turned for this long (WORKER_HEARTBEAT_TIMEOUT_MS). */
+  stalledAfterMs: number;
 }
 
-function send(res: ServerResponse, status: number, contentType: string, body: string): void {
-  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
-  res.end(body);
+/** An answer of the admin listener. */
+export interface AdminAnswer {
+  status: number;
+  contentType: string;
+  body: string;
 }
 
-const json = (res: ServerResponse, status: number, value: unknown) => send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
+/** What the listener needs from whoever runs it: liveness now, and the answers only the gateway's loop can give. */
+export interface AdminRoutes {
+  /** Whether /metrics is served. */
+  metrics: boolean;
+  health(): AdminAnswer;
+  ask(path: '/readyz' | '/metrics'): Promise<AdminAnswer>;
+}
 
-export async function startAdminListener({ host, port, readiness, scrape, logger }: AdminOptions): Promise<AdminListener> {
-  const server = createServer({ headersTimeout: ADMIN_HEADERS_TIMEOUT_MS, requestTimeout: ADMIN_REQUEST_TIMEOUT_MS }, (req, res) => {
+export const json = (status: number, value: unknown): AdminAnswer => ({ status, contentType: JSON_TYPE, body: JSON.stringify(value) });
+
+export const LIVE: AdminAnswer = json(200, { status: 'ok' });
+
+/** Readiness when the gateway's loop did not answer in time: busy, out of rotation, not dead. */
+export const busyReadiness = (withinMs: number): AdminAnswer =>
+  json(503, { status: 'unavailable', reason: 'busy', detail: `the gateway's event loop did not answer within ${withinMs} ms` });
+
+/** The admin listener's routes, whichever thread serves them. */
+export function adminRequestListener(routes: AdminRoutes): RequestListener {
+  const answer = (res: Parameters<RequestListener>[1], { status, contentType, body }: AdminAnswer) => {
+    res.setHeader('Cache-Control', 'no-store');
+    send(res, status, contentType, body);
+  };
+  return (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    const known = path === '/healthz' || path === '/readyz' || (path === '/metrics' && scrape !== undefined);
-    if (!known) return json(res, 404, { error: 'not found: the admin port serves GET /healthz, /readyz and /metrics' });
+    const known = path === '/healthz' || path === '/readyz' || (path === '/metrics' && routes.metrics);
+    if (!known) return answer(res, json(404, { error: 'not found: the admin port serves GET /healthz, /readyz and /metrics' }));
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('allow', 'GET, HEAD');
-      return json(res, 405, { error: 'method not allowed' });
+      res.setHeader('Allow', 'GET, HEAD');
+      return answer(res, json(405, { error: 'method not allowed' }));
     }
-    if (path === '/healthz') return json(res, 200, { status: 'ok' });
-    const answer = path === '/readyz'
-      ? readiness.check().then((report) => ({ status: report.status === 'ready' ? 200 : 503, contentType: 'application/json; charset=utf-8', body: JSON.stringify(report) }))
-      : scrape!();
-    answer.then(
-      (a) => send(res, a.status, a.contentType, a.body),
-      (error: unknown) => {
-        logger.error({ err: error }, 'admin request failed');
-        if (!res.headersSent) json(res, 500, { error: 'internal error' });
+    if (path === '/healthz') return answer(res, routes.health());
+    routes.ask(path).then(
+      (given) => answer(res, given),
+      () => {
+        if (!res.headersSent) answer(res, json(500, { error: 'internal error' }));
         else res.destroy();
       },
     );
-  });
+  };
+}
+
+export function createAdminServer(listener: RequestListener): Server {
+  return createServer({ headersTimeout: ADMIN_HEADERS_TIMEOUT_MS, requestTimeout: ADMIN_REQUEST_TIMEOUT_MS }, listener);
+}
+
+/** The answers only the gateway's loop can give: its readiness report and the scrape. */
+function askGateway({ readiness, scrape, logger }: AdminOptions) {
+  return (path: '/readyz' | '/metrics'): Promise<AdminAnswer> => {
+    const answer = path === '/readyz'
+      ? readiness.check().then((report) => json(report.status === 'ready' ? 200 : 503, report))
+      : scrape!();
+    return answer.catch((error: unknown) => {
+      logger.error({ err: error }, 'admin request failed');
+      throw error;
+    });
+  };
+}
+
+/** What the primary of a group (WORKERS > 1) serves the group's admin port with. */
+export interface GroupAdminOptions {
+  host: string;
+  port: number;
+  /** A listening worker's readiness report, or busy when none answers within READY_ANSWER_WITHIN_MS. */
+  readiness(withinMs: number): Promise<AdminAnswer>;
+  /** The group's metrics; undefined when METRICS=false. */
+  scrape: (() => Promise<AdminAnswer>) | undefined;
+}
+
+/**
+ * The group's admin listener on the primary's loop, which serves no GraphQL: liveness is the
+ * primary's own (it replaces a worker whose loop stops beating, src/cluster.ts), readiness a
+ * listening worker's report (busy when none answers in time), metrics the group's sum.
+ */
+export async function startGroupAdminListener({ host, port, readiness, scrape }: GroupAdminOptions): Promise<AdminListener> {
+  return listenOnLoop(host, port, { metrics: scrape !== undefined, health: () => LIVE, ask: (path) => (path === '/readyz' ? readiness(READY_ANSWER_WITHIN_MS) : scrape!()) });
+}
+
+async function listenOnLoop(host: string, port: number, routes: AdminRoutes): Promise<AdminListener> {
+  const server = createAdminServer(adminRequestListener(routes));
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(Object.assign(error, { setting: 'ADMIN_PORT' })));
     server.listen(port, host, () => resolve());
   });
   const { port: bound } = server.address() as AddressInfo;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}`,
+    url: urlOf(host, bound),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -78,3 +162,68 @@ export async function startAdminListener({ host, port, readiness, scrape, logger
       }),
   };
 }
+
+/** What the gateway's loop hands the admin thread. */
+export interface AdminThreadSetup {
+  host: string;
+  port: number;
+  metrics: boolean;
+  /** The time (ms since the epoch) the gateway's loop last turned, written by that loop. */
+  heartbeat: SharedArrayBuffer;
+  stalledAfterMs: number;
+  readyWithinMs: number;
+  metricsWithinMs: number;
+}
+
+/** Messages between the gateway's loop and the admin thread. */
+export type FromAdminThread =
+  | { type: 'listening'; port: number }
+  | { type: 'listen-error'; code: string | undefined; message: string; address: string | undefined; port: number | undefined }
+  | { type: 'ask'; id: number; path: '/readyz' | '/metrics' };
+export type ToAdminThread = { type: 'answer'; id: number; answer: AdminAnswer | undefined } | { type: 'close' };
+
+/**
+ * The admin listener of a gateway process of its own, on a thread of its own, which a saturated
+ * loop cannot hold up. (In a group of workers the primary serves the admin port instead:
+ * `startGroupAdminListener`.)
+ */
+export async function startAdminListener(options: AdminOptions): Promise<AdminListener> {
+  const { host, port, scrape, stalledAfterMs } = options;
+  const heartbeat = new SharedArrayBuffer(8);
+  const beat = new BigInt64Array(heartbeat);
+  const turn = () => Atomics.store(beat, 0, BigInt(Date.now()));
+  turn();
+  // From this loop's timers: when the loop is stuck, the beats stop and /healthz turns 503.
+  const beating = setInterval(turn, heartbeatIntervalMs(stalledAfterMs)).unref();
+  const setup: AdminThreadSetup = { host, port, metrics: scrape !== undefined, heartbeat, stalledAfterMs, readyWithinMs: READY_ANSWER_WITHIN_MS, metricsWithinMs: METRICS_ANSWER_WITHIN_MS };
+  // The sources run as TypeScript, the built gateway as the bundle's admin-thread.js beside this chunk.
+  const entry = new URL(`./admin-thread.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
+  const thread = new Worker(entry, { workerData: setup, env: {} });
+  const ask = askGateway(options);
+  const post = (message: ToAdminThread) => thread.postMessage(message);
+  const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
+  const bound = await new Promise<number>((resolve, reject) => {
+    thread.once('error', reject);
+    thread.on('message', (message: FromAdminThread) => {
+      if (message.type === 'listening') resolve(message.port);
+      else if (message.type === 'listen-error') reject(Object.assign(new Error(message.message), { code: message.code, address: message.address, port: message.port, setting: 'ADMIN_PORT' }));
+      else ask(message.path).then((answer) => post({ type: 'answer', id: message.id, answer }), () => post({ type: 'answer', id: message.id, answer: undefined }));
+    });
+  }).catch(async (error: unknown) => {
+    clearInterval(beating);
+    await thread.terminate();
+    throw error;
+  });
+  // Past start-up, a failure of the thread ends the admin listener: probes then fail, and say why in the log.
+  thread.on('error', (error) => options.logger.error({ err: error }, 'admin listener failed'));
+  return {
+    url: urlOf(host, bound),
+    close: async () => {
+      clearInterval(beating);
+      post({ type: 'close' });
+      await exited;
+    },
+  };
+}
+
+const urlOf = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;

@@ -20,3 +20,27 @@ export const WORKER_HEARTBEAT = 'gateway:worker-heartbeat';
 
 /** Five beats per timeout: one late beat (a long garbage collection, a slow scrape) never reads as a hang. */
 export const heartbeatIntervalMs = (timeoutMs: number) => Math.floor(timeoutMs / 5);
+
+/**
+ * Set in each worker's environment when the primary serves the group's admin port (WORKERS > 1 with
+ * an admin listener): the worker opens none, and answers the primary's readiness questions instead.
+ */
+export const ADMIN_ON_PRIMARY_ENV = 'GATEWAY_ADMIN_ON_PRIMARY';
+
+/** Sent by the primary to one listening worker per /readyz on the group's admin port. */
+export const READINESS_ASK = 'gateway:readiness-ask';
+
+export interface ReadinessAsk {
+  type: typeof READINESS_ASK;
+  id: number;
+}
+
+/** The worker's answer: its readiness report (src/health.ts). */
+export const READINESS_ANSWER = 'gateway:readiness-answer';
+
+export interface ReadinessAnswer {
+  type: typeof READINESS_ANSWER;
+  id: number;
+  ready: boolean;
+  report: unknown;
+}

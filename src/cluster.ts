@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import { heartbeatIntervalMs, WORKER_HEARTBEAT, WORKER_LISTENING, type WorkerListening } from './cluster-messages.ts';
+import { busyReadiness, json, startGroupAdminListener, type AdminAnswer, type AdminListener } from './admin.ts';
+import { ADMIN_ON_PRIMARY_ENV, heartbeatIntervalMs, READINESS_ANSWER, READINESS_ASK, WORKER_HEARTBEAT, WORKER_LISTENING, type ReadinessAnswer, type ReadinessAsk, type WorkerListening } from './cluster-messages.ts';
 import type { Config } from './config.ts';
 import { MAX_BUCKETS } from './budgets/bucket.ts';
 import { serveBudgetsToWorkers } from './budgets/worker-group.ts';
@@ -11,7 +12,9 @@ import { createWorkerSupervisionMetrics } from './observability/metrics.ts';
 /**
  * The primary process of WORKERS > 1: forks the gateway workers, which share the listening port
  * through node:cluster (the primary accepts connections and hands them out in turn), replaces a
- * worker that exits unexpectedly, and stops them all on SIGTERM/SIGINT. It serves no GraphQL itself.
+ * worker that exits unexpectedly, and stops them all on SIGTERM/SIGINT. It serves no GraphQL itself,
+ * so it serves the group's admin port: a flood of heavy queries saturating every worker's loop
+ * cannot delay liveness there (src/admin.ts).
  */
 
 /** More unexpected worker exits than this within CRASH_WINDOW_MS is a crash loop: the group gives up. */
@@ -39,8 +42,14 @@ const isHeartbeat = (message: unknown) => typeof message === 'object' && message
 const isWorkerListening = (message: unknown): message is WorkerListening =>
   typeof message === 'object' && message !== null && (message as { type?: unknown }).type === WORKER_LISTENING;
 
-/** Runs the worker group until a signal or a crash loop ends it; the process then exits. */
-export function superviseWorkers(config: Config, logger: Logger, options: WorkerGroupOptions): void {
+const isReadinessAnswer = (message: unknown): message is ReadinessAnswer =>
+  typeof message === 'object' && message !== null && (message as { type?: unknown }).type === READINESS_ANSWER;
+
+/**
+ * Runs the worker group until a signal or a crash loop ends it; the process then exits. Resolves
+ * once the group's admin listener listens (rejects when its port is taken) and the workers are forked.
+ */
+export async function superviseWorkers(config: Config, logger: Logger, options: WorkerGroupOptions): Promise<void> {
   /** Worker processes not yet exited (cluster.workers keeps one until its IPC channel has closed too). */
   const live = new Set<Worker>();
   const listening = new Set<Worker>();
@@ -53,6 +62,38 @@ export function superviseWorkers(config: Config, logger: Logger, options: Worker
   const collector = supervision ? new GroupMetricsCollector(supervision.registry, () => [...listening]) : undefined;
 
   const running = () => [...live];
+
+  // The group's admin port, on this loop: /readyz asks the listening workers in turn.
+  let admin: AdminListener | undefined;
+  let turn = 0;
+  let nextQuestion = 0;
+  const questions = new Map<number, (answer: AdminAnswer) => void>();
+  const readiness = (withinMs: number): Promise<AdminAnswer> => {
+    const serving = [...listening].filter((worker) => worker.isConnected());
+    if (serving.length === 0) return Promise.resolve(json(503, { status: 'unavailable', reason: 'busy', detail: 'no worker is serving' }));
+    const worker = serving[turn++ % serving.length]!;
+    const id = nextQuestion++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => settle(busyReadiness(withinMs)), withinMs);
+      const settle = (answer: AdminAnswer) => {
+        clearTimeout(timer);
+        questions.delete(id);
+        resolve(answer);
+      };
+      questions.set(id, settle);
+      worker.send({ type: READINESS_ASK, id } satisfies ReadinessAsk);
+    });
+  };
+  const scrape = collector && supervision
+    ? async (): Promise<AdminAnswer> => {
+        try {
+          return { status: 200, contentType: supervision.registry.contentType, body: await collector.collect() };
+        } catch (error) {
+          logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'metrics of the process group unavailable');
+          return { status: 503, contentType: 'text/plain; charset=utf-8', body: 'metrics of the process group unavailable\n' };
+        }
+      }
+    : undefined;
 
   // Heartbeats: when each listening worker was last heard from. A worker is watched from the time it
   // listens (start-up, which loads modules and builds the schema, is not a hang), until it exits.
@@ -84,13 +125,16 @@ export function superviseWorkers(config: Config, logger: Logger, options: Worker
   }, checkEveryMs);
 
   const fork = () => {
-    const worker = cluster.fork(options.env);
+    const worker = cluster.fork(admin ? { ...options.env, [ADMIN_ON_PRIMARY_ENV]: '1' } : options.env);
     live.add(worker);
-    // The worker's own message, not cluster's 'listening' event: that fires once per server, and a
-    // worker has two (the public port and the admin listener).
+    // The worker's own message, not cluster's 'listening' event: that fires once per server it opens.
     const onMessage = (message: unknown) => {
       if (isHeartbeat(message)) {
         if (heard.has(worker)) heard.set(worker, Date.now());
+        return;
+      }
+      if (isReadinessAnswer(message)) {
+        questions.get(message.id)?.(json(message.ready ? 200 : 503, message.report));
         return;
       }
       if (!isWorkerListening(message)) return;
@@ -100,7 +144,7 @@ export function superviseWorkers(config: Config, logger: Logger, options: Worker
       if (!started && listening.size >= options.count) {
         started = true;
         logger.info({ workers: listening.size, pids: [...listening].map((w) => w.process.pid) }, 'workers started');
-        options.onListening({ url: message.url, adminUrl: message.adminUrl });
+        options.onListening({ url: message.url, adminUrl: admin?.url ?? message.adminUrl });
       }
     };
     worker.on('message', onMessage);
@@ -108,6 +152,7 @@ export function superviseWorkers(config: Config, logger: Logger, options: Worker
 
   const finish = async () => {
     clearInterval(watchdog);
+    await admin?.close();
     collector?.close();
     const exitCode = stopping?.exitCode ?? 1;
     try {
@@ -177,6 +222,15 @@ export function superviseWorkers(config: Config, logger: Logger, options: Worker
   // Without Redis, the workers' budgets are kept here, one per caller for the whole group (src/budgets/worker-group.ts).
   if (!config.budgetStore.redisUrl) serveBudgetsToWorkers(cluster, MAX_BUCKETS);
 
+  if (config.admin.port !== 'off') {
+    try {
+      admin = await startGroupAdminListener({ host: config.admin.host, port: config.admin.port, readiness, scrape });
+    } catch (error) {
+      clearInterval(watchdog);
+      collector?.close();
+      throw error;
+    }
+  }
   logger.info({ workers: options.count }, 'starting workers');
   for (let i = 0; i < options.count; i++) fork();
 }

@@ -1,4 +1,7 @@
-import { GraphQLError } from 'graphql';
+import { ApolloServerErrorCode } from '@apollo/server/errors';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import type { Logger } from 'pino';
+import { clip, clipEchoes, clipEchoesDeep, MAX_MESSAGE_CHARS } from './client-text.ts';
 import { currentRequestId } from './request/scope.ts';
 
 /**
@@ -66,8 +69,7 @@ export interface ErrorEntry {
 
 /**
  * The extensions with the id of the request being answered, set last (whatever an error carried),
- * from the request scope: the one place an answer's errors get it. Refusals before or around
- * GraphQL (src/http/refusal.ts, the budgets) and every GraphQL error (format-error.ts) go through here.
+ * from the request scope: the one place an answer's errors get it (`shapeError`).
  */
 export function stampRequestId(extensions: Record<string, unknown>): Record<string, unknown> {
   const requestId = currentRequestId();
@@ -76,7 +78,79 @@ export function stampRequestId(extensions: Record<string, unknown>): Record<stri
   return extensions;
 }
 
-/** An error made by the gateway outside graphql-js (a refusal): its message, its code and the request id, in the shape GraphQL errors take. */
+/** The rules every error an answer carries is shaped by (`shapeError`). */
+export interface ErrorShaping {
+  /** NODE_ENV=production: an unexpected error's message and extensions are replaced. */
+  production: boolean;
+  /** Longest client text repeated in a message, an extension or a log line (MAX_ECHOED_CHARS). */
+  echoChars: number;
+  /** Where unexpected errors are logged. */
+  logger: Logger | undefined;
+}
+
+/** Codes whose message is written for clients; any other error is unexpected, and its text stays in the logs. */
+const PUBLIC_CODES: ReadonlySet<string> = new Set<string>([...Object.values(ErrorCode), ...Object.values(ApolloServerErrorCode)].filter((code) => code !== ErrorCode.INTERNAL_SERVER_ERROR));
+
+/** Stack frames kept in a log line of an unexpected error (the cause is near the top). */
+const LOGGED_STACK_FRAMES = 12;
+
+/** The original error's kind, message and first frames, with client text cut as in answers. */
+function describeUnexpected(error: unknown, echoChars: number): Record<string, unknown> {
+  const cause = error instanceof Error && 'originalError' in error && error.originalError instanceof Error ? error.originalError : error;
+  if (!(cause instanceof Error)) return { type: typeof cause, message: clip(String(cause), MAX_MESSAGE_CHARS) };
+  const frames = (cause.stack ?? '').split('\n').filter((line) => line.trimStart().startsWith('at ')).slice(0, LOGGED_STACK_FRAMES);
+  return { type: cause.name, message: clipEchoes(cause.message, echoChars), stack: frames.map((frame) => clip(frame.trim(), 300)) };
+}
+
+/**
+ * The one place an error an answer carries is shaped, whoever made it: a GraphQL error (Apollo's
+ * `formatError`, src/format-error.ts, which first gives it its client code), a refusal of the HTTP
+ * request (src/http/refusal.ts) or of an operation's budget (src/budgets/plugin.ts, `errorEntry`).
+ * Each gets, in this order, its message, its place in the document, and `extensions` with `code`
+ * first and `requestId` last:
+ *   - the request id, from the request scope (also in the request's log lines);
+ *   - client text cut to a short prefix wherever the message or extensions repeat it;
+ *   - in production, no internals: an error whose code is not a public one is answered
+ *     `Internal server error` with no extensions but its code;
+ *   - every such error logged at error level with the request id and its cause, when `raised` gives
+ *     one (a refusal's writer logs its own).
+ * Apollo Server's `errorNormalize` is the model: one function, whatever raised the error.
+ */
+export function shapeError(error: GraphQLFormattedError, code: string | undefined, { production, echoChars, logger }: ErrorShaping, raised?: { cause: unknown }): GraphQLFormattedError {
+  const { code: _given, requestId: _carried, stacktrace, ...extensions } = error.extensions ?? {};
+  // Only a refusal's writer may leave the code out (errorEntry): its text is the gateway's own.
+  const unexpected = code !== undefined && (code === ErrorCode.INTERNAL_SERVER_ERROR || !PUBLIC_CODES.has(code));
+  if (unexpected && raised !== undefined) {
+    logger?.error({ requestId: currentRequestId(), code, path: error.path, error: describeUnexpected(raised.cause, echoChars) }, 'unexpected error');
+  }
+  const place = { ...(error.locations && { locations: error.locations }), ...(error.path && { path: error.path }) };
+  if (production && unexpected) return { message: 'Internal server error', ...place, extensions: stampRequestId({ code: ErrorCode.INTERNAL_SERVER_ERROR }) };
+  const kept = stampRequestId({ ...(code !== undefined && { code }), ...(clipEchoesDeep(extensions, echoChars) as Record<string, unknown>) });
+  // The frames are the gateway's own; the lines before them repeat the message.
+  if (Array.isArray(stacktrace)) kept.stacktrace = stacktrace.map((line) => (/^\s+at /.test(String(line)) ? String(line) : clipEchoes(String(line), echoChars)));
+  return { message: clipEchoes(error.message, echoChars), ...place, extensions: kept };
+}
+
+/** Until a gateway starts (`useErrorShaping`): development rules, the default MAX_ECHOED_CHARS. */
+let processShaping: ErrorShaping = { production: false, echoChars: 64, logger: undefined };
+/** What a refusal's shaping reads of the gateway's rules: refusals are logged by their writers. */
+type RefusalShaping = Omit<ErrorShaping, 'logger'>;
+
+/**
+ * The rules refusals are shaped by in this process, set once by the gateway as it starts (as the
+ * cursor secret is): a process runs one gateway. GraphQL errors get the same rules from Apollo's
+ * `formatError`.
+ */
+export function useErrorShaping({ production, echoChars }: RefusalShaping): void {
+  processShaping = { production, echoChars, logger: undefined };
+}
+
+/**
+ * An error made by the gateway outside graphql-js (a refusal of the HTTP request or of an
+ * operation's budget): its message and extensions (with a `code`) shaped as every error is.
+ * The refusal's writer logs it; no cause is given here.
+ */
 export function errorEntry(message: string, extensions: Record<string, unknown>): ErrorEntry {
-  return { message, extensions: stampRequestId({ ...extensions }) };
+  const code = typeof extensions.code === 'string' ? extensions.code : undefined;
+  return shapeError({ message, extensions }, code, processShaping) as ErrorEntry;
 }

@@ -1,6 +1,7 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import type { GraphQLSchema, ValidationRule } from 'graphql';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { Logger } from 'pino';
@@ -9,19 +10,21 @@ import type { Config } from './config.ts';
 import { useCursorSecret } from './connections/cursor-seal.ts';
 import { createContext, type GatewayContext } from './context.ts';
 import { CompiledExecution, compiledExecutionGateway } from './execution/compiled-executor.ts';
+import { useErrorShaping } from './errors.ts';
 import { formatError } from './format-error.ts';
-import type { FeatureSwitches } from './feature-switches.ts';
 import { setupBudgets } from './budgets/index.ts';
 import { setupHardening } from './hardening/index.ts';
 import { Readiness } from './health.ts';
 import { frontDoor } from './http/front-door.ts';
 import { graphqlStage } from './http/graphql.ts';
 import { playgroundStage } from './http/playground.ts';
-import { requestPath } from './http/request-path.ts';
+import { requestPath, type RequestPathStages } from './http/request-path.ts';
 import { operatorRoutesStage } from './http/routes.ts';
 import { createLogger } from './logger.ts';
-import { setupObservability } from './observability/index.ts';
+import { setupObservability, type ObservabilityParts } from './observability/index.ts';
 import { PlatformHttp } from './platform/http.ts';
+import type { Policy } from './platform/policy.ts';
+import type { Stage } from './http/stage.ts';
 import type { ExampleValues } from './playground/index.ts';
 import { buildSchema } from './schema.ts';
 
@@ -32,8 +35,10 @@ export interface Gateway {
   logger: Logger;
   /** Base URL once listening, e.g. http://127.0.0.1:4000 */
   url: string;
-  /** The admin listener's base URL (health, readiness, metrics), e.g. http://127.0.0.1:9090; undefined with ADMIN_PORT=off. */
+  /** The admin listener's base URL (health, readiness, metrics), e.g. http://127.0.0.1:9090; undefined with ADMIN_PORT=off, or when the group's primary serves it. */
   adminUrl: string | undefined;
+  /** This gateway's readiness (/readyz), also asked by the group's primary when it serves the admin port. */
+  readiness: Readiness;
   close(): Promise<void>;
 }
 
@@ -86,8 +91,33 @@ export interface GatewayOptions {
   demoToken?: string;
   /** Ids the playground's example operations use (from the embedded sandbox). */
   exampleValues?: ExampleValues;
-  /** Lets the cost harness turn features off and on while the gateway runs (bench/feature-cost.ts); never set by `npm start`. */
-  switches?: FeatureSwitches;
+  /** A worker of a group whose primary serves the admin port (src/cluster.ts): no admin listener here, and /metrics stays off the public port in production as with one. */
+  adminOnPrimary?: boolean;
+  /** Wraps the gateway's parts as it composes them (the cost harness, bench/feature-cost.ts); never set by `npm start`. */
+  parts?: GatewayParts;
+}
+
+/**
+ * Wrappers of the gateway's parts as it composes them, for a caller measuring what each part costs
+ * (the cost harness, bench/feature-cost.ts, which turns features off and on through them): each gets
+ * the part as built and returns what the gateway uses instead. `npm start` passes none, and nothing
+ * is wrapped.
+ */
+export interface GatewayParts {
+  /** The platform-call policies, in order (src/platform/policies/index.ts). */
+  policies?(defaults: Policy[]): Policy[];
+  /** The front door's stages (src/http/request-path.ts), before they are put in order. */
+  stages?(stages: RequestPathStages): RequestPathStages;
+  /** The server's request listener, given the front door (src/http/front-door.ts) and the stages in order it runs. */
+  listener?(frontDoor: RequestListener, stages: readonly Stage[]): RequestListener;
+  /** The static limits' validation rules (src/hardening/). */
+  validationRules?(rules: ValidationRule[]): ValidationRule[];
+  /** The static limits' Apollo plugins (src/hardening/). */
+  hardeningPlugins?(plugins: ApolloServerPlugin[]): ApolloServerPlugin[];
+  /** What observes requests and platform calls (src/observability/). */
+  observability?: ObservabilityParts;
+  /** Compiled execution (src/execution/), where COMPILED_EXECUTION is on. */
+  execution?(compiled: CompiledExecution, schema: GraphQLSchema): Pick<CompiledExecution, 'execute'>;
 }
 
 /** Builds the gateway over the platform at `upstreamUrl` and starts listening. */
@@ -96,11 +126,13 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const production = config.env === 'production';
   // Without a secret, cursors keep the key this process drew at start-up.
   if (config.paging.cursorSecret !== undefined) useCursorSecret(config.paging.cursorSecret, config.paging.cursorSecretPrevious);
-  const { switches } = options;
-  const http = new PlatformHttp(upstreamUrl, config.upstream, config.platformProtection, undefined, switches && { policies: (defaults) => defaults.map((policy) => switches.policy(policy)) });
+  // Refusals (of the HTTP request, of a budget) are shaped by the same rules as GraphQL errors.
+  useErrorShaping({ production, echoChars: config.echoChars });
+  const { parts } = options;
+  const http = new PlatformHttp(upstreamUrl, config.upstream, config.platformProtection, undefined, parts?.policies && { policies: parts.policies });
   // The listener is set once the GraphQL stage exists; the drain plugin needs the server first.
   const server = boundedServer(config, logger);
-  const observability = await setupObservability({ config, http, logger, switches });
+  const observability = await setupObservability({ config, http, logger, parts: parts?.observability });
   const readiness = new Readiness({ upstreamUrl, http, ...config.readiness });
   const hardening = await setupHardening(config, logger, { onTrustedDocumentRefusal: (code) => observability.metrics?.recordTrustedDocumentRefusal(code) });
   const budgets = await setupBudgets(config, logger, observability.metrics);
@@ -115,14 +147,14 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     : undefined;
   const apollo = new ApolloServer<GatewayContext>({
     // The compiled executor keeps Apollo's pipeline and replaces only graphql-js' interpretation of each document.
-    ...(compiled ? { gateway: compiledExecutionGateway(compiled, schema) } : { schema }),
+    ...(compiled ? { gateway: compiledExecutionGateway(parts?.execution?.(compiled, schema) ?? compiled, schema) } : { schema }),
     logger,
     // Refused by hardening's own rule when off, with a message naming INTROSPECTION.
     introspection: true,
     includeStacktraceInErrorResponses: config.stackTraces && !production,
     allowBatchedHttpRequests: hardening.apollo.allowBatchedHttpRequests,
     parseOptions: hardening.apollo.parseOptions,
-    validationRules: switches ? hardening.apollo.validationRules.map((rule) => switches.rule('hardening', rule)) : hardening.apollo.validationRules,
+    validationRules: parts?.validationRules?.(hardening.apollo.validationRules) ?? hardening.apollo.validationRules,
     persistedQueries: hardening.apollo.persistedQueries,
     formatError: formatError({ production, echoChars: config.echoChars, logger }),
     // start.ts owns SIGTERM/SIGINT: Apollo's own handler would start a second stop() beside the
@@ -136,7 +168,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
       ApolloServerPluginCacheControlDisabled(),
       // Logs, metrics, spans, and federation's trace for a router that asks for it (so Apollo installs no trace plugin of its own).
       observability.plugin,
-      ...(switches ? hardening.apollo.plugins.map((plugin) => switches.plugin('hardening', plugin)) : hardening.apollo.plugins),
+      ...(parts?.hardeningPlugins?.(hardening.apollo.plugins) ?? hardening.apollo.plugins),
       // After the static limits: a document they refuse is neither estimated nor charged.
       costPlugin,
     ],
@@ -148,26 +180,24 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   // stays on both, for a developer's curl. Health and readiness stay on both in every mode.
   const adminOn = config.admin.port !== 'off';
   const contextDependencies = { config, http, logger, tokens: budgets.tokens };
-  const stages = requestPath({
+  const built: RequestPathStages = {
     operatorRoutes: operatorRoutesStage({ readiness, scrape: production && adminOn ? undefined : observability.scrape }),
     playground: config.playground ? await playgroundStage({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues }) : undefined,
     ...hardening.stages,
     admission: budgets.admission,
-    ...(switches && {
-      webClientHeaders: switches.stage('web-client headers', hardening.stages.webClientHeaders),
-      admission: switches.stage('admission', budgets.admission),
-    }),
     graphql: graphqlStage({ apollo, context: async (req, res) => createContext(contextDependencies, req.headers, res) }),
-  });
-  server.on('request', frontDoor(stages, logger, switches && (() => switches.isOn('request scope'))));
+  };
+  const stages = requestPath(parts?.stages?.(built) ?? built);
+  const listener = frontDoor(stages, logger);
+  server.on('request', parts?.listener?.(listener, stages) ?? listener);
 
   await listen(server, config.port, config.host);
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   let admin: AdminListener | undefined;
-  if (config.admin.port !== 'off') {
+  if (config.admin.port !== 'off' && !options.adminOnPrimary) {
     try {
-      admin = await startAdminListener({ host: config.admin.host, port: config.admin.port, readiness, scrape: observability.scrape, logger });
+      admin = await startAdminListener({ host: config.admin.host, port: config.admin.port, readiness, scrape: observability.scrape, logger, stalledAfterMs: config.scaling.heartbeatTimeoutMs });
     } catch (error) {
       server.close();
       throw error;
@@ -180,6 +210,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     logger,
     url,
     adminUrl: admin?.url,
+    readiness,
     async close() {
       readiness.markStopping();
       await apollo.stop();

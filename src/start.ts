@@ -12,7 +12,7 @@ import { createLogger, flushLogs } from './logger.ts';
 import type { ExampleValues } from './playground/index.ts';
 import { startGateway } from './server.ts';
 import { settingTypos } from './setting-typos.ts';
-import { heartbeatIntervalMs, WORKER_HEARTBEAT, WORKER_LISTENING, type WorkerListening } from './cluster-messages.ts';
+import { ADMIN_ON_PRIMARY_ENV, heartbeatIntervalMs, READINESS_ANSWER, READINESS_ASK, WORKER_HEARTBEAT, WORKER_LISTENING, type ReadinessAnswer, type ReadinessAsk, type WorkerListening } from './cluster-messages.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 
 const SHUTDOWN_BACKSTOP_MS = 5_000;
@@ -59,7 +59,7 @@ async function main() {
 
   if (config.scaling.workers > 1) {
     const { superviseWorkers } = await import('./cluster.ts');
-    superviseWorkers(config, logger, {
+    await superviseWorkers(config, logger, {
       count: config.scaling.workers,
       env: {
         // Without CURSOR_SECRET the workers of one instance still share one cursor key: the primary draws it.
@@ -113,7 +113,18 @@ async function serveAsWorker(config: Config, logger: Logger) {
   if (!upstreamUrl) throw new Error('a worker needs UPSTREAM_URL: the primary sets it to its embedded sandbox');
   const setup = process.env[WORKER_PLAYGROUND_ENV];
   const playground = setup ? (JSON.parse(setup) as PlaygroundValues) : {};
-  const gateway = await startGateway(config, upstreamUrl, { logger, ...playground });
+  // The primary serves the group's admin port (src/cluster.ts): this worker answers its readiness questions.
+  const adminOnPrimary = process.env[ADMIN_ON_PRIMARY_ENV] === '1';
+  const gateway = await startGateway(config, upstreamUrl, { logger, ...playground, adminOnPrimary });
+  if (adminOnPrimary) {
+    process.on('message', (message: unknown) => {
+      if (typeof message !== 'object' || message === null || (message as { type?: unknown }).type !== READINESS_ASK) return;
+      const { id } = message as ReadinessAsk;
+      void gateway.readiness.check().then((report) => {
+        if (process.connected) process.send?.({ type: READINESS_ANSWER, id, ready: report.status === 'ready', report } satisfies ReadinessAnswer);
+      });
+    });
+  }
   stopOnSignals(config, logger, () => gateway.close());
   // Both listeners are up: the primary counts this worker as serving (and prints the banner once all are).
   process.send?.({ type: WORKER_LISTENING, url: gateway.url, adminUrl: gateway.adminUrl } satisfies WorkerListening);

@@ -26,6 +26,17 @@ describe('the layers of src/ in lint', () => {
     expect(await messagesFor('src/budgets/example.ts', "import { ErrorCode } from '../errors.ts';\nimport { refuse } from '../http/refusal.ts';\nimport { callerToken } from '../request/caller-token.ts';\nexport const all = [ErrorCode, refuse, callerToken];\n")).toEqual([]);
   });
 
+  it('lets src/ below the composition import of sandbox/ only its setting table, which imports nothing', async () => {
+    expect(await messagesFor('src/setting-typos.ts', "import { SANDBOX_SETTINGS } from '../sandbox/settings.ts';\nexport const all = SANDBOX_SETTINGS;\n")).toEqual([]);
+    expect(await messagesFor('src/connections/example.ts', "import { startSandbox } from '../../sandbox/index.ts';\nexport const start = startSandbox;\n")).toEqual([
+      "'../../sandbox/index.ts' import is restricted from being used by a pattern. src/ is layered (docs/architecture.md): paging (src/connections/) may import of sandbox/ only its setting table (sandbox/settings.ts).",
+    ]);
+    expect(await messagesFor('src/start.ts', "import { startSandbox } from '../sandbox/index.ts';\nexport const start = startSandbox;\n")).toEqual([]);
+    expect(await messagesFor('sandbox/settings.ts', "import { ErrorCode } from '../src/errors.ts';\nexport const code = ErrorCode.NOT_FOUND;\n")).toEqual([
+      "'../src/errors.ts' import is restricted from being used by a pattern. sandbox/settings.ts is imported by the kernel of src/ (docs/architecture.md): it imports nothing of the project.",
+    ]);
+  });
+
   it('refuses an import circle', async () => {
     // request/scope.ts is imported by errors.ts: errors.ts importing it back would close a circle, were it allowed.
     const messages = await messagesFor('src/request/scope.ts', "import { ErrorCode } from '../errors.ts';\nexport const code = ErrorCode.NOT_FOUND;\n");

@@ -1,9 +1,7 @@
 import type { ApolloServerOptionsWithGateway, BaseContext } from '@apollo/server';
 import { execute, Kind, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { compilePlan, notCompiledCost, type Jit, type Plan } from './compile-plan.ts';
-import { compiledExecutionSynchronousPart, inGraphqlJsOrder } from './graphql-js-error-order.ts';
 import { asLocatedError } from './located-error.ts';
-import { responsePositions } from './response-positions.ts';
 
 type GatewayInterface = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
 type GatewayExecutor = NonNullable<Awaited<ReturnType<GatewayInterface['load']>>['executor']>;
@@ -22,7 +20,7 @@ export interface ExecutionRequest {
 export interface CompiledCacheOptions {
   /** Compiled documents kept at most. */
   maxEntries: number;
-  /** Estimated heap of the compiled documents kept, in bytes (see `compilePlan`). */
+  /** Estimated heap of the compiled documents kept, in bytes, priced from each document's text (see `compiledCost`). */
   maxBytes: number;
   /** A document is compiled on its `minUses`-th execution among recent ones; before that graphql-js runs it. */
   minUses: number;
@@ -46,10 +44,14 @@ const MAX_PENDING_KEYS = 4_096;
  *   operation too);
  * - a null or missing value in a position where jit does not check it the way
  *   graphql-js does (`guardedVariables`).
- * A compiled document costs far more heap than its text (up to 8 bytes per
- * character of the code jit generates for it, and its parsed document), so the
- * cache is bounded by that estimate as well as by its number of entries, least
- * recently used evicted first.
+ * The errors are graphql-js' own (`asLocatedError`), listed in the order jit
+ * raised them: the specification gives the `errors` list no order, and jit lists
+ * the errors of non-null positions after the others where graphql-js lists each
+ * as it happens.
+ * A compiled document costs far more heap than its text (up to about 740 bytes
+ * per character, measured), so the cache is bounded by an estimate priced from
+ * the text as well as by its number of entries, least recently used evicted
+ * first; a document whose estimate exceeds the whole budget is not compiled.
  */
 export class CompiledExecution {
   private readonly schema: GraphQLSchema;
@@ -78,16 +80,6 @@ export class CompiledExecution {
   /**
    * Loads the compiler (once; later calls share the first's outcome); until it has, documents run
    * on graphql-js. `onLoaded` hears the outcome.
-   *
-   * The gateway's process runs with V8's in-memory compilation cache off
-   * (`--no-compilation-cache` on its command line: package.json `start`, the
-   * Dockerfile, every starter of the gateway process). graphql-jit builds each
-   * document's code with `new Function`, and that cache keeps every distinct
-   * source it has seen (with its bytecode) long after the compiled document is
-   * evicted: with it on, the heap grows with every distinct document compiled,
-   * whatever this cache's bound (docs/benchmark.md, "Compiled documents and
-   * memory"). The flag is a start-up flag: V8 documents no behaviour for
-   * changing it once code has run.
    */
   load(): Promise<void> {
     this.loading ??= import('graphql-jit').then(
@@ -126,9 +118,9 @@ export class CompiledExecution {
   execute(request: ExecutionRequest): Promise<ExecutionResult> | ExecutionResult {
     const plan = this.planFor(request);
     if (!plan || !this.coercesAsCompiled(plan, request.variables)) return this.reference(request);
-    const result = compiledExecutionSynchronousPart(plan.query, request.contextValue, request.variables ?? {});
-    if (isPromiseLike(result)) return result.then((settled) => this.settle(settled, request, plan));
-    return this.settle(result, request, plan);
+    const result = plan.query.query(undefined, request.contextValue, request.variables ?? {});
+    if (isPromiseLike(result)) return result.then((settled) => this.settle(settled, request));
+    return this.settle(result, request);
   }
 
   /**
@@ -149,15 +141,10 @@ export class CompiledExecution {
     return true;
   }
 
-  private settle(result: ExecutionResult, request: ExecutionRequest, plan: Plan): Promise<ExecutionResult> | ExecutionResult {
+  private settle(result: ExecutionResult, request: ExecutionRequest): Promise<ExecutionResult> | ExecutionResult {
     if (refusedBeforeExecution(result)) return this.reference(request);
     if (!result.errors) return result;
-    let errors = result.errors as readonly GraphQLError[];
-    if (errors.length > 1) {
-      plan.positions ??= responsePositions(this.schema, plan.document, plan.operation);
-      errors = inGraphqlJsOrder(errors, plan.positions);
-    }
-    return { ...result, errors: errors.map(asLocatedError) };
+    return { ...result, errors: (result.errors as readonly GraphQLError[]).map(asLocatedError) };
   }
 
   private reference(request: ExecutionRequest): Promise<ExecutionResult> | ExecutionResult {
@@ -226,7 +213,7 @@ function refusedBeforeExecution(result: ExecutionResult): boolean {
  * formatting) and hands each validated document to `executor`. The "gateway"
  * serves one fixed schema; it never changes after start-up.
  */
-export function compiledExecutionGateway(execution: CompiledExecution, schema: GraphQLSchema): GatewayInterface {
+export function compiledExecutionGateway(execution: Pick<CompiledExecution, 'execute'>, schema: GraphQLSchema): GatewayInterface {
   const executor: GatewayExecutor = async (requestContext) =>
     execution.execute({
       documentKey: requestContext.queryHash,

@@ -17,7 +17,7 @@ const MAX_LOGGED_PATH_CHARS = 200;
  * handler. A stage that reports a failure (`next(error)`) or throws ends the list there: the
  * failure is logged and answered 500 on the spot (or the connection cut when the answer has begun).
  */
-export function frontDoor(stages: readonly Stage[], logger: Logger, scoped?: () => boolean): (req: IncomingMessage, res: ServerResponse) => void {
+export function frontDoor(stages: readonly Stage[], logger: Logger): (req: IncomingMessage, res: ServerResponse) => void {
   const failed = (req: IncomingMessage, res: ServerResponse, thrown: unknown) => {
     // A rejection without a reason is still a failure: the log must show one.
     const error = thrown ?? new Error('request failed without a reason');
@@ -26,13 +26,13 @@ export function frontDoor(stages: readonly Stage[], logger: Logger, scoped?: () 
     else refuseUnexpected(res);
   };
 
-  const serve = (req: IncomingMessage, res: ServerResponse, requestScope: RequestScope | undefined) => {
+  const serve = (req: IncomingMessage, res: ServerResponse, requestScope: RequestScope) => {
     let index = 0;
     const next = (error?: unknown): void => {
       if (error !== undefined && error !== null) return failed(req, res, error);
       // A stage that calls back from a stream's events (the body reader) is outside the request's
       // scope there: every later stage (refusals, Apollo, the context) must still read its id.
-      if (requestScope !== undefined && currentRequestScope() !== requestScope) return runInScope(requestScope, next);
+      if (currentRequestScope() !== requestScope) return runInScope(requestScope, next);
       const stage = stages[index++];
       // The GraphQL handler, last, always answers; running off the end would leave the request hanging.
       if (stage === undefined) return failed(req, res, new Error('no stage answered the request'));
@@ -46,12 +46,9 @@ export function frontDoor(stages: readonly Stage[], logger: Logger, scoped?: () 
   };
 
   // The request's scope is made here, once, where the request starts: its id (decided on first
-  // read) and what the stages learn of it (the admission). `scoped` is the cost harness's switch
-  // (src/feature-switches.ts): a request served outside the scope has no id, but keeps its state.
-  const enter = (req: IncomingMessage, res: ServerResponse) => {
+  // read) and what the stages learn of it (the admission).
+  return (req: IncomingMessage, res: ServerResponse) => {
     const requestScope = requestScopeOf(req);
     runInScope(requestScope, serve, req, res, requestScope);
   };
-  if (scoped) return (req, res) => (scoped() ? enter(req, res) : serve(req, res, undefined));
-  return enter;
 }

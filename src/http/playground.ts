@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import Negotiator from 'negotiator';
 import type { PlaygroundOptions } from '../playground/index.ts';
+import { send } from '../send.ts';
 import { pathOf, type Stage } from './stage.ts';
 
 /**
@@ -60,9 +61,6 @@ export const playgroundOffStage: Stage = (req, res, next) => {
     next();
     return;
   }
-  res.statusCode = 404;
-  res.setHeader('Content-Type', 'text/html; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(PLAYGROUND_OFF_PAGE));
   res.setHeader('Vary', 'Origin, Accept');
-  res.end(PLAYGROUND_OFF_PAGE);
+  send(res, 404, 'text/html; charset=utf-8', PLAYGROUND_OFF_PAGE);
 };

@@ -1,7 +1,7 @@
-import type { ServerResponse } from 'node:http';
 import { ErrorCode } from '../errors.ts';
 import type { Readiness } from '../health.ts';
 import type { MetricsAnswer } from '../observability/index.ts';
+import { send } from '../send.ts';
 import { refuse } from './refusal.ts';
 import { isGraphQLPath, pathOf, type Stage } from './stage.ts';
 
@@ -17,14 +17,6 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 function routeOf(path: string): string {
   const lower = path.toLowerCase();
   return lower.length > 1 && lower.endsWith('/') ? lower.slice(0, -1) : lower;
-}
-
-/** A text answer with its length; `type` names its charset (every answer here is UTF-8). */
-function send(res: ServerResponse, status: number, type: string, body: string): void {
-  res.statusCode = status;
-  res.setHeader('Content-Type', type);
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(body);
 }
 
 /**

@@ -2,7 +2,8 @@ import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue, type Registry } from 'prom-client';
 
 /**
- * /metrics of a process group (WORKERS > 1): whichever worker a scrape reaches asks the primary,
+ * /metrics of a process group (WORKERS > 1): the primary answers a scrape of the admin port itself
+ * (`collect`); on the public port (development), whichever worker a scrape reaches asks the primary,
  * which gathers every running worker's registry (and its own) over the cluster's IPC channel and
  * sums them with prom-client's AggregatorRegistry.aggregate (each metric by its `aggregator`: sum
  * unless the metric says otherwise).

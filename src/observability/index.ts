@@ -35,31 +35,41 @@ export interface ObservabilityDependencies {
   logger: Logger;
   /** Replaces the configured span exporter (tests). */
   spanExporter?: SpanExporter;
-  /** Lets the cost harness turn the request log, metrics and all observing off and on (bench/feature-cost.ts). */
-  switches?: ObservabilitySwitches;
+  /** Wraps what observes (GatewayParts in src/server.ts); none from `npm start`. */
+  parts?: ObservabilityParts;
 }
 
-/** What observability reads of the cost harness's switches (src/feature-switches.ts's FeatureSwitches). */
-interface ObservabilitySwitches {
-  isOn(feature: 'observability' | 'request log' | 'metrics'): boolean;
+type UpstreamObserver = (event: UpstreamCallEvent) => void;
+
+/**
+ * Wrappers of what observes, for a caller measuring what each costs (the cost harness,
+ * bench/feature-cost.ts): each gets the part as built and returns what is used instead.
+ */
+export interface ObservabilityParts {
+  /** The observer of every platform call, given its two parts: the log line, the metrics sample (absent with METRICS=false). */
+  upstream?(log: UpstreamObserver, metrics: UpstreamObserver | undefined): UpstreamObserver;
+  /** The request plugin, given its observers and how it is built from them. */
+  plugin?(observers: RequestObservers, build: (observers: RequestObservers) => ApolloServerPlugin<GatewayContext>): ApolloServerPlugin<GatewayContext>;
 }
 
 /** Logs, metrics and traces of one gateway instance, all fed from the same two sources: the request plugin and the platform seam. */
-export async function setupObservability({ config, http, logger, spanExporter, switches }: ObservabilityDependencies): Promise<Observability> {
+export async function setupObservability({ config, http, logger, spanExporter, parts }: ObservabilityDependencies): Promise<Observability> {
   const metrics = config.metrics ? createMetrics(http, { maxOperations: config.metricsMaxOperations, labelChars: config.echoChars }) : undefined;
   const tracing = await startTracing(config.tracing, { exporter: spanExporter });
   const logUpstream = upstreamLogObserver(logger);
-  http.observe((event: UpstreamCallEvent) => {
-    // `switches` only in the cost harness (bench/feature-cost.ts).
-    if (switches && !switches.isOn('observability')) return;
-    logUpstream(event);
-    if (!switches || switches.isOn('metrics')) metrics?.recordUpstream(event);
-  });
+  http.observe(
+    parts?.upstream?.(logUpstream, metrics && ((event) => metrics.recordUpstream(event))) ??
+      ((event: UpstreamCallEvent) => {
+        logUpstream(event);
+        metrics?.recordUpstream(event);
+      }),
+  );
   // In a cluster worker, /metrics answers for the whole process group, whichever worker serves the scrape.
   const group = metrics && cluster.isWorker ? joinGroupMetrics(metrics.registry) : undefined;
   // Each call's span is started before the call, so its traceparent can go with it.
   if (tracing) http.traceWith(tracing);
   if (tracing) logger.info({ exporter: config.tracing.exporter, endpoint: config.tracing.endpoint }, 'tracing on');
+  const observers: RequestObservers = { logger, metrics, tracing, echoChars: config.echoChars };
   const scrape = metrics
     ? async (): Promise<MetricsAnswer> => {
         try {
@@ -71,7 +81,7 @@ export async function setupObservability({ config, http, logger, spanExporter, s
       }
     : undefined;
   return {
-    plugin: withInlineTrace(switches ? switchedPlugin(switches, { logger, metrics, tracing, echoChars: config.echoChars }) : requestObserverPlugin({ logger, metrics, tracing, echoChars: config.echoChars })),
+    plugin: withInlineTrace(parts?.plugin?.(observers, requestObserverPlugin) ?? requestObserverPlugin(observers)),
     metrics,
     tracing,
     scrape,
@@ -80,21 +90,5 @@ export async function setupObservability({ config, http, logger, spanExporter, s
       group?.leave();
       metrics?.close();
     },
-  };
-}
-
-/** The request plugin with its log line and metrics each behind a switch, and the whole of it behind "observability". */
-function switchedPlugin(switches: ObservabilitySwitches, observers: RequestObservers): ApolloServerPlugin<GatewayContext> {
-  const silent = observers.logger.child({}, { level: 'silent' });
-  const variants = [
-    requestObserverPlugin(observers),
-    requestObserverPlugin({ ...observers, logger: silent }),
-    requestObserverPlugin({ ...observers, metrics: undefined }),
-    requestObserverPlugin({ ...observers, logger: silent, metrics: undefined }),
-  ];
-  const current = () => variants[(switches.isOn('request log') ? 0 : 1) + (switches.isOn('metrics') ? 0 : 2)]!;
-  return {
-    invalidRequestWasReceived: async (request) => (switches.isOn('observability') ? current().invalidRequestWasReceived?.(request) : undefined),
-    requestDidStart: async (requestContext) => (switches.isOn('observability') ? current().requestDidStart?.(requestContext) : undefined),
   };
 }

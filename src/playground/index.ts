@@ -5,6 +5,7 @@ import serveStatic from 'serve-static';
 import { exampleTabs, PLACEHOLDER_VALUES, type ExampleValues } from './examples.ts';
 import type { PlaygroundPageConfig } from './page-config.ts';
 import { PROJECT_ROOT } from '../project-root.ts';
+import { send } from '../send.ts';
 
 export type { ExampleValues } from './examples.ts';
 export { sandboxExampleValues } from './sandbox-examples.ts';
@@ -136,7 +137,7 @@ export function createPlayground(options: PlaygroundOptions): Playground {
       res.setHeader('Vary', 'Accept');
       if (!bundled()) return sendText(res, 503, MISSING_BUNDLE);
       setHeaders(res, PAGE_HEADERS);
-      send(res, req.method === 'HEAD', 'text/html; charset=utf-8', html);
+      send(res, 200, 'text/html; charset=utf-8', html, req.method === 'HEAD');
     },
     asset(req, res, path) {
       // serve-static reads the file's path from the request's URL: relative to the assets path while it runs.
@@ -156,12 +157,5 @@ function setHeaders(res: ServerResponse, headers: Readonly<Record<string, string
 }
 
 function sendText(res: ServerResponse, status: number, text: string): void {
-  res.statusCode = status;
-  send(res, false, 'text/plain; charset=utf-8', text);
-}
-
-function send(res: ServerResponse, head: boolean, type: string, body: string): void {
-  res.setHeader('Content-Type', type);
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(head ? undefined : body);
+  send(res, status, 'text/plain; charset=utf-8', text);
 }

@@ -56,6 +56,7 @@ const TOOLS: Record<string, string[]> = {
   'bench/rate-limit-check.ts': ['--redis URL', '--checks N'],
   'bench/relay-page-cost.ts': ['--rounds N', '--seconds S', '--rate R', '--profile DIR', '--only VARIANT'],
   'bench/compilation-cache-heap.ts': ['--documents N', '--kept N'],
+  'bench/compiled-entry-heap.ts': ['--documents N'],
   'bench/floor-gap.ts': ['--workloads LETTERS', '--rounds N', '--seconds S', '--connections N', '--profile DIR', '--verbose', '--baseline CHECKOUT', '--baseline-env NAME=VALUE'],
 };
 
@@ -97,7 +98,7 @@ describe.each(Object.entries(TOOLS))('node %s --help', (tool, options) => {
     expect({ code, stderr, usage: stdout.split('\n')[0], options: optionsOf(stdout) }).toEqual({
       code: 0,
       stderr: '',
-      usage: `Usage: node ${tool === 'bench/compilation-cache-heap.ts' ? '--expose-gc ' : ''}${tool} [options]`,
+      usage: `Usage: node ${tool.endsWith('-heap.ts') ? '--expose-gc ' : ''}${tool} [options]`,
       options: [...options, '--help, -h'],
     });
     expect(examplesOf(stdout).filter((line) => line.includes(` ${tool} `))).not.toEqual([]);

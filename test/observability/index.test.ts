@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import pino from 'pino';
 import { Writable } from 'node:stream';
+import { FeatureSwitches } from '../../bench/lib/feature-switches.ts';
 import { testConfig } from '../../src/config.ts';
 import { setupObservability, type Observability } from '../../src/observability/index.ts';
 import { PlatformHttp } from '../../src/platform/http.ts';
@@ -71,12 +72,13 @@ describe('setupObservability', () => {
 
   it('records nothing of the platform calls while the cost harness turns observability off', async () => {
     const { http, logger, lines } = parts(503);
-    let on = false;
-    observability = await setupObservability({ config: testConfig({ METRICS: 'true' }), http, logger, switches: { isOn: () => on } });
+    const switches = new FeatureSwitches();
+    switches.set('observability', false);
+    observability = await setupObservability({ config: testConfig({ METRICS: 'true' }), http, logger, parts: switches.parts().observability });
     await call(http);
     expect(lines).toEqual([]);
     expect(upstreamSamples((await observability.scrape!()).body)).toEqual([]);
-    on = true;
+    switches.set('observability', true);
     await call(http);
     expect(lines).toHaveLength(1);
     expect(upstreamSamples((await observability.scrape!()).body)).toEqual(['upstream_requests_total{route="exceptions.list",method="GET",status="503"} 1']);

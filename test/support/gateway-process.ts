@@ -64,8 +64,7 @@ export function watchOutput(stream: NodeJS.ReadableStream, exited?: Promise<unkn
  * a free port unless `env` says otherwise: tests running side by side must not all want 9090.
  */
 export function startGatewayProcess(env: Record<string, string>): GatewayProcess {
-  // V8's compilation cache off, as `npm start` runs the gateway (src/execution/compiled-executor.ts says why).
-  const child = spawn(NODE, ['--disable-warning=ExperimentalWarning', '--no-compilation-cache', 'dist/main.js'], {
+  const child = spawn(NODE, ['--disable-warning=ExperimentalWarning', 'dist/main.js'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ADMIN_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

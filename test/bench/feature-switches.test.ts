@@ -1,10 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { describe, expect, it } from '@jest/globals';
+import { readdirSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Kind, type ValidationContext } from 'graphql';
-import { FeatureSwitches } from '../src/feature-switches.ts';
-import type { Stage } from '../src/http/stage.ts';
-import type { PlatformCall, Policy } from '../src/platform/policy.ts';
-import type { Answer } from '../src/platform/upstream-call.ts';
+import { FeatureSwitches } from '../../bench/lib/feature-switches.ts';
+import type { Stage } from '../../src/http/stage.ts';
+import type { PlatformCall, Policy } from '../../src/platform/policy.ts';
+import type { Answer } from '../../src/platform/upstream-call.ts';
+import { testConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startGateway, type Gateway } from '../../src/server.ts';
+import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 
 const req = {} as IncomingMessage;
 const res = {} as ServerResponse;
@@ -71,11 +76,59 @@ describe('feature switches (the cost harness)', () => {
     const call = {} as PlatformCall;
     const [breaker, draw, transport] = [switches.policy(policy('breaker')), switches.policy(policy('bucket draw')), switches.policy(policy('transport'))];
     expect(breaker.name).toBe('breaker');
-    switches.set('route guard', false);
+    switches.set('breaker and bulkhead', false);
     switches.set('calls budget', false);
     for (const wrapped of [breaker, draw, transport]) expect(await wrapped.send(call, next)).toBe(answer);
-    switches.set('route guard', true);
+    switches.set('breaker and bulkhead', true);
     await breaker.send(call, next);
     expect(seen).toEqual(['transport', 'breaker']);
+  });
+});
+
+describe('a gateway started with the switches\' parts (bench/feature-cost.ts)', () => {
+  let sandbox: Sandbox;
+  let gateway: Gateway;
+  const switches = new FeatureSwitches();
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    gateway = await startGateway(testConfig({ COMPILED_QUERY_MIN_USES: '1' }), sandbox.url, { logger: createLogger('silent'), parts: switches.parts() });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await sandbox?.close();
+  });
+
+  /** A path the gateway does not serve: its refusal shows the request id when the request has its scope. */
+  const refused = async () => (await fetch(`${gateway.url}/nowhere`, { headers: { 'x-request-id': 'harness-1' } })).json();
+  const typename = async () => (await fetch(`${gateway.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' })).json();
+
+  it('serves requests with every feature on, off, and on again; a request outside its scope has no id', async () => {
+    const notFound = { message: 'Not found: the GraphQL endpoint is POST /graphql', extensions: { code: 'NOT_FOUND', requestId: 'harness-1' } };
+    expect(await refused()).toEqual({ errors: [notFound] });
+    switches.set('request scope', false);
+    expect(await refused()).toEqual({ errors: [{ ...notFound, extensions: { code: 'NOT_FOUND' } }] });
+    switches.set('request scope', true);
+    switches.set('every feature', false);
+    expect(await typename()).toEqual({ data: { __typename: 'Query' }, extensions: { cost: { requestedQueryCost: 0, actualQueryCost: 0 } } });
+    switches.set('every feature', true);
+    expect(await refused()).toEqual({ errors: [notFound] });
+    // Compiled from its first use, and interpreted by graphql-js while the switch is off: the same answer.
+    for (const on of [true, false, true]) {
+      switches.set('compiled execution', on);
+      expect(await typename()).toEqual({ data: { __typename: 'Query' }, extensions: { cost: { requestedQueryCost: 0, actualQueryCost: 0 } } });
+    }
+    expect(switches.isOn('compiled execution')).toBe(true);
+  });
+
+  it('leave compiled execution on when "every feature" is off: it saves, it does not cost', () => {
+    const alone = new FeatureSwitches();
+    alone.set('every feature', false);
+    expect([alone.isOn('compiled execution'), alone.isOn('control'), alone.isOn('metrics')]).toEqual([true, true, false]);
+  });
+
+  it('is wired from bench/ alone: no module of src/ names the switches', () => {
+    const root = new URL('../../', import.meta.url);
+    const sources = readdirSync(new URL('src/', root), { recursive: true, encoding: 'utf8' }).filter((file) => /\.(ts|js)$/.test(file));
+    expect(sources.filter((file) => /FeatureSwitches|feature-switches|switches\b/.test(readFileSync(new URL(`src/${file}`, root), 'utf8')))).toEqual([]);
   });
 });

@@ -1,0 +1,63 @@
+import type { AddressInfo } from 'node:net';
+import { parentPort, workerData } from 'node:worker_threads';
+import { adminRequestListener, busyReadiness, createAdminServer, LIVE, type AdminAnswer, type AdminThreadSetup, type FromAdminThread, type ToAdminThread } from './admin.ts';
+
+// The admin listener's own thread (src/admin.ts): it owns the admin port, answers /healthz from the
+// gateway loop's heartbeat, and asks that loop for /readyz and /metrics, answering for it when it
+// is too busy to. It loads nothing of the gateway but the listener's routes.
+
+const setup = workerData as AdminThreadSetup;
+const port = parentPort!;
+const beat = new BigInt64Array(setup.heartbeat);
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+const waiting = new Map<number, (answer: AdminAnswer | undefined) => void>();
+let nextId = 0;
+
+/** The gateway loop's answer, or `late` when it gives none within `withinMs`. */
+function ask(path: '/readyz' | '/metrics', withinMs: number, late: () => AdminAnswer): Promise<AdminAnswer> {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      waiting.delete(id);
+      resolve(late());
+    }, withinMs);
+    waiting.set(id, (answer) => {
+      clearTimeout(timer);
+      waiting.delete(id);
+      if (answer) resolve(answer);
+      else reject(new Error('the gateway could not answer'));
+    });
+    port.postMessage({ type: 'ask', id, path } satisfies FromAdminThread);
+  });
+}
+
+const silentMs = () => Date.now() - Number(Atomics.load(beat, 0));
+
+const server = createAdminServer(
+  adminRequestListener({
+    metrics: setup.metrics,
+    health: () => {
+      const silent = silentMs();
+      if (silent <= setup.stalledAfterMs) return LIVE;
+      return { status: 503, contentType: JSON_TYPE, body: JSON.stringify({ status: 'stalled', detail: `the gateway's event loop has not turned for ${silent} ms` }) };
+    },
+    ask: (path) =>
+      path === '/readyz'
+        ? ask(path, setup.readyWithinMs, () => busyReadiness(setup.readyWithinMs))
+        : ask(path, setup.metricsWithinMs, () => ({ status: 503, contentType: JSON_TYPE, body: JSON.stringify({ error: 'busy: the gateway did not answer the scrape in time' }) })),
+  }),
+);
+
+port.on('message', (message: ToAdminThread) => {
+  if (message.type === 'answer') return waiting.get(message.id)?.(message.answer);
+  server.close(() => port.close());
+  // Probes keep their connections alive; the process is stopping, so none is waited for.
+  server.closeAllConnections();
+});
+server.once('error', (error: NodeJS.ErrnoException & { address?: string; port?: number }) => {
+  // The start-up's message names the address and port, as for a listener on the gateway's loop.
+  port.postMessage({ type: 'listen-error', code: error.code, message: error.message, address: error.address, port: error.port } satisfies FromAdminThread);
+  port.close();
+});
+server.listen(setup.port, setup.host, () => port.postMessage({ type: 'listening', port: (server.address() as AddressInfo).port } satisfies FromAdminThread));
