@@ -46,7 +46,7 @@ export async function paginate<T>(
       const withAnchors = planPages(from, to - from, settings.pageSize.planned);
       if (withAnchors.length <= plan.length) plan = withAnchors;
     }
-    await list.fetch(plan);
+    await list.fetchUpToEnd(plan);
     if (anchors.length > 0) ({ list, window } = await anchoredWindow(list, parsed, anchors, settings, fetchPage));
   }
   await fillWindow(list, window, settings, fetchPage);

@@ -44,6 +44,11 @@ export class RequestCalls {
   ledger: CallLedger | undefined;
   /** Attempts the platform was sent for this request or operation, retries included (`actualQueryCost`). */
   sent = 0;
+  /**
+   * Calls its connections planned after an answer showed a page-size cap the estimate did not know:
+   * added to the estimate in `requestedQueryCost` (src/budgets/plugin.ts).
+   */
+  replanned = 0;
   #tokenKey: string | undefined;
   /** The credentials' key in the shared reads, computed on the first GET. */
   credential: string | undefined;

@@ -105,3 +105,26 @@ describe('one answer cannot lower the page size of every later request', () => {
     expect(log.lines().filter((line) => line.pageCap !== undefined).map((line) => [line.list, line.pageCap])).toEqual([['exceptions', 1]]);
   });
 });
+
+describe('a plan of several pages reads nothing past the end its first answer shows', () => {
+  it('asks the later pages of a plan only up to the total the first page reported', async () => {
+    const log = new LogCapture();
+    const nine = EXCEPTIONS.slice(0, 9);
+    // A platform capping pages at 7 rows, over a list of 9.
+    const page = await gatewayOver((index, size) => envelope(index, Math.min(size, 7), nine), log);
+    const learning = await page(99, 'tenant-a');
+    expect(learning.edges.map((edge) => edge.node.id)).toEqual(nine.map((row) => row.id));
+    expect(platform!.calls.splice(0)).toEqual([
+      [0, 99],
+      [2, 3],
+    ]);
+    // Planned with the learned cap (at the floor, 10): ten pages of 10, of which the first tells the
+    // list ends at 9; the rows it lacks come with one call joined to the rows held.
+    const next = await page(99, 'tenant-b');
+    expect([next.edges.map((edge) => edge.node.id), next.pageInfo.hasNextPage, next.totalCount]).toEqual([nine.map((row) => row.id), false, 9]);
+    expect(platform!.calls).toEqual([
+      [0, 10],
+      [2, 3],
+    ]);
+  });
+});
