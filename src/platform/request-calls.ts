@@ -3,11 +3,12 @@ import { tokenKey } from '../request/caller-token.ts';
 
 /**
  * What pays for the platform calls of one operation, call by call (src/budgets/): `draw()` is asked
- * once for every attempt about to be sent, retries included, and throws (BudgetSpent) when the
- * attempt may not go. It answers without a promise while the operation's reservation covers it.
+ * once for every attempt about to be sent, retries included, and throws (CallNotSent) when the
+ * attempt may not go, or the attempt's signal's reason when it fired while the draw waited. It
+ * answers without a promise while the operation's reservation covers it.
  */
 export interface CallLedger {
-  draw(): Promise<void> | undefined;
+  draw(signal?: AbortSignal): Promise<void> | undefined;
 }
 
 export interface RequestCallsOptions {
