@@ -43,6 +43,8 @@ export class RequestCalls {
   readonly tally: CallTally;
   /** The operation's share of the caller's bucket, when a budget is set (RATE_LIMIT_PER_SECOND). */
   ledger: CallLedger | undefined;
+  /** Calls handed to the platform seam for this request or operation (joined shared reads included): its log line's `upstreamCalls`. */
+  calls = 0;
   /** Attempts the platform was sent for this request or operation, retries included (`actualQueryCost`). */
   sent = 0;
   /**
