@@ -87,8 +87,12 @@ export class ListKnowledge<T> {
    * Fetches a plan of pages without reading past the list's end: its first page alone, then, all at
    * once, those of the others that start before the end the first one showed (a total, or a short page).
    */
-  async fetchUpToEnd(pages: readonly PageRequest[]): Promise<void> {
-    if (pages.length <= 1) return this.fetch(pages);
+  fetchUpToEnd(pages: readonly PageRequest[]): Promise<void> {
+    // A plan of one page, most of them, costs no layer more than fetch.
+    return pages.length <= 1 ? this.fetch(pages) : this.#fetchFirstThenRest(pages);
+  }
+
+  async #fetchFirstThenRest(pages: readonly PageRequest[]): Promise<void> {
     await this.fetch(pages.slice(0, 1));
     const end = this.clampToEnd(Infinity);
     await this.fetch(end === Infinity ? pages.slice(1) : pages.slice(1).filter((page) => page.page * page.size < end));
