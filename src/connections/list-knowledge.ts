@@ -35,9 +35,12 @@ export class ListKnowledge<T> {
     return this.#firstAbsent;
   }
 
-  /** Fetches zero-based pages, all at once: each is one upstream call and none depends on another. */
-  async fetch(pages: readonly PageRequest[]): Promise<void> {
-    this.#pageSize.sending(pages.length);
+  /**
+   * Fetches zero-based pages, all at once: each is one upstream call and none depends on another.
+   * `priced` when they are the rest of the plan the request's estimate counted (see RequestPageSize.sending).
+   */
+  async fetch(pages: readonly PageRequest[], priced = false): Promise<void> {
+    if (!priced) this.#pageSize.sending(pages.length);
     const results = await Promise.all(
       pages.map((page) => this.#fetchPage({ page: page.page + this.#pageBase, size: page.size })),
     );
@@ -95,7 +98,7 @@ export class ListKnowledge<T> {
   async #fetchFirstThenRest(pages: readonly PageRequest[]): Promise<void> {
     await this.fetch(pages.slice(0, 1));
     const end = this.clampToEnd(Infinity);
-    await this.fetch(end === Infinity ? pages.slice(1) : pages.slice(1).filter((page) => page.page * page.size < end));
+    await this.fetch(end === Infinity ? pages.slice(1) : pages.slice(1).filter((page) => page.page * page.size < end), true);
   }
 
   /** `position`, or where the list is known to end when that comes first: a short page's end, or the reported total. */
