@@ -116,6 +116,11 @@ export class MemoryBuckets implements BucketStore {
     return state;
   }
 
+  /** The bucket's TAT in this clock's terms; undefined for a full bucket. */
+  tatOf(policy: BucketPolicy, key: string): number | undefined {
+    return this.#tats.get(`${policy.name}:${key}`);
+  }
+
   /** Sets a bucket to the state a shared store reported (its TAT in this clock's terms). */
   mirror(policy: BucketPolicy, key: string, tat: number): void {
     this.#store(`${policy.name}:${key}`, tat, this.#clock());

@@ -15,7 +15,9 @@ import {
   type ValueNode,
   visit,
 } from 'graphql';
-import { ENTITY_CALLS, WALKING_FIELDS } from '../area-modules.ts';
+import { AREA_MODULES, ENTITY_CALLS, WALKING_FIELDS } from '../area-modules.ts';
+import type { ListDescriptor } from '../connections/index.ts';
+import { plannedCalls } from '../connections/window.ts';
 import { argumentValue, variablesShapeKey, walksFromEnd, withDefaults, type Variables } from '../hardening/operation-values.ts';
 import { BACKWARD_WALK_RECORDS } from '../hardening/query-cost.ts';
 import { collectFields, possibleObjectTypes, representationTypenames, rootType, subSelections } from '../hardening/selection-walk.ts';
@@ -24,8 +26,10 @@ import { collectFields, possibleObjectTypes, representationTypenames, rootType, 
  * The platform calls an operation may make, from its document before it runs: an upper bound, read
  * from the cost directives the schema declares for routers (schema/), over the selections as
  * execution collects them (src/hardening/selection-walk.ts, shared with the request limit):
- * - a field with `@listSize` reads a platform list: the platform pages its window may touch (see
- *   windowPages), and its children count once per row;
+ * - a field with `@listSize` reads a platform list: the calls of the page plan its connection makes
+ *   (src/connections/window.ts plannedCalls: the window with its look-ahead row, in pages of the
+ *   size the gateway plans that list with, a learned page-size cap included), and its children
+ *   count once per row;
  * - a field with `@cost(weight: n)` makes n calls;
  * - a union or interface is priced at its most expensive member;
  * - `_entities` resolves each representation: the entity calls its area declares for its type
@@ -44,6 +48,16 @@ export interface EstimateSizes {
   /** Rows per platform page (UPSTREAM_MAX_PAGE_SIZE). */
   upstreamPageSize: number;
 }
+
+/** What the gateway learned of the platform's lists (src/connections/paging-facts.ts): the page size each is planned with. */
+export interface ListPageSizes {
+  pageSizeFor(list: string, configured: number): number;
+  /** Changes whenever a list's page size does. */
+  readonly capsGeneration: number;
+}
+
+/** The list each connection field reads, by field name (a field of that name reads the same list wherever it is). */
+const LIST_OF_FIELD: ReadonlyMap<string, ListDescriptor<unknown>> = new Map(Object.values(AREA_MODULES).flatMap((module) => Object.entries(module.queryLists ?? {})));
 
 /** A representation of a type without entity calls of its area (src/area-modules.ts): priced as if fetched. */
 const UNKNOWN_ENTITY_CALLS = 1;
@@ -95,21 +109,31 @@ export class CallEstimator {
 
   /** Estimates by variablesShapeKey: most requests repeat a document with the same page sizes. */
   readonly #known = new Map<string, number>();
+  /** The caps' generation the estimates in #known were made under. */
+  #generation = 0;
+  /** The page sizes of the estimate being made. */
+  #lists: ListPageSizes | undefined;
   /** Documents (as Apollo's document cache keeps them) that ask `_entities`. */
   readonly #entityDocuments = new WeakMap<DocumentNode, boolean>();
 
   /**
    * The estimate of an operation as sent (its variables without the defaults), remembered for the
    * same document with variables of the same shape. A document asking `_entities` is estimated
-   * every time: its representations' types, which a shape does not hold, change its price.
+   * every time: its representations' types, which a shape does not hold, change its price. With
+   * `lists`, each list is priced at the page size the gateway plans it with now.
    */
-  estimateSent(queryHash: string | undefined, document: DocumentNode, operation: OperationDefinitionNode, variables: Variables): number {
+  estimateSent(queryHash: string | undefined, document: DocumentNode, operation: OperationDefinitionNode, variables: Variables, lists?: ListPageSizes): number {
+    if (lists !== undefined && lists.capsGeneration !== this.#generation) {
+      // A cap learned or expired: every remembered estimate may have changed.
+      this.#known.clear();
+      this.#generation = lists.capsGeneration;
+    }
     let entities = this.#entityDocuments.get(document);
     if (entities === undefined) this.#entityDocuments.set(document, (entities = asksEntities(document)));
     const key = queryHash === undefined || entities ? undefined : variablesShapeKey(queryHash, operation, variables);
     const known = key === undefined ? undefined : this.#known.get(key);
     if (known !== undefined) return known;
-    const calls = this.estimate(document, operation, withDefaults(operation, variables));
+    const calls = this.estimate(document, operation, withDefaults(operation, variables), lists);
     if (key !== undefined) {
       if (this.#known.size >= KNOWN_ESTIMATES) this.#known.delete(this.#known.keys().next().value!);
       this.#known.set(key, calls);
@@ -118,15 +142,21 @@ export class CallEstimator {
   }
 
   /** Platform calls the operation may make at most (0 when it makes none). */
-  estimate(document: DocumentNode, operation: OperationDefinitionNode, variables: Variables): number {
+  estimate(document: DocumentNode, operation: OperationDefinitionNode, variables: Variables, lists?: ListPageSizes): number {
     const root = rootType(this.#schema, operation);
     if (!root) return 0;
-    return this.#object(document, root, [operation.selectionSet], variables, true);
+    this.#lists = lists;
+    try {
+      return this.#object(document, root, [operation.selectionSet], variables, true);
+    } finally {
+      this.#lists = undefined;
+    }
   }
 
-  /** Platform pages a window of `rows` rows at offset 0 covers. */
-  #pages(rows: number): number {
-    return Math.max(1, Math.ceil(rows / this.#sizes.upstreamPageSize));
+  /** The page size the connection of `list` plans with: the configured one, or the cap learned for it. */
+  #pageSize(list: ListDescriptor<unknown> | undefined): number {
+    const configured = this.#sizes.upstreamPageSize;
+    return list === undefined || this.#lists === undefined ? configured : this.#lists.pageSizeFor(list.list, configured);
   }
 
   /** A page-size argument as a number of rows (a literal or a variable's value), clamped to the sizes allowed. */
@@ -138,19 +168,24 @@ export class CallEstimator {
   }
 
   /**
-   * The platform pages a connection's window may touch (src/connections/paginate.ts): `first` from the
-   * start is its pages; a window at an offset the document does not tell (`after`, `before`) may
-   * straddle one page more; `last` without `before` first learns the list's length with a one-row
-   * call, and on a list that may not report it (WALKING_FIELDS) walks the list to its end
-   * (BACKWARD_WALK_RECORDS records, plus the page the walk starts in).
+   * The platform pages a connection's window may touch (src/connections/paginate.ts), as its page plan
+   * takes them (plannedCalls): `first` from the start is its plan; a window at an offset the document
+   * does not tell (`after`, `before`) the most pages the plan takes at any offset; `last` without
+   * `before` first learns the list's length with a one-row call, and on a list that may not report
+   * it (WALKING_FIELDS) walks the list to its end (BACKWARD_WALK_RECORDS records, plus the page the
+   * walk starts in).
    */
   #windowPages(node: FieldNode, rows: number, variables: Variables, atRoot: boolean): number {
+    const list = LIST_OF_FIELD.get(node.name.value);
+    const totals = list?.totals ?? 'sometimes';
+    const size = this.#pageSize(list);
     if (walksFromEnd(node, variables)) {
-      if (atRoot && WALKING_FIELDS.has(node.name.value)) return this.#pages(BACKWARD_WALK_RECORDS) + 1;
-      return 1 + this.#pages(rows) + 1;
+      if (atRoot && WALKING_FIELDS.has(node.name.value)) return Math.ceil(BACKWARD_WALK_RECORDS / size) + 1;
+      // The one-row call, then the window at the offset it tells.
+      return 1 + Math.max(1, Math.ceil(rows / size)) + 1;
     }
     const offset = given(node, 'after', variables) || given(node, 'before', variables);
-    return this.#pages(rows) + (offset ? 1 : 0);
+    return plannedCalls(rows, totals, size, !offset);
   }
 
   /** The calls of `selectionSets` (one merged selection) on an object of `type`. */

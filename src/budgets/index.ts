@@ -9,7 +9,7 @@ import { refuse } from '../http/refusal.ts';
 import type { Stage } from '../http/stage.ts';
 import type { Admission } from '../request/admission.ts';
 import { admit, currentRequestId } from '../request/scope.ts';
-import { MAX_BUCKETS, MemoryBuckets, type BucketPolicy, type BucketStore } from './bucket.ts';
+import { MAX_BUCKETS, MemoryBuckets, type BucketPolicy, type BucketState, type BucketStore } from './bucket.ts';
 import { callerToken, canonicalAuthorization } from '../request/caller-token.ts';
 import { addressUnit, clientAddress } from '../request/client-address.ts';
 import { CallEstimator } from './estimate.ts';
@@ -77,15 +77,30 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
   const addressOf = clientAddress(config.trustedProxies);
   const failures: BucketPolicy = { name: 'auth-failures', perSecond: config.authFailures.perMinute / 60, burst: config.authFailures.burst };
 
-  // Unknown tokens with a request in flight that spent its address's unit: the same token's other
-  // requests meanwhile spend none (its calls wait on one probe, so together they cost one refused call).
+  // Unknown tokens with a request in flight that was admitted on its address's unit: the same token's
+  // other requests meanwhile spend none (its calls wait on one probe, so together they cost one refused call).
   const unknownInFlight = new Map<string, number>();
+  // Unknown tokens whose first request's take is pending: the same token's later requests wait for
+  // its verdict, and are refused with it.
+  const pendingTakes = new Map<string, Promise<BucketState>>();
   const track = (key: string, res: ServerResponse) => {
+    // A client that hung up while the verdict was pending has no request in flight.
+    if (res.closed) return;
     unknownInFlight.set(key, (unknownInFlight.get(key) ?? 0) + 1);
     res.once('close', () => {
       const left = (unknownInFlight.get(key) ?? 1) - 1;
       if (left > 0) unknownInFlight.set(key, left);
       else unknownInFlight.delete(key);
+    });
+  };
+  const refuseFailures = (res: ServerResponse, state: BucketState) => {
+    observer?.recordRateLimited('auth-failures');
+    const retryAfter = retryAfterSeconds(state.retryAfterMs);
+    logger.debug({ requestId: currentRequestId(), retryAfter }, 'refused: too many tokens the platform has not accepted from this address');
+    res.setHeader('Retry-After', String(retryAfter));
+    refuse(res, 429, `Too many requests with tokens the platform has not accepted from this address: retry after ${retryAfter} s`, {
+      code: ErrorCode.RATE_LIMITED,
+      limit: 'AUTH_FAILURE_LIMIT_PER_MINUTE',
     });
   };
 
@@ -107,31 +122,36 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
       next();
       return;
     }
-    const address = addressUnit(addressOf(req));
     if (unknownInFlight.has(key)) {
       track(key, res);
       next();
       return;
     }
-    track(key, res);
-    store.take(failures, address, 1).then((state) => {
-      if (!state.allowed) {
-        observer?.recordRateLimited('auth-failures');
-        const retryAfter = retryAfterSeconds(state.retryAfterMs);
-        logger.debug({ requestId: currentRequestId(), retryAfter }, 'refused: too many tokens the platform has not accepted from this address');
-        res.setHeader('Retry-After', String(retryAfter));
-        refuse(res, 429, `Too many requests with tokens the platform has not accepted from this address: retry after ${retryAfter} s`, {
-          code: ErrorCode.RATE_LIMITED,
-          limit: 'AUTH_FAILURE_LIMIT_PER_MINUTE',
-        });
-        return;
-      }
+    const waiting = pendingTakes.get(key);
+    if (waiting !== undefined) {
+      waiting.then((state) => {
+        if (!state.allowed) return refuseFailures(res, state);
+        track(key, res);
+        next();
+      }, next);
+      return;
+    }
+    const address = addressUnit(addressOf(req));
+    const taking = store.take(failures, address, 1);
+    pendingTakes.set(key, taking);
+    const settled = () => void pendingTakes.delete(key);
+    taking.then(settled, settled);
+    taking.then((state) => {
+      if (!state.allowed) return refuseFailures(res, state);
+      track(key, res);
       // The unit comes back only when the platform accepted the token or no call was sent: a client
       // hanging up before the platform's answer keeps it spent, so hanging up buys no more made-up tokens.
-      res.once('close', () => {
+      const giveBack = () => {
         const sent = admitted.callsSent?.() ?? 0;
         if (!admitted.refusedByPlatform && (sent === 0 || tokens.verdict(key) === 'accepted')) void store.adjust(failures, address, -1);
-      });
+      };
+      if (res.closed) giveBack();
+      else res.once('close', giveBack);
       next();
     }, next);
   };

@@ -40,12 +40,21 @@ export class OperationLedger implements CallLedger {
     return this.#drawn + this.#beyond;
   }
 
-  draw(): Promise<void> | undefined {
+  /**
+   * Pays one attempt. One drawn past the reservation waits for the bucket's store: when `signal` fired
+   * meanwhile (the deadline passed, the client hung up), the unit goes back and the draw throws the
+   * signal's reason, so the attempt is neither sent nor paid.
+   */
+  draw(signal?: AbortSignal): Promise<void> | undefined {
     if (!this.#closed && this.#drawn < this.#reserved) {
       this.#drawn++;
       return undefined;
     }
     return this.#store.take(this.#policy, this.#key, 1).then((state) => {
+      if (signal?.aborted) {
+        if (state.allowed) void this.#store.adjust(this.#policy, this.#key, -1);
+        throw signal.reason;
+      }
       if (!state.allowed) {
         const retryAfter = retryAfterSeconds(state.retryAfterMs);
         throw new CallNotSent(

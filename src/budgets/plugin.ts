@@ -5,7 +5,7 @@ import type { RateLimitedCaller } from '../observability/metrics.ts';
 import type { RequestCalls } from '../platform/request-calls.ts';
 import { currentRequestId } from '../request/scope.ts';
 import type { BucketPolicy, BucketState, BucketStore } from './bucket.ts';
-import type { CallEstimator } from './estimate.ts';
+import type { CallEstimator, ListPageSizes } from './estimate.ts';
 import { OperationLedger, retryAfterSeconds } from './ledger.ts';
 
 export interface BudgetObserver {
@@ -20,6 +20,8 @@ export const CALLS_POLICY_NAME = 'platform-calls';
 export interface BudgetContext {
   admission?: { readonly callerKey: string; readonly caller: 'token' | 'address' };
   platform: { readonly requestCalls: RequestCalls };
+  /** What the gateway learned of the platform's lists: each connection is priced at the page size it plans with. */
+  paging?: ListPageSizes;
   /** The same request's context for one operation of its batch: its own platform client and loaders. */
   forOperation?(): BudgetContext;
 }
@@ -87,7 +89,7 @@ export function costPlugin(estimator: CallEstimator, budget: CallsBudget | undef
           const { contextValue, document, operation, request, queryHash } = requestContext;
           // No operation to run (an operationName the document does not hold): execution refuses it before any call.
           if (operation === undefined) return null;
-          const estimate = estimator.estimateSent(queryHash, document, operation, request.variables ?? {});
+          const estimate = estimator.estimateSent(queryHash, document, operation, request.variables ?? {}, contextValue.paging);
           const admission = contextValue.admission;
           if (budget !== undefined && admission !== undefined) {
             const { policy, store, logger, observer } = budget;
@@ -133,12 +135,14 @@ export function costPlugin(estimator: CallEstimator, budget: CallsBudget | undef
         },
         async willSendResponse({ response }) {
           if (calls === undefined) return;
-          let cost: Record<string, unknown> = { requestedQueryCost: requested, actualQueryCost: calls.sent };
+          // A request that learned a page-size cap planned calls its estimate could not know of: priced when planned.
+          const priced = requested + calls.replanned;
+          let cost: Record<string, unknown> = { requestedQueryCost: priced, actualQueryCost: calls.sent };
           if (ledger !== undefined && reserved !== undefined) {
             const { policy } = budget!;
             const state = (await ledger.close()) ?? reserved;
             for (const [name, value] of Object.entries(rateLimitHeaders(policy, state))) response.http.headers.set(name.toLowerCase(), value);
-            cost = costExtension(policy, requested, calls.sent, state);
+            cost = costExtension(policy, priced, calls.sent, state);
           }
           if (response.body.kind === 'single') {
             const result = response.body.singleResult;

@@ -38,8 +38,13 @@ const STARTUP_WAIT_MS = 3_000;
 
 /**
  * KEYS[1]: the bucket. ARGV: interval (ms per token), tolerance (burst × interval), cost (negative:
- * a refund), mode (`take` checks, `adjust` does not), deadline (Redis ms; past it nothing is done).
+ * a refund), mode (`take` checks, `adjust` does not), deadline (Redis ms; past it nothing is done),
+ * floor (Redis ms: the TAT this instance last read for the bucket, 0 for none).
  * Returns { applied (1, 0 refused, -1 too late), TAT as text, Redis now (ms) }.
+ *
+ * A bucket Redis does not hold is full, unless the instance last read it further on: then Redis lost
+ * it (restarted empty, flushed) and the floor stands in for it, and is written back even when the
+ * take is refused, so a restart does not refill budgets.
  */
 const SCRIPT = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -47,10 +52,14 @@ if now > tonumber(ARGV[5]) then return {-1, '0', now} end
 local interval = tonumber(ARGV[1])
 local stored = redis.call('GET', KEYS[1])
 local tat = now
-if stored then tat = math.max(tonumber(stored), now) end
+local floored = false
+if stored then tat = math.max(tonumber(stored), now) elseif tonumber(ARGV[6]) > now then tat = tonumber(ARGV[6]); floored = true end
 local nxt = tat + tonumber(ARGV[3]) * interval
 if ARGV[4] == 'take' then
-  if nxt - now - tonumber(ARGV[2]) > 0.000001 then return {0, tostring(tat), now} end
+  if nxt - now - tonumber(ARGV[2]) > 0.000001 then
+    if floored then redis.call('SET', KEYS[1], tostring(tat), 'PX', math.ceil(tat - now)) end
+    return {0, tostring(tat), now}
+  end
 elseif nxt < now then
   nxt = now
 end
@@ -60,8 +69,17 @@ return {1, tostring(nxt), now}`;
 
 type ScriptReply = [number, string, number];
 
+/**
+ * The name every instance's connection to the budgets' Redis carries (CLIENT SETNAME): the live
+ * instances are the connections of that name Redis holds, with no key of their own to keep.
+ */
+const CLIENT_NAME = 'gateway-budgets';
+/** How often an instance reads how many are live. */
+const COUNT_MS = 1_000;
+
 interface RedisClient {
   connect(): Promise<unknown>;
+  clientList(): Promise<{ name?: string }[]>;
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
   evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
   scriptLoad(script: string): Promise<string>;
@@ -157,6 +175,9 @@ export class RedisBuckets implements BucketStore {
   #warnedAt = 0;
   #failures = 0;
   #closed = false;
+  /** Live instances as last read from Redis (this one included): while counting alone, each call costs that many. */
+  #replicas = 1;
+  #counting: ReturnType<typeof setInterval> | undefined;
 
   private constructor(client: RedisClient, fallback: MemoryBuckets, settings: RedisBucketSettings, logger: Logger, observer?: RedisBucketObserver) {
     this.#client = client;
@@ -172,6 +193,7 @@ export class RedisBuckets implements BucketStore {
     const { createClient } = await import('@redis/client');
     const client = createClient({
       url: settings.url,
+      name: CLIENT_NAME,
       // Commands fail at once while disconnected instead of queueing until Redis is back.
       disableOfflineQueue: true,
       // A frozen Redis keeps the connection open: this bounds what can queue behind it.
@@ -182,11 +204,12 @@ export class RedisBuckets implements BucketStore {
     client.on('error', (error: unknown) => store.#warn('rate limit store error', error));
     const connecting = client.connect().then(
       // The script loaded and the clock learned before the first request: its take is one EVALSHA.
-      () => Promise.all([store.#measureClock(), store.#loadScript()]),
+      () => Promise.all([store.#measureClock(), store.#loadScript(), store.countReplicas()]),
       (error: unknown) => store.#warn('rate limit store: connection failed', error),
     );
     await Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, Math.max(settings.timeoutMs, STARTUP_WAIT_MS)).unref())]);
     store.#clockTimer = setInterval(() => void store.#measureClock(), CLOCK_PROBE_MS).unref();
+    store.#counting = setInterval(() => void store.countReplicas(), COUNT_MS).unref();
     return store;
   }
 
@@ -209,9 +232,26 @@ export class RedisBuckets implements BucketStore {
     return this.#run(policy, key, delta, 'adjust');
   }
 
+  /**
+   * Reads how many instances are live (the connections to the budgets' Redis named CLIENT_NAME, this
+   * one's included): what a request counted by this instance alone is charged times. Keeps the last
+   * count when Redis does not answer in time, or refuses CLIENT LIST (as some managed services do).
+   */
+  async countReplicas(): Promise<number> {
+    if (this.#suspended || !this.#client.isReady) return this.#replicas;
+    try {
+      const clients = await withTimeout(this.#client.clientList(), Math.max(this.#timeoutMs, 250));
+      this.#replicas = Math.max(1, clients.filter((client) => client.name === CLIENT_NAME).length);
+    } catch {
+      // The count read last stands.
+    }
+    return this.#replicas;
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#clockTimer);
+    clearInterval(this.#counting);
     clearTimeout(this.#probe);
     if (this.#client.isOpen) await this.#client.close().catch(() => this.#client.destroy());
     else this.#client.destroy();
@@ -221,7 +261,9 @@ export class RedisBuckets implements BucketStore {
     const offset = this.#offsetMs;
     if (this.#suspended || offset === undefined || !this.#client.isReady || this.#inFlight >= MAX_IN_FLIGHT) return this.#inMemory(policy, key, cost, mode);
     this.#inFlight++;
-    const args = [String(intervalMs(policy)), String(toleranceMs(policy)), String(cost), mode, String(Math.floor(Date.now() + offset + this.#timeoutMs * 2))];
+    const last = this.#fallback.tatOf(policy, key);
+    const floor = last === undefined ? '0' : String(Math.ceil(last + offset));
+    const args = [String(intervalMs(policy)), String(toleranceMs(policy)), String(cost), mode, String(Math.floor(Date.now() + offset + this.#timeoutMs * 2)), floor];
     const command = this.#script(`gateway-budget:${policy.name}:${key}`, args) as Promise<ScriptReply>;
     try {
       const [applied, tat, now] = await withTimeout(command, this.#timeoutMs);
@@ -238,6 +280,7 @@ export class RedisBuckets implements BucketStore {
       }
       // A timer that fired late says the event loop stalled, not that Redis did: Redis stays in use.
       if (error.lagMs < this.#timeoutMs / 2) this.#suspend();
+      const charged = this.#alone(cost, mode);
       const state = this.#inMemory(policy, key, cost, mode);
       // Counted here now; should Redis still apply it (its reply only late), it is counted there and
       // taken back here, so a take is applied once.
@@ -245,7 +288,7 @@ export class RedisBuckets implements BucketStore {
         ([applied]) => {
           if (applied !== 1) return;
           // Applied in Redis after all: memory's count goes (or, for a take memory refused, Redis' too).
-          if (mode === 'adjust' || state.allowed) this.#fallback.adjustNow(policy, key, -cost);
+          if (mode === 'adjust' || state.allowed) this.#fallback.adjustNow(policy, key, -charged);
           else void this.adjust(policy, key, -cost);
         },
         () => undefined,
@@ -287,7 +330,18 @@ export class RedisBuckets implements BucketStore {
       this.#logger.warn({ requests: this.#failures }, 'rate limit store unavailable: requests are counted by this instance alone');
       this.#failures = 0;
     }
-    return mode === 'take' ? this.#fallback.takeNow(policy, key, cost) : this.#fallback.adjustNow(policy, key, cost);
+    const charged = this.#alone(cost, mode);
+    return mode === 'take' ? this.#fallback.takeNow(policy, key, charged) : this.#fallback.adjustNow(policy, key, charged);
+  }
+
+  /**
+   * What a take or a charge counted by this instance alone costs the bucket it keeps: `cost` times
+   * the live replicas, so that each admits only its share of the burst and the rate, and all of them
+   * together no more than the shared bucket would. A refund is given back once (the reservation it
+   * returns may have been taken in Redis, at its plain cost).
+   */
+  #alone(cost: number, mode: 'take' | 'adjust'): number {
+    return mode === 'take' || cost > 0 ? cost * this.#replicas : cost;
   }
 
   /** No command is sent until Redis answers a probe again. */

@@ -10,7 +10,7 @@ import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, randomByte
  * Keys. Everything comes from a secret: CURSOR_SECRET, shared by the replicas and kept across
  * restarts; without it a secret each instance draws at start-up (its workers share it). HKDF-SHA256
  * derives from the secret its id (4 bytes a cursor carries in clear, so that a cursor of another
- * secret is told from a tampered one). A process seals with a
+ * secret is told from a tampered one), and the key of the binding MAC (binding-hash.ts). A process seals with a
  * key of its own: HKDF-SHA256 of the secret under a salt of 16 random bytes drawn when the secret is
  * set; the cursor carries the salt, and any process holding the secret derives the key again.
  *
@@ -33,6 +33,8 @@ interface SecretKeys {
   /** The secret itself, as HKDF's input keying material. */
   material: KeyObject;
   id: Buffer;
+  /** The key of the cursors' binding MAC (binding-hash.ts). */
+  binding: KeyObject;
 }
 
 interface SealingKey {
@@ -47,7 +49,7 @@ interface SealingKey {
 function secretKeys(secret: Buffer): SecretKeys {
   const material = createSecretKey(secret);
   const derive = (info: string, length: number) => Buffer.from(hkdfSync('sha256', material, Buffer.alloc(0), info, length));
-  return { material, id: derive('gateway cursor secret id', SECRET_ID_BYTES) };
+  return { material, id: derive('gateway cursor secret id', SECRET_ID_BYTES), binding: createSecretKey(derive('gateway cursor bindings', KEY_BYTES)) };
 }
 
 function pageKey(secret: SecretKeys, salt: Buffer): KeyObject {
@@ -66,12 +68,14 @@ class CursorKeys {
   readonly current: SecretKeys;
   readonly previous: SecretKeys | undefined;
   readonly sealing: SealingKey;
+  readonly bindingKeys: readonly KeyObject[];
   readonly #opening = new Map<string, KeyObject>();
 
   constructor(current: SecretKeys, previous: SecretKeys | undefined) {
     this.current = current;
     this.previous = previous;
     this.sealing = sealingKey(current);
+    this.bindingKeys = previous === undefined ? [current.binding] : [current.binding, previous.binding];
   }
 
   /** The secret of this id, if it is one this process holds. */
@@ -110,6 +114,14 @@ let keys = new CursorKeys(secretKeys(randomBytes(KEY_BYTES)), undefined);
  */
 export function useCursorSecret(secret: string | undefined, previous?: string): void {
   keys = new CursorKeys(secretKeys(secret === undefined ? randomBytes(KEY_BYTES) : Buffer.from(secret)), previous === undefined ? undefined : secretKeys(Buffer.from(previous)));
+}
+
+/**
+ * The keys of the binding MAC (binding-hash.ts): the current secret's, then the previous one's while
+ * a rotation lasts. A new array whenever the secret changes.
+ */
+export function bindingKeys(): readonly KeyObject[] {
+  return keys.bindingKeys;
 }
 
 /** How many page keys of other processes (other salts) this process keeps, derived once each (for tests). */

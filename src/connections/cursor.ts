@@ -1,5 +1,5 @@
 import { ANCHORED_VERSION, EARLIER_ANCHORED_VERSIONS, packAnchoredPage, unpackAnchored } from './anchored-cursor.ts';
-import { BINDING_DIGEST_BYTES, hashesOf } from './binding-hash.ts';
+import { BINDING_DIGEST_BYTES, hashesOf, previousHashesOf } from './binding-hash.ts';
 import { NO_CALLER, type CursorCaller } from './caller.ts';
 import { cursorRefusal } from './cursor-refusal.ts';
 import { POSITION_VERSION, packPosition, unpackPosition } from './position-cursor.ts';
@@ -162,7 +162,9 @@ export function readCursor(cursor: string, binding: string, argumentName = 'curs
     if (unpacked === 'malformed') throw refuse('CURSOR_MALFORMED');
     if (unpacked === 'other keys') throw refuse('CURSOR_OTHER_KEYS');
     if (unpacked === 'tampered') throw refuse('CURSOR_TAMPERED');
-    if (!unpacked.digest.equals(digest.subarray(0, BINDING_DIGEST_BYTES))) throw refuse('CURSOR_OTHER_CONNECTION');
+    if (!unpacked.digest.equals(digest.subarray(0, BINDING_DIGEST_BYTES)) && previousHashesOf(binding)?.digest.subarray(0, BINDING_DIGEST_BYTES).equals(unpacked.digest) !== true) {
+      throw refuse('CURSOR_OTHER_CONNECTION');
+    }
     if (!isPosition(unpacked.position) || !isPosition(unpacked.anchorPosition)) throw refuse('CURSOR_TAMPERED');
     const { position, anchor, anchorPosition, account, sameCaller } = unpacked;
     const owner = { account, sameCaller };
@@ -172,8 +174,8 @@ export function readCursor(cursor: string, binding: string, argumentName = 'curs
   if (payload === null) throw refuse('CURSOR_MALFORMED');
   const { v, p, b } = payload;
   if (v !== POSITION_VERSION || !isPosition(p) || typeof b !== 'string') throw refuse('CURSOR_MALFORMED');
-  if (b !== hash) throw refuse('CURSOR_OTHER_CONNECTION');
-  if (packPosition(p, hash) !== cursor) throw refuse('CURSOR_MALFORMED');
+  if (b !== hash && b !== previousHashesOf(binding)?.hash) throw refuse('CURSOR_OTHER_CONNECTION');
+  if (packPosition(p, b) !== cursor) throw refuse('CURSOR_MALFORMED');
   return { position: p, anchor: null, owner: null };
 }
 

@@ -56,6 +56,11 @@ function pagingOptions(ctx: ConnectionContext, descriptor: ListDescriptor<unknow
         ctx.logger.warn({ requestId: currentRequestId(), list, pageCap: size }, 'the platform serves fewer rows per page than asked; paging with the smaller size from now on');
       }
     },
+    onReplan: (calls) => {
+      // Reported with the request's calls: its requestedQueryCost adds them (src/budgets/plugin.ts).
+      const requestCalls = (ctx.platform as PlatformClient | undefined)?.requestCalls;
+      if (requestCalls !== undefined) requestCalls.replanned += calls;
+    },
   };
 }
 

@@ -35,8 +35,12 @@ export class ListKnowledge<T> {
     return this.#firstAbsent;
   }
 
-  /** Fetches zero-based pages, all at once: each is one upstream call and none depends on another. */
-  async fetch(pages: readonly PageRequest[]): Promise<void> {
+  /**
+   * Fetches zero-based pages, all at once: each is one upstream call and none depends on another.
+   * `priced` when they are the rest of the plan the request's estimate counted (see RequestPageSize.sending).
+   */
+  async fetch(pages: readonly PageRequest[], priced = false): Promise<void> {
+    if (!priced) this.#pageSize.sending(pages.length);
     const results = await Promise.all(
       pages.map((page) => this.#fetchPage({ page: page.page + this.#pageBase, size: page.size })),
     );
@@ -80,6 +84,21 @@ export class ListKnowledge<T> {
     }
     if (other.#firstAbsent !== Infinity) this.#firstAbsent = Math.min(this.#firstAbsent, other.#firstAbsent + shift);
     if (other.#total !== null) this.#total = other.#total;
+  }
+
+  /**
+   * Fetches a plan of pages without reading past the list's end: its first page alone, then, all at
+   * once, those of the others that start before the end the first one showed (a total, or a short page).
+   */
+  fetchUpToEnd(pages: readonly PageRequest[]): Promise<void> {
+    // A plan of one page, most of them, costs no layer more than fetch.
+    return pages.length <= 1 ? this.fetch(pages) : this.#fetchFirstThenRest(pages);
+  }
+
+  async #fetchFirstThenRest(pages: readonly PageRequest[]): Promise<void> {
+    await this.fetch(pages.slice(0, 1));
+    const end = this.clampToEnd(Infinity);
+    await this.fetch(end === Infinity ? pages.slice(1) : pages.slice(1).filter((page) => page.page * page.size < end), true);
   }
 
   /** `position`, or where the list is known to end when that comes first: a short page's end, or the reported total. */

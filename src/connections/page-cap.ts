@@ -88,11 +88,13 @@ export function plannedPageSize(configured: number, cap: number): number {
 export class RequestPageSize {
   readonly #configured: number;
   readonly #onCap: ((size: number) => void) | undefined;
+  readonly #onReplan: ((calls: number) => void) | undefined;
   #shown = Infinity;
 
-  constructor(configured: number, onCap?: (size: number) => void) {
+  constructor(configured: number, onCap?: (size: number) => void, onReplan?: (calls: number) => void) {
     this.#configured = configured;
     this.#onCap = onCap;
+    this.#onReplan = onReplan;
   }
 
   /** The size the request starts with: the first call of a window, and each page of a walk to the list's end. */
@@ -109,6 +111,14 @@ export class RequestPageSize {
   shown(size: number): void {
     this.#shown = Math.min(this.#shown, size);
     this.#onCap?.(size);
+  }
+
+  /**
+   * Told of `calls` about to be sent: once an answer of the request showed a cap, they are calls its
+   * estimate, made with the page size known before it ran, did not plan, and are reported as such.
+   */
+  sending(calls: number): void {
+    if (this.#shown !== Infinity) this.#onReplan?.(calls);
   }
 }
 
@@ -128,6 +138,10 @@ export class PageCaps {
   readonly #caps = new Map<string, { size: number; until: number }>();
   readonly #ttlMs: number;
   readonly #now: () => number;
+  /** Bumped whenever the caps in force change (learned, lowered, expired). */
+  #generation = 0;
+  /** The earliest expiry of a cap held; Infinity while none is. */
+  #nextExpiry = Infinity;
 
   constructor(options: PageCapsOptions = {}) {
     this.#ttlMs = options.ttlMs ?? PAGE_CAP_TTL_MS;
@@ -140,7 +154,23 @@ export class PageCaps {
     if (cap === undefined) return undefined;
     if (cap.until > this.#now()) return cap.size;
     this.#caps.delete(list);
+    this.#generation++;
     return undefined;
+  }
+
+  /**
+   * A number that changes whenever the caps in force do, so what was computed from them (the
+   * calls budget's remembered estimates) can be told stale. Reads the clock only while a cap is held.
+   */
+  get generation(): number {
+    if (this.#nextExpiry !== Infinity && this.#now() >= this.#nextExpiry) {
+      this.#nextExpiry = Infinity;
+      for (const list of [...this.#caps.keys()]) {
+        const cap = this.#caps.get(list)!;
+        if (this.get(list) !== undefined) this.#nextExpiry = Math.min(this.#nextExpiry, cap.until);
+      }
+    }
+    return this.#generation;
   }
 
   /** The page size requests of `list` start with: the configured maximum, or the cap in force when lower. */
@@ -153,7 +183,10 @@ export class PageCaps {
     const floored = Math.max(PAGE_CAP_FLOOR, size);
     const known = this.get(list);
     if (known !== undefined && known <= floored) return false;
-    this.#caps.set(list, { size: floored, until: this.#now() + this.#ttlMs });
+    const until = this.#now() + this.#ttlMs;
+    this.#caps.set(list, { size: floored, until });
+    this.#nextExpiry = Math.min(this.#nextExpiry, until);
+    this.#generation++;
     return true;
   }
 

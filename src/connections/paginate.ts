@@ -46,7 +46,7 @@ export async function paginate<T>(
       const withAnchors = planPages(from, to - from, settings.pageSize.planned);
       if (withAnchors.length <= plan.length) plan = withAnchors;
     }
-    await list.fetch(plan);
+    await list.fetchUpToEnd(plan);
     if (anchors.length > 0) ({ list, window } = await anchoredWindow(list, parsed, anchors, settings, fetchPage));
   }
   await fillWindow(list, window, settings, fetchPage);
@@ -54,36 +54,21 @@ export async function paginate<T>(
   const { start, nodes } = servedRows(list, window, parsed.last !== null && parsed.before !== null);
   const hasNextPage = await list.settleExistsFrom(start + nodes.length);
   const hasPreviousPage = start > 0 && (await list.settleExistsFrom(0));
-  // Cursors are built when first read, with an encoder made for the first: a query that selects
-  // none (most list queries select nodes only) pays for no encoding and no hashing of the binding.
-  // The first edge cursor read builds every edge's, sealed together (one seal for the page);
-  // startCursor and endCursor alone build only theirs, each sealed as a page of one.
-  const cursors: (string | undefined)[] = [];
-  let encoder: PageEncoder | undefined;
-  const cursorAt = (index: number, wholePage: boolean): string => {
-    if (cursors[index] === undefined) {
-      encoder ??= encoderFor(settings, nodes);
-      // The records still without a cursor: this one, or every one but those of the page's ends
-      // that startCursor or endCursor built before (a run, as only the ends are built alone).
-      let from = index;
-      let to = index + 1;
-      if (wholePage) {
-        from = 0;
-        to = nodes.length;
-        while (cursors[from] !== undefined) from++;
-        while (cursors[to - 1] !== undefined) to--;
-      }
-      const texts = encoder(start + from, to - from, (at) => nodes[from + at]);
-      for (let at = from; at < to; at++) cursors[at] ??= texts[at - from];
-    }
+  // Cursors are built when first read: a query that selects none (most list queries select nodes
+  // only) pays for no encoding and no hashing of the binding. The first one read, an edge's or
+  // startCursor or endCursor, builds every one of the page, sealed together: one seal per page,
+  // whatever the selection, so an edge's cursor does not depend on which others were asked.
+  let cursors: string[] | undefined;
+  const cursorAt = (index: number): string => {
+    cursors ??= encoderFor(settings, nodes)(start, nodes.length, (at) => nodes[at]);
     return cursors[index] as string;
   };
   const edges: Edge<T>[] = nodes.map((node, index) => new PageEdge(node, index, cursorAt));
   return { edges, nodes, pageInfo: new PageEnds(hasNextPage, hasPreviousPage, nodes.length, cursorAt), totalCount: list.total };
 }
 
-/** The cursor of the page's record at `index`, built on the first read; `wholePage` when an edge asks, so the page is sealed at once. */
-type CursorAt = (index: number, wholePage: boolean) => string;
+/** The cursor of the page's record at `index`; the first read builds the page's. */
+type CursorAt = (index: number) => string;
 
 /**
  * An edge whose `cursor` is built when first read: an own, enumerable accessor, so the edge reads,
@@ -94,7 +79,7 @@ type CursorAt = (index: number, wholePage: boolean) => string;
 class PageEdge<T> implements Edge<T> {
   static readonly #cursor: PropertyDescriptor = {
     get(this: PageEdge<unknown>): string {
-      return this.#cursorAt(this.#index, true);
+      return this.#cursorAt(this.#index);
     },
     enumerable: true,
     configurable: true,
@@ -114,19 +99,19 @@ class PageEdge<T> implements Edge<T> {
   }
 }
 
-/** pageInfo, whose startCursor and endCursor are each built alone when first read; own accessors shared as PageEdge's is. */
+/** pageInfo, whose startCursor and endCursor are built when first read; own accessors shared as PageEdge's is. */
 class PageEnds implements PageInfo {
   static readonly #ends: PropertyDescriptorMap = {
     startCursor: {
       get(this: PageEnds): string | null {
-        return this.#count === 0 ? null : this.#cursorAt(0, false);
+        return this.#count === 0 ? null : this.#cursorAt(0);
       },
       enumerable: true,
       configurable: true,
     },
     endCursor: {
       get(this: PageEnds): string | null {
-        return this.#count === 0 ? null : this.#cursorAt(this.#count - 1, false);
+        return this.#count === 0 ? null : this.#cursorAt(this.#count - 1);
       },
       enumerable: true,
       configurable: true,

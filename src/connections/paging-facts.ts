@@ -30,6 +30,11 @@ export class PagingFacts {
     return this.#pageCaps.sizeFor(list, configured);
   }
 
+  /** Changes whenever the caps in force do (see PageCaps.generation). */
+  get capsGeneration(): number {
+    return this.#pageCaps.generation;
+  }
+
   /** Records a cap; true when it is news (none in force, or lower than the one in force). */
   learnPageCap(list: string, size: number): boolean {
     return this.#pageCaps.learn(list, size);

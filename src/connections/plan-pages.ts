@@ -34,3 +34,11 @@ export function planPages(offset: number, count: number, upstreamMaxPageSize: nu
   const firstPage = floor(offset / bestSize);
   return Array.from({ length: bestPages }, (_, index) => ({ page: firstPage + index, size: bestSize }));
 }
+
+/**
+ * At most the pages planPages gives for `count` positions at any offset: pages of
+ * `upstreamMaxPageSize` alone never take more than this, and the plan takes no more pages than they would.
+ */
+export function mostPages(count: number, upstreamMaxPageSize: number): number {
+  return count === 0 ? 0 : floor((count - 1) / upstreamMaxPageSize) + 2;
+}

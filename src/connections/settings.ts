@@ -53,7 +53,7 @@ export function readOptions(options: PagingOptions): Settings {
   if (!isCount(maxWalkRecords, 0)) throw new TypeError(`maxWalkRecords must be a non-negative integer`);
   const order = options.order && options.order.length > 0 ? options.order : null;
   const onAnchor = options.onAnchor ?? (() => undefined);
-  const pageSize = new RequestPageSize(upstreamMaxPageSize, options.onPageCap);
+  const pageSize = new RequestPageSize(upstreamMaxPageSize, options.onPageCap, options.onReplan);
   return { pageBase, defaultSize, maxSize, pageSize, binding, totals, maxWalkRecords, order, onAnchor, caller: options.caller ?? NO_CALLER };
 }
 

@@ -64,6 +64,11 @@ export interface PagingOptions {
   onAnchor?: (outcome: AnchorOutcome) => void;
   /** Told when a response shows the platform serving fewer rows per page than asked, with the size it served. */
   onPageCap?: (size: number) => void;
+  /**
+   * Told, before they are sent, of the calls a request plans once one of its answers showed a cap:
+   * the estimate made before it ran could not count them (src/budgets/estimate.ts).
+   */
+  onReplan?: (calls: number) => void;
 }
 
 /**

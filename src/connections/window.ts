@@ -1,3 +1,4 @@
+import { mostPages, planPages } from './plan-pages.ts';
 import type { ParsedArgs, Settings } from './settings.ts';
 
 /** Window arithmetic: which positions of the full ordered list a request selects, and which rows around them it needs. */
@@ -35,7 +36,23 @@ export function boundedWindow({ start, before, first, last }: WindowArgs, settin
  */
 export function neededRange(window: Window, settings: Settings): { from: number; to: number } {
   const count = window.end - window.start;
-  const lookBehind = settings.totals === 'sometimes' && count === 0 && window.start > 0 ? 1 : 0;
-  const lookAhead = settings.totals === 'sometimes' || count === 0 ? 1 : 0;
-  return { from: window.start - lookBehind, to: window.end + lookAhead };
+  return { from: window.start - lookBehind(count, window.start, settings.totals), to: window.end + lookAhead(count, settings.totals) };
+}
+
+function lookBehind(count: number, start: number, totals: Settings['totals']): number {
+  return totals === 'sometimes' && count === 0 && start > 0 ? 1 : 0;
+}
+
+function lookAhead(count: number, totals: Settings['totals']): number {
+  return totals === 'sometimes' || count === 0 ? 1 : 0;
+}
+
+/**
+ * The calls the first plan of a window of `count` rows makes (paginate.ts: the window and the rows
+ * it needs around it, in the fewest pages up to `pageSize`): from the list's start, or at most, at an
+ * offset not known in advance. What the calls budget prices a connection with (src/budgets/estimate.ts).
+ */
+export function plannedCalls(count: number, totals: Settings['totals'], pageSize: number, fromStart: boolean): number {
+  if (fromStart) return planPages(0, count + lookAhead(count, totals), pageSize).length;
+  return mostPages(count + lookAhead(count, totals) + lookBehind(count, 1, totals), pageSize);
 }

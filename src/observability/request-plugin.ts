@@ -34,7 +34,7 @@ export function requestObserverPlugin({ logger, metrics, tracing, echoChars }: R
   const cut = (name: string | null | undefined): string | null => (name == null ? null : clip(name, echoChars));
   // The level is the process's (LOG_LEVEL), set before the first request and never changed after.
   const logged = logger.isLevelEnabled('info');
-  const observe: ApolloServerPlugin<GatewayContext>['requestDidStart'] = async ({ request, contextValue }) => {
+  const observe: ApolloServerPlugin<GatewayContext>['requestDidStart'] = async ({ request }) => {
     const started = performance.now();
     const requestId = currentRequestId();
     const span = tracing?.startRequest(requestId, request.http?.headers);
@@ -45,7 +45,9 @@ export function requestObserverPlugin({ logger, metrics, tracing, echoChars }: R
           if (operation) span.setOperation(cut(operationName), operation.operation);
         },
       }),
-      async willSendResponse({ response, operation, operationName }) {
+      // The context as it is now: each operation of a batch runs on a view of its own (the budget
+      // plugin sets it before the operation runs), whose calls are its own.
+      async willSendResponse({ response, operation, operationName, contextValue }) {
         const errorCodes = errorCodesOf(response);
         const resolvedName = operation ? (operationName ?? null) : null;
         const summary: RequestSummary = {

@@ -122,9 +122,9 @@ export class PlatformClient {
     }));
   }
 
-  /** Upstream calls this request made (for logs and the benchmark): every call handed to the seam, joined shared reads included. */
+  /** Upstream calls this request (or operation of a batch) made, for its log line: every call handed to the seam, joined shared reads included. */
   get calls(): number {
-    return this.requestCalls.tally.calls;
+    return this.requestCalls.calls;
   }
 
   /** Attempts the platform received for this request (or operation), retries included: its `actualQueryCost`. */

@@ -9,6 +9,7 @@ import { CircuitOpen } from './breaker.ts';
 import { RouteBusy } from './bulkhead.ts';
 import { RequestDeadlineExceeded } from '../request/deadline.ts';
 import { parseErrorBody } from './error-body.ts';
+import { retryAfterMs } from './retry-after.ts';
 import { PlatformError, type UpstreamDetails } from './platform-error.ts';
 import { tokenRedactor } from './token-redaction.ts';
 import { CallNotSent } from './upstream-call.ts';
@@ -34,15 +35,10 @@ export function codeForStatus(status: number): ErrorCode {
   return ErrorCode.UPSTREAM_ERROR;
 }
 
-/** Retry-After as whole seconds (delta-seconds or an HTTP date), when the platform sent one. */
+/** Retry-After as whole seconds (retry-after.ts), when the platform sent a readable one. */
 export function retryAfterSeconds(header: string | string[] | undefined, now = Date.now()): number | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (!value) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  // An HTTP date starts with a day name; V8's lenient Date.parse would read '1.5' or '-5' as a date in 2001.
-  if (!/^[A-Za-z]{3,9},? /.test(value.trim())) return undefined;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+  const ms = retryAfterMs(header, now);
+  return ms === undefined ? undefined : Math.ceil(ms / 1000);
 }
 
 /** Maps a non-2xx platform answer to the gateway's error; `authorization` is what was sent, to keep it out of the result. */

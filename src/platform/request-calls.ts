@@ -3,11 +3,12 @@ import { tokenKey } from '../request/caller-token.ts';
 
 /**
  * What pays for the platform calls of one operation, call by call (src/budgets/): `draw()` is asked
- * once for every attempt about to be sent, retries included, and throws (BudgetSpent) when the
- * attempt may not go. It answers without a promise while the operation's reservation covers it.
+ * once for every attempt about to be sent, retries included, and throws (CallNotSent) when the
+ * attempt may not go, or the attempt's signal's reason when it fired while the draw waited. It
+ * answers without a promise while the operation's reservation covers it.
  */
 export interface CallLedger {
-  draw(): Promise<void> | undefined;
+  draw(signal?: AbortSignal): Promise<void> | undefined;
 }
 
 export interface RequestCallsOptions {
@@ -42,8 +43,15 @@ export class RequestCalls {
   readonly tally: CallTally;
   /** The operation's share of the caller's bucket, when a budget is set (RATE_LIMIT_PER_SECOND). */
   ledger: CallLedger | undefined;
+  /** Calls handed to the platform seam for this request or operation (joined shared reads included): its log line's `upstreamCalls`. */
+  calls = 0;
   /** Attempts the platform was sent for this request or operation, retries included (`actualQueryCost`). */
   sent = 0;
+  /**
+   * Calls its connections planned after an answer showed a page-size cap the estimate did not know:
+   * added to the estimate in `requestedQueryCost` (src/budgets/plugin.ts).
+   */
+  replanned = 0;
   #tokenKey: string | undefined;
   /** The credentials' key in the shared reads, computed on the first GET. */
   credential: string | undefined;

@@ -60,6 +60,9 @@ export class PlatformTransport {
    */
   call(call: PlatformCall): Promise<Answer> {
     const { signal } = call;
+    // A request that ended while this attempt waited (on a slot, a backoff, the budget's store) sends
+    // nothing: a listener added to a signal that has already fired is never called.
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       const stop = () => {
         stream.destroy();

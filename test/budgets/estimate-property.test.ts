@@ -105,3 +105,82 @@ describe('the estimate', () => {
     );
   }, 120_000);
 });
+
+/** A sandbox serving at most `cap` rows a page, silently (as Spring Data does), and the fixtures its documents read. */
+async function cappedPlatform(cap: number) {
+  const platform = await startSandbox({ maxPageSize: cap });
+  const token = platform.tokens.find((t) => t.businessAccountName.toLowerCase().includes('acme'))!.token;
+  const fixtures = (await (await fetch(`${platform.url}/__sandbox/fixtures`)).json()) as Fixtures;
+  const business = fixtures.businessAccounts.find((entry) => entry.token === token)!;
+  const variables = {
+    filter: { templateId: business.linxTemplates[0]!.templateId, templateVersionId: business.linxTemplates[0]!.versions[0]!.templateVersionId },
+    account: business.financialAccounts[0]!,
+    document: business.documents[0]!.id,
+    representations: business.documents.slice(0, 3).map(({ id }) => ({ __typename: 'Document', id })),
+    a: { __typename: 'Document', id: business.documents[1]!.id },
+    b: { __typename: 'FinancialAccount', id: business.financialAccounts[0]! },
+  };
+  return { platform, token, variables };
+}
+
+const BUDGETED = { RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '100000', MAX_QUERY_COST: '100000000', MAX_PLATFORM_CALLS_PER_REQUEST: '10000', COMPILED_QUERY_MIN_USES: '1000' };
+
+function documentOf(selection: string): string {
+  const declared = Object.entries(VARIABLE_TYPES).filter(([name]) => new RegExp(`\\$${name}\\b`).test(selection));
+  const head = declared.length === 0 ? 'query Generated' : `query Generated(${declared.map(([name, type]) => `$${name}: ${type}`).join(', ')})`;
+  const fragment = selection.includes('...Account') ? '\nfragment Account on FinancialAccount { x: documentAcceptances(first: 1) { totalCount } x: documentAcceptances(first: 1) { totalCount nodes { id } } }' : '';
+  return `${head} {\n${selection}\n}${fragment}`;
+}
+
+describe.each([7, 25])('the estimate on a platform capping pages at %i rows', (cap) => {
+  let capped: Awaited<ReturnType<typeof cappedPlatform>>;
+  beforeAll(async () => {
+    capped = await cappedPlatform(cap);
+  }, 40_000);
+  afterAll(async () => {
+    await capped?.platform.close();
+  });
+
+  /** Runs the document on `over` and returns its cost beside the calls the platform received. */
+  async function run(over: Gateway, selection: string) {
+    const query = documentOf(selection);
+    capped.platform.resetRequests();
+    const response = await postJson(`${over.url}/graphql`, { query, variables: capped.variables }, { authorization: `Bearer ${capped.token}` });
+    const body = (await response.json()) as { errors?: { message: string }[]; extensions?: { cost?: { requestedQueryCost: number; actualQueryCost: number } } };
+    const calls = capped.platform.requests.filter((request) => request.host === 'api').length;
+    expect({ query, errors: body.errors, status: response.status }).toEqual({ query, errors: undefined, status: 200 });
+    const cost = body.extensions!.cost!;
+    expect({ query, actual: cost.actualQueryCost, bounded: cost.requestedQueryCost >= calls }).toEqual({ query, actual: calls, bounded: true });
+  }
+
+  it('is never below the calls made once the cap is learned', async () => {
+    const over = await startGateway(testConfig(BUDGETED), capped.platform.url, { logger: createLogger('silent') });
+    try {
+      // Every list shows its cap to a first request.
+      for (const selection of ['exceptions(first: 100) { nodes { id } }', 'documentAcceptances(financialAccountId: $account, first: 100) { nodes { id } }', 'linxBatches(filter: $filter, first: 100) { nodes { id } }']) {
+        await run(over, selection);
+      }
+      await fc.assert(
+        fc.asyncProperty(operation, (selection) => run(over, selection)),
+        { numRuns: 80, seed: 20261128 + cap },
+      );
+    } finally {
+      await over.close();
+    }
+  }, 120_000);
+
+  it('is never below the calls made by the request that learns it', async () => {
+    await fc.assert(
+      fc.asyncProperty(operation, async (selection) => {
+        // A gateway that has learned nothing yet: this document's answers show the cap.
+        const fresh = await startGateway(testConfig(BUDGETED), capped.platform.url, { logger: createLogger('silent') });
+        try {
+          await run(fresh, selection);
+        } finally {
+          await fresh.close();
+        }
+      }),
+      { numRuns: 30, seed: 20261129 + cap },
+    );
+  }, 120_000);
+});

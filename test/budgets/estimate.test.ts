@@ -62,3 +62,32 @@ describe('estimateSent', () => {
     expect(estimate).toHaveBeenCalledTimes(2);
   });
 });
+
+describe('the page plan of a connection', () => {
+  const linx = operationOf('query Batches($filter: LinxBatchFilter!, $n: Int) { linxBatches(filter: $filter, first: $n) { pageInfo { hasNextPage } } }');
+  const filter = { templateId: 't', templateVersionId: 'v' };
+
+  it('counts the row after the window that answers hasNextPage on a list that may not report its length', () => {
+    const estimator = new CallEstimator(schema, { defaultSize: 20, maxSize: 100, upstreamPageSize: 10 });
+    expect([10, 20, 30, 50, 100].map((n) => estimator.estimate(linx.document, linx.operation, { filter, n }))).toEqual([2, 3, 4, 6, 11]);
+    const wide = new CallEstimator(schema, { defaultSize: 20, maxSize: 100, upstreamPageSize: 100 });
+    expect([99, 100].map((n) => wide.estimate(linx.document, linx.operation, { filter, n }))).toEqual([1, 2]);
+  });
+
+  it('prices each list at the page size the gateway learned for it, and again once that changes', () => {
+    let generation = 1;
+    const caps = new Map([['exceptions', 25], ['acceptances', 10]]);
+    const lists = { pageSizeFor: (list: string, configured: number) => Math.min(configured, caps.get(list) ?? Infinity), get capsGeneration() { return generation; } };
+    const estimator = new CallEstimator(schema, { defaultSize: 20, maxSize: 100, upstreamPageSize: 100 });
+    const exceptions = operationOf('query E($n: Int) { exceptions(first: $n) { nodes { id } } }');
+    const acceptances = operationOf('query A($n: Int) { documentAcceptances(financialAccountId: "f", first: $n) { nodes { id } } }');
+    const count = operationOf('{ exceptions(first: 21) { totalCount } }');
+    const sent = (op: ReturnType<typeof operationOf>, n?: number) => estimator.estimateSent(`h-${op.operation.name?.value}`, op.document, op.operation, n === undefined ? {} : { n }, lists);
+    expect([sent(exceptions, 100), sent(exceptions, 25), sent(exceptions, 26), sent(acceptances, 100), sent(count)]).toEqual([4, 1, 2, 10, 1]);
+    caps.set('exceptions', 10);
+    generation++;
+    expect([sent(exceptions, 100), sent(count)]).toEqual([10, 3]);
+    // Without what the gateway learned: the configured size.
+    expect(estimator.estimate(exceptions.document, exceptions.operation, { n: 100 })).toBe(1);
+  });
+});

@@ -135,3 +135,21 @@ describe('setupBudgets', () => {
     expect((await setup({ REDIS_URL: 'redis://127.0.0.1:1' })).warnings).toEqual([]);
   });
 });
+
+describe('an unknown token whose first verdict is pending', () => {
+  it('holds the same token\'s later requests until the verdict, and refuses them with it', async () => {
+    const { budgets, limited } = await setup({ AUTH_FAILURE_LIMIT_BURST: '1' });
+    expect((await admitted(budgets.admission, 'Bearer spent')).outcome).toEqual({ passed: true });
+    // Both arrive before the first one's take is answered: the address's unit is spent.
+    const [first, second] = await Promise.all([admitted(budgets.admission, 'Bearer same'), admitted(budgets.admission, 'Bearer same')]);
+    expect([first.outcome, second.outcome]).toMatchObject([{ status: 429 }, { status: 429 }]);
+    expect(limited).toEqual(['auth-failures', 'auth-failures']);
+  });
+
+  it('passes the later requests on with the first when its take is allowed, spending one unit for them all', async () => {
+    const { budgets } = await setup({ AUTH_FAILURE_LIMIT_BURST: '1' });
+    const [first, second] = await Promise.all([admitted(budgets.admission, 'Bearer same'), admitted(budgets.admission, 'Bearer same')]);
+    expect([first.outcome, second.outcome]).toEqual([{ passed: true }, { passed: true }]);
+    expect((await admitted(budgets.admission, 'Bearer other')).outcome).toMatchObject({ status: 429 });
+  });
+});

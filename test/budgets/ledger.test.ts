@@ -74,3 +74,22 @@ describe('an operation ledger', () => {
     expect(ledger.close()).toBeUndefined();
   });
 });
+
+describe('a draw whose request ends while it waits for the bucket', () => {
+  it('gives the unit back and throws the signal\'s reason: the attempt is neither sent nor paid', async () => {
+    const { buckets } = setup(0);
+    // The store answers only when told to: the request ends while the take is pending.
+    let answer: () => void = () => undefined;
+    const pending = Object.assign(Object.create(buckets) as MemoryBuckets, {
+      take: (policy: BucketPolicy, key: string, cost: number) => new Promise<ReturnType<MemoryBuckets['takeNow']>>((resolve) => (answer = () => resolve(buckets.takeNow(policy, key, cost)))),
+      adjust: (policy: BucketPolicy, key: string, delta: number) => buckets.adjust(policy, key, delta),
+    });
+    const waiting = new OperationLedger(pending, POLICY, KEY, 0);
+    const ended = new AbortController();
+    const drawing = waiting.draw(ended.signal);
+    ended.abort(new Error('the request ended'));
+    answer();
+    await expect(drawing).rejects.toThrow('the request ended');
+    expect([waiting.drawn, left(buckets)]).toEqual([0, 5]);
+  });
+});

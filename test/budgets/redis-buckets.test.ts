@@ -86,4 +86,43 @@ describeRedis('RedisBuckets', () => {
   it("tells Redis' eviction policy", async () => {
     expect(await (await connect()).evictionPolicy()).toBe('volatile-lru');
   });
+
+  it('does not read a bucket a Redis restarted empty has lost as full: the state this instance last read stands', async () => {
+    const store = await connect();
+    await store.take(POLICY, key, 8);
+    const admin = createClient({ url: redis.url });
+    await admin.connect();
+    // What a restart without persistence leaves: no keys, no scripts.
+    await admin.flushAll();
+    await admin.scriptFlush();
+    expect(await store.take(POLICY, key, 5)).toMatchObject({ allowed: false, available: 2 });
+    expect(await store.take(POLICY, key, 2)).toMatchObject({ allowed: true, available: 0 });
+    // Redis holds the bucket again, as spent.
+    expect(Number(await admin.get(`gateway-budget:${POLICY.name}:${key}`))).toBeGreaterThan(Date.now() + 900_000);
+    await admin.close();
+    expect(failures).toBe(0);
+  });
+});
+
+describeRedis('RedisBuckets of several replicas, while Redis is gone', () => {
+  it('admit each only its share of the burst, so that together they admit no more than it', async () => {
+    const own = await startRedisServer();
+    const logger = { warn: () => undefined } as unknown as Logger;
+    const connect = () => RedisBuckets.connect({ url: own.url, timeoutMs: 300 }, new MemoryBuckets(100), logger);
+    const [a, b] = [await connect(), await connect()];
+    try {
+      // Both live: each reads two replicas.
+      expect([await a.countReplicas(), await b.countReplicas()]).toEqual([2, 2]);
+      await own.stop();
+      // Counted alone, each call costs two of the bucket: 5 calls of a burst of 10 each.
+      expect(await a.take(POLICY, 'alone', 6)).toMatchObject({ allowed: false });
+      expect(await a.take(POLICY, 'alone', 5)).toMatchObject({ allowed: true, available: 0 });
+      expect(await b.take(POLICY, 'alone', 5)).toMatchObject({ allowed: true, available: 0 });
+      expect(await b.take(POLICY, 'alone', 1)).toMatchObject({ allowed: false });
+      // The count read last stands while Redis is gone.
+      expect(await a.countReplicas()).toBe(2);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
 });

@@ -5,7 +5,7 @@ import { testConfig } from '../../src/config.ts';
 import { PAGE_CAP_FLOOR } from '../../src/connections/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
-import { bearer, postGraphQL } from '../support/graphql-client.ts';
+import { bearer, postGraphQL, postJson } from '../support/graphql-client.ts';
 import { LogCapture } from '../support/log-capture.ts';
 import { item, type Item } from './keyed-platform.ts';
 
@@ -103,5 +103,46 @@ describe('one answer cannot lower the page size of every later request', () => {
     expect(other.edges.map((edge) => edge.node.id)).toEqual(EXCEPTIONS.slice(0, 100).map((row) => row.id));
     expect(platform!.calls).toEqual(Array.from({ length: 10 }, (_, index) => [index, PAGE_CAP_FLOOR]));
     expect(log.lines().filter((line) => line.pageCap !== undefined).map((line) => [line.list, line.pageCap])).toEqual([['exceptions', 1]]);
+  });
+});
+
+describe('a plan of several pages reads nothing past the end its first answer shows', () => {
+  it('asks the later pages of a plan only up to the total the first page reported', async () => {
+    const log = new LogCapture();
+    const nine = EXCEPTIONS.slice(0, 9);
+    // A platform capping pages at 7 rows, over a list of 9.
+    const page = await gatewayOver((index, size) => envelope(index, Math.min(size, 7), nine), log);
+    const learning = await page(99, 'tenant-a');
+    expect(learning.edges.map((edge) => edge.node.id)).toEqual(nine.map((row) => row.id));
+    expect(platform!.calls.splice(0)).toEqual([
+      [0, 99],
+      [2, 3],
+    ]);
+    // Planned with the learned cap (at the floor, 10): ten pages of 10, of which the first tells the
+    // list ends at 9; the rows it lacks come with one call joined to the rows held.
+    const next = await page(99, 'tenant-b');
+    expect([next.edges.map((edge) => edge.node.id), next.pageInfo.hasNextPage, next.totalCount]).toEqual([nine.map((row) => row.id), false, 9]);
+    expect(platform!.calls).toEqual([
+      [0, 10],
+      [2, 3],
+    ]);
+  });
+});
+
+describe('what the request that learns a cap is priced', () => {
+  it('the plan it was estimated with, plus the calls it plans once an answer shows the cap; the next request its plan under the cap', async () => {
+    const log = new LogCapture();
+    // A platform capping pages at 25 rows, over 300.
+    await gatewayOver((index, size) => envelope(index, Math.min(size, 25)), log);
+    const cost = async (token: string) => {
+      const response = await postJson(`${gateway!.url}/graphql`, { query: '{ exceptions(first: 100) { nodes { id } } }' }, bearer(token));
+      const body = (await response.json()) as { errors?: unknown; extensions: { cost: unknown } };
+      expect(body.errors).toBeUndefined();
+      return [body.extensions.cost, platform!.calls.splice(0).length];
+    };
+    // One page of 100 estimated; it comes back with 25 rows, and the four pages of 25 that complete
+    // the window (joined to the rows held at row 24) are priced as they are planned.
+    expect(await cost('tenant-a')).toEqual([{ requestedQueryCost: 5, actualQueryCost: 5 }, 5]);
+    expect(await cost('tenant-b')).toEqual([{ requestedQueryCost: 4, actualQueryCost: 4 }, 4]);
   });
 });

@@ -64,6 +64,18 @@ function planned(offset: number, count: number, cap: number, pageBase: 0 | 1): P
   return planPages(offset, count, cap).map(({ page, size }) => ({ page: page + pageBase, size }));
 }
 
+/**
+ * The requests a window costs on a list of `length` rows: the plan's first page alone, then the rest
+ * of the plan up to the end that first answer shows (its total, or a short page of a bare answer).
+ */
+function plannedUpToEnd(offset: number, count: number, cap: number, variant: Variant, length: number): PageRequest[] {
+  const [head, ...rest] = planPages(offset, count, cap);
+  if (head === undefined) return [];
+  const served = Math.max(0, Math.min(head.size, length - head.page * head.size));
+  const end = variant.totals === 'always' ? length : served < head.size ? head.page * head.size + served : Infinity;
+  return [head, ...rest.filter((page) => page.page * page.size < end)].map(({ page, size }) => ({ page: page + variant.pageBase, size }));
+}
+
 /** Whether one page of some size up to the cap holds the window, so exactly one call is due. */
 function onePageFits(offset: number, count: number, cap: number): boolean {
   for (let size = count; size <= cap; size++) {
@@ -141,7 +153,7 @@ describe.each(VARIANTS)('walking whole lists: pageBase $pageBase, $shape answers
     for (;;) {
       const connection = await page({ first: n, after: start === 0 ? null : at(start - 1) });
       const window = expected(all, start, Math.min(start + n, length), variant.shape);
-      walk.step(start, connection, platform.take(), window, planned(start, n + lookAhead, cap, variant.pageBase), onePageFits(start, n + lookAhead, cap));
+      walk.step(start, connection, platform.take(), window, plannedUpToEnd(start, n + lookAhead, cap, variant, length), onePageFits(start, n + lookAhead, cap));
       seen.push(...connection.nodes);
       if (!connection.pageInfo.hasNextPage) break;
       start += n;

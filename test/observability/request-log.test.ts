@@ -117,3 +117,29 @@ describe('redaction', () => {
     expect(out.text).not.toContain('very-secret');
   });
 });
+
+describe('request log of a batch', () => {
+  it("gives each operation's line its own upstream calls", async () => {
+    const log = new LogCapture();
+    const batching = await startStack({ ALLOW_BATCHED_REQUESTS: 'true' }, {}, createLogger('info', { destination: log }));
+    const response = await fetch(`${batching.gateway.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${batching.acme}`, 'x-request-id': 'log-batch-1' },
+      body: JSON.stringify([
+        { query: 'query One { exceptions(first: 2) { nodes { id } } }' },
+        { query: 'query Two { a: exceptions(first: 2) { nodes { id } } b: exceptions(first: 3) { nodes { id } } }' },
+        { query: 'query Three { __typename }' },
+      ]),
+    });
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+    await batching.close();
+    // Written as each operation's answer is ready, in no set order.
+    const lines = log.lines().filter((line) => line.msg === 'graphql request').map((line) => [line.operationName, line.upstreamCalls]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    expect(lines).toEqual([
+      ['One', 1],
+      ['Three', 0],
+      ['Two', 2],
+    ]);
+  });
+});

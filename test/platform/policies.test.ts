@@ -7,6 +7,7 @@ import type { Policy } from '../../src/platform/policy.ts';
 import type { CallLedger } from '../../src/platform/request-calls.ts';
 import { CallNotSent } from '../../src/platform/upstream-call.ts';
 import { RequestClient } from '../support/request-client.ts';
+import { attemptsPerRequest } from './policies/attempts-per-request.ts';
 import { useNock } from './nock-guard.ts';
 import { PLATFORM_URL, TOKEN, eventsOf, failure, json, upstreamSettings } from './support.ts';
 
@@ -69,6 +70,29 @@ describe('the list of policies', () => {
     await expect(new RequestClient(withAudit, TOKEN, REQUEST_ID).get('exceptions.list', '/exceptions')).resolves.toEqual(PAGE);
     scope.done();
     expect(seen).toEqual(['GET /exceptions', 'GET /exceptions']);
+  });
+});
+
+describe('a policy that keeps state and reads the request', () => {
+  it('is one file and one line: each request its own count of attempts, retries included, and one count across requests', async () => {
+    const limit = attemptsPerRequest(2);
+    // The one line: the new policy just above the bucket draw, where every attempt passes.
+    const { http: seam, events } = platform({ UPSTREAM_RETRY_LIMIT: '2' }, (defaults) => [...defaults.slice(0, -2), limit, ...defaults.slice(-2)]);
+    expect(seam.policyNames.slice(-4)).toEqual(['retries', 'attempts per request', 'bucket draw', 'transport']);
+    const scope = nock(PLATFORM_URL).get('/exceptions').times(2).reply(503, json({ traceId: 't-1', message: 'down' })).get('/documents/d1').reply(200, json({ id: 'd1' }));
+    const first = new RequestClient(seam, TOKEN, REQUEST_ID);
+    // Two attempts, then the third (a second retry) is refused: the last answer stands.
+    expect((await failure(first.get('exceptions.list', '/exceptions'))).extensions).toEqual({ code: 'UPSTREAM_ERROR', upstream: { status: 503, traceId: 't-1' } });
+    // The same request has spent its attempts; another request has its own.
+    expect((await failure(first.get('documents.get', '/documents/d1'))).extensions).toEqual({ code: 'RATE_LIMITED', retryAfter: 1 });
+    await expect(new RequestClient(seam, TOKEN, 'req-policies-2').get('documents.get', '/documents/d1')).resolves.toEqual({ id: 'd1' });
+    scope.done();
+    expect([first.sent, limit.refused()]).toEqual([2, 2]);
+    expect(eventsOf(events).map((event) => [event.requestId, event.status, event.errorCode])).toEqual([
+      [REQUEST_ID, 503, 'UPSTREAM_ERROR'],
+      [REQUEST_ID, 0, 'RATE_LIMITED'],
+      ['req-policies-2', 200, undefined],
+    ]);
   });
 });
 

@@ -189,6 +189,18 @@ describe('Retry-After', () => {
   });
 });
 
+describe('a Retry-After that is not delay-seconds or an HTTP date', () => {
+  for (const header of ['1e3', '0x10', '1.5', 'soon 5']) {
+    it(`reads ${JSON.stringify(header)} as absent, as the failure mapping does: a back-off, then the retry`, async () => {
+      const client = setup({ UPSTREAM_RETRY_AFTER_CAP_MS: '2000' });
+      const scope = nock(PLATFORM_URL).get('/exceptions').reply(503, '', { 'retry-after': header }).get('/exceptions').reply(200, json(PAGE));
+      await expect(client.get('exceptions.list', '/exceptions')).resolves.toEqual(PAGE);
+      scope.done();
+      expect(eventsOf(events)).toEqual([{ route: 'exceptions.list', method: 'GET', status: 200, retries: 1, requestId: REQUEST_ID }]);
+    });
+  }
+});
+
 describe('PUT is sent exactly once', () => {
   const body = { documentType: 'passport', name: 'Passport' };
 

@@ -2,6 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { RequestClient } from '../support/request-client.ts';
 import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
+import { PlatformTransport } from '../../src/platform/transport.ts';
 import { TOKEN, closedPort, eventsOf, eventually, failure, json, protectionSettings, startServer, upstreamSettings, type Handler, type TestServer } from './support.ts';
 
 // Real loopback sockets: hangs, trickled bodies, resets and refusals behave here
@@ -313,5 +314,23 @@ describe('what the gateway reads', () => {
     expect(error.message).toBe('The platform failed to answer (HTTP 503)');
     expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', upstream: { status: 503, errorCode: 'MAINTENANCE' } });
     expect(events.map((event) => [event.status, event.retries, event.errorCode])).toEqual([[503, 2, 'UPSTREAM_ERROR']]);
+  });
+});
+
+describe('a request that ended before its attempt', () => {
+  it('sends nothing once the signal has fired, and rejects with its reason', async () => {
+    const wire = await setup(ok);
+    const ended = new AbortController();
+    ended.abort(new Error('the request ended'));
+    const transport = new PlatformTransport(wire.server.url, upstreamSettings());
+    try {
+      const call = { route: 'exceptions.list', method: 'GET' as const, pathAndQuery: '/exceptions?late=1', authorization: `Bearer ${TOKEN}`, headers: {}, callers: () => 1 };
+      await expect(transport.call({ ...call, signal: ended.signal })).rejects.toThrow('the request ended');
+      // A later attempt of another request goes: the server saw it alone.
+      await transport.call({ ...call, pathAndQuery: '/exceptions?next=1' });
+      expect(wire.server.requests.map((request) => request.url)).toEqual(['/exceptions?next=1']);
+    } finally {
+      transport.close();
+    }
   });
 });

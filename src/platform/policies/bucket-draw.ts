@@ -12,7 +12,7 @@ export const bucketDraw: Policy = {
     const caller = call.caller;
     if (caller === undefined) return next(call);
     const ledger = caller.ledger;
-    const drawing = ledger?.draw();
+    const drawing = ledger?.draw(call.signal);
     if (drawing === undefined) {
       caller.sent++;
       caller.tally.sent++;

@@ -22,6 +22,7 @@ export const callsBudget: Policy = {
         return Promise.reject(error);
       }
       caller.tally.calls++;
+      caller.calls++;
     }
     return next(call);
   },

@@ -1,6 +1,7 @@
 import { RequestError, TimeoutError } from 'got';
 import type { Clock } from '../clock.ts';
 import type { Policy } from '../policy.ts';
+import { retryAfterMs } from '../retry-after.ts';
 import { CallNotSent, type Answer } from '../upstream-call.ts';
 
 /** Answers worth another attempt: overloaded or unreachable upstreams, not a failing handler (500). */
@@ -27,15 +28,6 @@ export function retriesOf(error: unknown): number | undefined {
   return typeof error === 'object' && error !== null ? retriesOfFailure.get(error) : undefined;
 }
 
-/** Milliseconds a `Retry-After` asks for: delay-seconds or an HTTP date; undefined when absent or unreadable. */
-function retryAfterMs(header: string | string[] | undefined): number | undefined {
-  if (typeof header !== 'string' || header.trim() === '') return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1_000);
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
 /**
  * Retries of reads (a PUT reaches the platform exactly once), each attempt through the rest of the
  * list, so each is drawn from the caller's budget and sent as a call of its own: a 429/502/503/504
@@ -56,7 +48,7 @@ export function retries(settings: RetrySettings, clock: Clock): Policy {
           const answer = await next(call);
           last = { answer: { ...answer, retries: attempt } };
           if (attempt < settings.limit && RETRY_STATUSES.has(answer.status)) {
-            const asked = RETRY_AFTER_STATUSES.has(answer.status) ? retryAfterMs(answer.headers['retry-after']) : undefined;
+            const asked = RETRY_AFTER_STATUSES.has(answer.status) ? retryAfterMs(answer.headers['retry-after'], Date.now()) : undefined;
             if (asked === undefined) delay = backOff(settings, attempt + 1);
             else if (asked <= settings.retryAfterCapMs) delay = asked;
           }
