@@ -13,7 +13,7 @@ interface Waiter {
 
 /**
  * The gateway's one bulkhead: the calls something may have in flight (`capacity`)
- * and waiting for a slot (`queueCapacity`). The route guard keeps one per platform
+ * and waiting for a slot (`queueCapacity`). The breaker-and-bulkhead policy keeps one per platform
  * route, across every request of the process; a request's document loader keeps
  * one with an unbounded queue for its own fetches (documents/loader.ts). A waiting
  * call whose signal aborts (its request's deadline, its caller gone) leaves the

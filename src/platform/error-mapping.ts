@@ -82,7 +82,7 @@ export function transportError(kind: 'timeout' | 'network' | 'breaker' | 'busy' 
 
 /**
  * Maps whatever stopped a call: the caller's own signal first (its deadline or hang-up, whatever
- * the call was doing meanwhile), then the route guard's refusals, then got's errors. `status` is
+ * the call was doing meanwhile), then the breaker's and the bulkhead's refusals, then got's errors. `status` is
  * the answer's, when one arrived before the failure.
  */
 export function failureOf(error: unknown, signal: AbortSignal | undefined, status: number): PlatformError {

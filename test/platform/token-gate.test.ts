@@ -8,7 +8,7 @@ import { RequestClient } from '../support/request-client.ts';
 import { useNock } from './nock-guard.ts';
 import { PLATFORM_URL, TOKEN, TOKEN_SECRET, failure, json, observedPlatformHttp } from './support.ts';
 
-// The route guard's token gate (CallBudget.admitted) in one process, without the server: what a
+// The token gate (CallBudget.admitted) in one process, without the server: what a
 // request's calls learn of its token, and what they do with what the process already knows. A
 // made-up token must cost the platform at most one refused call.
 
