@@ -19,7 +19,7 @@ const LAYERS = [
   { name: 'the front door (src/http/)', files: ['http/**'] },
   { name: 'request limits (src/hardening/)', files: ['hardening/**'] },
   { name: 'budgets (src/budgets/)', files: ['budgets/**'] },
-  { name: 'the composition (server, admin listener, workers, start-up)', files: ['server.ts', 'admin.ts', 'cluster.ts', 'banner.ts', 'format-error.ts', 'feature-switches.ts', 'start.ts', 'main.js'] },
+  { name: 'the composition (server, admin listener, workers, start-up)', files: ['server.ts', 'admin.ts', 'cluster.ts', 'banner.ts', 'format-error.ts', 'feature-switches.ts', 'start.ts', 'main.js', 'supported-node.js'] },
 ];
 
 export default tseslint.config(

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { readCommandLine } from '../src/command-line.ts';
+import { NODE_FLOOR } from '../src/supported-node.js';
 import { sourcesHash, STAMP_FILE } from './build-stamp.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -153,7 +154,8 @@ export async function buildGateway(outdir = GATEWAY_DIST_DIR): Promise<Metafile>
     splitting: true,
     format: 'esm',
     platform: 'node',
-    target: 'node24',
+    // The oldest Node the gateway runs on: syntax newer than it is lowered (or refused) here.
+    target: `node${NODE_FLOOR}`,
     external: EXTERNAL,
     plugins: [builtinsThroughRequire, graphqlAsModules, graphqlToolsOnce, apolloHashFromNode, commonJsNamedExports],
     // No keepNames: it defines `name` on every function as it is created, closures of the request
