@@ -177,6 +177,53 @@ describe('the production install (npm ci --omit=dev)', () => {
     });
   }, 120_000);
 
+  it('answers --help for every command, or says in one line what the command needs, never with a stack trace', async () => {
+    const machineNode = execFileSync('sh', ['-c', 'command -v node'], { env: { PATH: pathFor('machine') }, encoding: 'utf8' }).trim();
+    const version = execFileSync(machineNode, ['--version'], { encoding: 'utf8' }).trim().slice(1);
+    const commands = ['start', 'build', 'build:playground', 'sandbox', 'replicas', 'supergraph', 'federation', 'relay'];
+    const helpOf = async (command: string, machine: Machine) => {
+      const outcome = await run('npm', ['run', '--silent', command, '--', '--help'], { cwd: app, env: { PATH: pathFor(machine), HOME: process.env.HOME ?? '' } }).then(
+        ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+        (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+      );
+      // A help text by its first line; a refusal whole.
+      return outcome.code === 0 ? { code: 0, usage: outcome.stdout.split('\n')[0], stderr: outcome.stderr } : outcome;
+    };
+    const usage = (command: string) => ({ code: 0, usage: `Usage: ${command} [options]${command === 'npm run build --' ? ' [OUTDIR]' : ''}`, stderr: '' });
+    const needs = (command: string, dependency: string) => ({
+      code: 1,
+      stdout: '',
+      stderr: `npm run ${command} needs the development install (\`npm ci\` with the dev dependencies): ${dependency}, a dev dependency it uses, is not installed here\n`,
+    });
+    const production: Record<string, unknown> = {};
+    for (const command of commands) production[command] = await helpOf(command, 'production');
+    expect(production).toEqual({
+      start: usage('node dist/main.js'),
+      build: needs('build', 'esbuild'),
+      'build:playground': needs('build:playground', 'esbuild'),
+      sandbox: usage('npm run sandbox --'),
+      replicas: needs('replicas', 'esbuild'),
+      supergraph: needs('supergraph', '@apollo/composition'),
+      federation: needs('federation', '@graphql-hive/gateway'),
+      relay: needs('relay', '@apollo/composition'),
+    });
+    const machine: Record<string, unknown> = {};
+    for (const command of commands) machine[command] = await helpOf(command, 'machine');
+    const typescript = (command: string) => ({
+      code: 1,
+      stdout: '',
+      stderr: `npm run ${command} runs TypeScript, which ${machineNode} (Node ${version}) cannot: put Node 22.18 or newer first on PATH, or use the development install (\`npm ci\`), whose Node 24 runs it\n`,
+    });
+    expect(machine).toEqual({
+      start: {
+        code: 1,
+        stdout: '',
+        stderr: `This gateway needs Node 22.18.0 or newer (package.json "engines"); ${machineNode} is Node ${version}: put a newer Node first on PATH (24, which it is built and tested on)\n`,
+      },
+      ...Object.fromEntries(commands.slice(1).map((command) => [command, typescript(command)])),
+    });
+  }, 120_000);
+
   it('refuses a dist/ built from other sources, saying what to run', async () => {
     appendFileSync(join(app, 'src/banner.ts'), '\n// changed after the build\n');
     const gateway = npmStart({ NODE_ENV: 'production' }, 'production');

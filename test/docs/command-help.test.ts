@@ -32,6 +32,7 @@ function run(command: string, args: string[]): Promise<Outcome> {
 const SCRIPTS: Record<string, string[]> = {
   start: [],
   build: [],
+  'build:playground': [],
   sandbox: [],
   supergraph: ['--api', '--url URL', '--out FILE'],
   federation: ['--port PORT', '--max-cost N'],
