@@ -7,7 +7,7 @@ const LAYERS = [
   { name: 'request identity (src/request/)', files: ['request/**'] },
   {
     name: 'the kernel (configuration, errors, logs, client text, dates, areas, execution)',
-    files: ['errors.ts', 'logger.ts', 'client-text.ts', 'date-time.ts', 'scalars.ts', 'project-root.ts', 'areas.ts', 'settings.ts', 'config.ts', 'redis-servers.ts', 'cluster-messages.ts', 'command-line.ts', 'gateway-help.ts', 'setting-typos.ts', 'generated/**', 'types/**', 'execution/**'],
+    files: ['errors.ts', 'logger.ts', 'client-text.ts', 'date-time.ts', 'scalars.ts', 'project-root.ts', 'areas.ts', 'settings.ts', 'sandbox-settings.ts', 'config.ts', 'redis-servers.ts', 'cluster-messages.ts', 'command-line.ts', 'gateway-help.ts', 'setting-typos.ts', 'generated/**', 'types/**', 'execution/**'],
   },
   { name: 'the platform seam (src/platform/)', files: ['platform/**'] },
   { name: 'paging (src/connections/)', files: ['connections/**'] },
@@ -64,10 +64,14 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: LAYERS.slice(index + 1).map((higher) => ({
-            group: higher.files.map((file) => `**/${file}`),
-            message: `src/ is layered (docs/architecture.md): ${layer.name} may not import ${higher.name}, a layer above it.`,
-          })),
+          patterns: [
+            ...LAYERS.slice(index + 1).map((higher) => ({
+              group: higher.files.map((file) => `**/${file}`),
+              message: `src/ is layered (docs/architecture.md): ${layer.name} may not import ${higher.name}, a layer above it.`,
+            })),
+            // The embedded sandbox is started by the composition alone; the layers below it import nothing from sandbox/.
+            ...(index < LAYERS.length - 1 ? [{ group: ['**/sandbox/**'], message: `src/ is layered (docs/architecture.md): ${layer.name} may not import the embedded sandbox (sandbox/); only the composition starts it.` }] : []),
+          ],
         },
       ],
     },

@@ -1,4 +1,4 @@
-import { SANDBOX_SETTINGS } from '../sandbox/settings.ts';
+import { SANDBOX_SETTINGS } from './sandbox-settings.ts';
 import { SETTINGS } from './settings.ts';
 
 // An environment variable that looks like one of the gateway's settings but is not one is ignored

@@ -26,6 +26,16 @@ describe('the layers of src/ in lint', () => {
     expect(await messagesFor('src/budgets/example.ts', "import { ErrorCode } from '../errors.ts';\nimport { refuse } from '../http/refusal.ts';\nimport { callerToken } from '../request/caller-token.ts';\nexport const all = [ErrorCode, refuse, callerToken];\n")).toEqual([]);
   });
 
+  it('refuses an import of the embedded sandbox below the composition, and lets the composition start it', async () => {
+    expect(await messagesFor('src/settings.ts', "import { SANDBOX_SETTINGS } from '../sandbox/settings.ts';\nexport const names = Object.keys(SANDBOX_SETTINGS);\n")).toEqual([
+      "'../sandbox/settings.ts' import is restricted from being used by a pattern. src/ is layered (docs/architecture.md): the kernel (configuration, errors, logs, client text, dates, areas, execution) may not import the embedded sandbox (sandbox/); only the composition starts it.",
+    ]);
+    expect(await messagesFor('src/connections/example.ts', "import type { Sandbox } from '../../sandbox/index.ts';\nexport type S = Sandbox;\n")).toEqual([
+      "'../../sandbox/index.ts' import is restricted from being used by a pattern. src/ is layered (docs/architecture.md): paging (src/connections/) may not import the embedded sandbox (sandbox/); only the composition starts it.",
+    ]);
+    expect(await messagesFor('src/start.ts', "import type { Sandbox } from '../sandbox/index.ts';\nexport type S = Sandbox;\n")).toEqual([]);
+  });
+
   it('refuses an import circle', async () => {
     // request/scope.ts is imported by errors.ts: errors.ts importing it back would close a circle, were it allowed.
     const messages = await messagesFor('src/request/scope.ts', "import { ErrorCode } from '../errors.ts';\nexport const code = ErrorCode.NOT_FOUND;\n");

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { GROUP_TITLES } from '../../src/gateway-help.ts';
 import { editDistance, settingTypos } from '../../src/setting-typos.ts';
 import { GROUPS, SETTINGS } from '../../src/settings.ts';
-import { SANDBOX_SETTINGS } from '../../sandbox/settings.ts';
+import { SANDBOX_SETTINGS } from '../../src/sandbox-settings.ts';
 
 // Every command that takes arguments answers `--help` with what it does, its options and an example,
 // and refuses an unknown option with one line; the gateway's help lists its settings as
