@@ -121,7 +121,7 @@ const configSchema = schema.transform((read, ctx) => {
 export type Config = z.output<typeof configSchema>;
 
 /** Why RATE_LIMIT_REDIS_URL may not name REDIS_URL's database. */
-export const REDIS_OF_ITS_OWN = 'must be a Redis of its own (maxmemory-policy noeviction), not REDIS_URL: persisted queries would evict budgets';
+const REDIS_OF_ITS_OWN = 'must be a Redis of its own (maxmemory-policy noeviction), not REDIS_URL: persisted queries would evict budgets';
 
 /**
  * The configuration's check that needs name resolution: RATE_LIMIT_REDIS_URL and REDIS_URL reaching
