@@ -119,6 +119,14 @@ describe('npm start in development', () => {
     expect([answer.status, code]).toEqual([200, 0]);
   }, 120_000);
 
+  it("the install's prepare step says it is building the playground before it builds", async () => {
+    const { stdout, stderr } = await run(join(BIN, 'node'), ['scripts/prepare.mjs'], { cwd: app, env: { PATH: pathFor('development'), HOME: process.env.HOME ?? '' } });
+    expect({ stdout: stdout.replace(/ in \d+ ms$/m, ' in (time)'), stderr }).toEqual({
+      stdout: `prepare: building the playground (React + GraphiQL into playground/dist/, about 2–10 s)\nPlayground built into ${join(app, 'playground/dist')} in (time)\n`,
+      stderr: '',
+    });
+  }, 120_000);
+
   it('says a port is taken in one line, before building', async () => {
     held = createServer();
     await new Promise<void>((resolve) => held!.listen(0, '127.0.0.1', resolve));
