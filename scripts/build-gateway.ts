@@ -201,7 +201,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       examples: ['npm run build && NODE_ENV=production npm start'],
     },
   );
-  const outdir = positionals[0];
+  // Relative to the folder the command was typed in (npm runs scripts in the project's root; INIT_CWD is where it was started).
+  const outdir = positionals[0] === undefined ? undefined : path.resolve(process.env.INIT_CWD ?? process.cwd(), positionals[0]);
   const started = performance.now();
   await buildGateway(outdir);
   process.stdout.write(`Gateway built into ${outdir ?? GATEWAY_DIST_DIR} in ${Math.round(performance.now() - started)} ms\n`);
