@@ -9,10 +9,12 @@ import { SETTINGS } from './settings.ts';
 const KNOWN: readonly string[] = [...new Set([...Object.keys(SETTINGS), ...Object.keys(SANDBOX_SETTINGS)])];
 
 /**
- * Words the settings' names share with other software's variables, which therefore mark no family:
- * OpenTelemetry's standard variables (OTEL_*, read by its SDK too) and the generic MAX.
+ * Beginnings the settings' names share with other software's variables, which therefore mark no
+ * family: OpenTelemetry's standard variables (OTEL_*, read by its SDK too), and words too common on
+ * their own (MAX_OLD_SPACE_SIZE, Python's REQUESTS_CA_BUNDLE, AUTH_TOKEN), whose families are the
+ * longer beginnings of our names (MAX_QUERY, AUTH_FAILURE).
  */
-const NOT_FAMILIES = { namespaces: ['OTEL'], words: ['MAX'] };
+const NOT_FAMILIES = { namespaces: ['OTEL'], words: ['MAX', 'REQUEST', 'AUTH'] };
 
 /**
  * The variables Kubernetes sets for each Service (`UPSTREAM_SERVICE_HOST`, `RATE_LIMIT_PORT_443_TCP`

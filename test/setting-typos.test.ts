@@ -98,9 +98,14 @@ describe('the families of settings', () => {
     ]);
   });
 
-  it('are derived from the settings: a word two settings share starts one, but not OpenTelemetry’s namespace or MAX', () => {
-    expect(settingTypos({ COMPILED: 'true', READY_TIMEOUT_MS: '1', SHUTDOWN_GRACE_MS: '1', OTEL_EXPORTER_OTLP_HEADERS: 'a=b', OTEL_SDK_DISABLED: 'true', MAX_OLD_SPACE_SIZE: '512', PAGER: 'less', RATEL: 'x' })).toEqual([
+  it('are derived from the settings: a word two settings share starts one, but not OpenTelemetry’s namespace or a common word alone', () => {
+    expect(settingTypos({
+      COMPILED: 'true', READY_TIMEOUT_MS: '1', SHUTDOWN_GRACE_MS: '1', AUTH_FAILURE_LIMIT: '5', MAX_QUERY: '1',
+      OTEL_EXPORTER_OTLP_HEADERS: 'a=b', OTEL_SDK_DISABLED: 'true', MAX_OLD_SPACE_SIZE: '512', REQUESTS_CA_BUNDLE: '/etc/ssl/ca.pem', AUTH_TOKEN: 'x', PAGER: 'less', RATEL: 'x',
+    })).toEqual([
+      warning('AUTH_FAILURE_LIMIT', 'AUTH_FAILURE_LIMIT_PER_MINUTE'),
       warning('COMPILED', 'COMPILED_EXECUTION'),
+      warning('MAX_QUERY', 'MAX_QUERY_TOKENS'),
       warning('READY_TIMEOUT_MS', 'READY_PROBE_TIMEOUT_MS'),
       warning('SHUTDOWN_GRACE_MS', 'SHUTDOWN_DELAY_MS'),
     ]);
