@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { machineEnv } from '../support/example-project.ts';
 
 // What `npm install` prints with the project's .npmrc, on the machine's npm (which runs on the
 // machine's Node 20): the Node 24 binary's install step says it is running, while the dependencies'
@@ -39,7 +40,7 @@ describe('npm install with the project’s .npmrc', () => {
       devDependencies: { node: project.devDependencies.node, esbuild: project.devDependencies.esbuild },
     }));
     copyFileSync(join(ROOT, '.npmrc'), join(folder, '.npmrc'));
-    const { stdout, stderr } = await promisify(execFile)('npm', ['install', '--prefer-offline'], { cwd: folder, env: { PATH: machinePath, HOME: process.env.HOME ?? '' } });
+    const { stdout, stderr } = await promisify(execFile)('npm', ['install', '--prefer-offline'], { cwd: folder, env: { ...machineEnv(), PATH: machinePath } });
     // The counts and times vary with the registry's answers and the machine.
     expect({ stdout: stdout.replace(/^added \d+ packages in [\d.]+m?s$/gm, 'added (n) packages in (time)'), stderr }).toEqual({
       stdout: `\n> node@${project.devDependencies.node} preinstall\n> node installArchSpecificPackage\n\n\nadded (n) packages in (time)\n\nadded (n) packages in (time)\n`,

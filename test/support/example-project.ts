@@ -26,7 +26,7 @@ export function copyExample(name: string): string {
  * The machine's environment without what this checkout's npm and jest add (npm_* from its .npmrc and
  * package.json, jest's NODE_OPTIONS): the registry's settings (a CA, a proxy) stay.
  */
-const machineEnv = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name) && name !== 'NODE_OPTIONS' && name !== 'INIT_CWD'));
+export const machineEnv = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name) && name !== 'NODE_OPTIONS' && name !== 'INIT_CWD'));
 
 /** `npm <args>` in `folder`, as a user runs it there. */
 export function npmIn(folder: string, args: string[], env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> {
