@@ -17,7 +17,8 @@ FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY scripts/build-playground.ts scripts/build-gateway.ts ./scripts/
+# The build scripts and what they import from scripts/ (test/deploy/dockerfile.test.ts keeps the list whole).
+COPY scripts/build-playground.ts scripts/build-gateway.ts scripts/build-stamp.mjs ./scripts/
 COPY playground/src ./playground/src
 COPY src ./src
 COPY sandbox ./sandbox

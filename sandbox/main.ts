@@ -5,7 +5,7 @@
 import { readCommandLine } from '../src/command-line.ts';
 import { ConfigError, optionsFromEnv } from './env.ts';
 import type { SandboxOptions } from './index.ts';
-import { SANDBOX_SETTINGS } from './settings.ts';
+import { SANDBOX_SETTINGS } from '../src/sandbox-settings.ts';
 
 readCommandLine(
   { options: {} },

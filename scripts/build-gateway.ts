@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { readCommandLine } from '../src/command-line.ts';
+import { NODE_FLOOR } from '../src/supported-node.js';
 import { sourcesHash, STAMP_FILE } from './build-stamp.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -154,7 +155,8 @@ export async function buildGateway(outdir = GATEWAY_DIST_DIR): Promise<Metafile>
     splitting: true,
     format: 'esm',
     platform: 'node',
-    target: 'node24',
+    // The oldest Node the gateway runs on: syntax newer than it is lowered (or refused) here.
+    target: `node${NODE_FLOOR}`,
     external: EXTERNAL,
     plugins: [builtinsThroughRequire, graphqlAsModules, graphqlToolsOnce, apolloHashFromNode, commonJsNamedExports],
     // No keepNames: it defines `name` on every function as it is created, closures of the request
@@ -200,7 +202,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       examples: ['npm run build && NODE_ENV=production npm start'],
     },
   );
-  const outdir = positionals[0];
+  // Relative to the folder the command was typed in (npm runs scripts in the project's root; INIT_CWD is where it was started).
+  const outdir = positionals[0] === undefined ? undefined : path.resolve(process.env.INIT_CWD ?? process.cwd(), positionals[0]);
   const started = performance.now();
   await buildGateway(outdir);
   process.stdout.write(`Gateway built into ${outdir ?? GATEWAY_DIST_DIR} in ${Math.round(performance.now() - started)} ms\n`);

@@ -5,6 +5,7 @@
 import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
+import { readCommandLine } from '../src/command-line.ts';
 
 const root = fileURLToPath(new URL('../playground/', import.meta.url));
 const outdir = `${root}dist`;
@@ -48,6 +49,19 @@ export async function buildPlayground(): Promise<string> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  readCommandLine(
+    { options: {} },
+    {
+      command: 'npm run build:playground',
+      summary: [
+        'Bundles the playground page (React 19 + GraphiQL 5) and its editor workers into playground/dist/, which',
+        'the gateway serves at /graphql in a browser. `npm install` runs it (the install\'s prepare step): run it',
+        'again after changing playground/src/.',
+      ].join('\n'),
+      options: {},
+      examples: ['npm run build:playground'],
+    },
+  );
   const started = performance.now();
   const dir = await buildPlayground();
   process.stdout.write(`Playground built into ${dir} in ${Math.round(performance.now() - started)} ms\n`);

@@ -16,5 +16,7 @@ if (!devTools) {
   process.stdout.write('prepare: playground not built (no dev dependencies: a production install); the gateway serves it only where PLAYGROUND is on\n');
   process.exit(0);
 }
+// Said before it starts: npm prints nothing else for most of an install, and the build takes seconds.
+process.stdout.write('prepare: building the playground (React + GraphiQL into playground/dist/, about 2–10 s)\n');
 const build = spawnSync(process.execPath, ['--disable-warning=ExperimentalWarning', script], { stdio: 'inherit' });
 process.exit(build.status ?? 1);

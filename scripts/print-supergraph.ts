@@ -5,6 +5,7 @@
 //   npm run supergraph -- --url https://bff.example.com/graphql --out supergraph.graphql
 //   npm run supergraph -- --api --out schema.graphql
 import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { readCommandLine } from '../src/command-line.ts';
 import { apiSchemaSdl, composeThisSubgraph } from './supergraph.ts';
 
@@ -22,7 +23,7 @@ const { values } = readCommandLine(
     options: {
       api: { text: 'print the client-facing API schema instead (for client tooling such as relay-compiler)' },
       url: { text: 'the URL the router sends this subgraph\'s requests to', value: 'URL' },
-      out: { text: 'write the SDL to FILE and print one line saying so (else: to standard output)', value: 'FILE' },
+      out: { text: 'write the SDL to FILE (relative to the current folder) and print one line saying so (else: to standard output)', value: 'FILE' },
     },
     examples: ['npm run supergraph -- --url https://bff.example.com/graphql --out supergraph.graphql', 'npm run supergraph -- --api --out schema.graphql'],
   },
@@ -33,7 +34,9 @@ try {
   const text = sdl.endsWith('\n') ? sdl : `${sdl}\n`;
   if (values.out === undefined) process.stdout.write(text);
   else {
-    writeFileSync(values.out, text);
+    // Relative to the folder the command was typed in: `npm run` runs scripts in the project's root
+    // and says where it was started in INIT_CWD.
+    writeFileSync(path.resolve(process.env.INIT_CWD ?? process.cwd(), values.out), text);
     // npm's banner above is all a user would otherwise see: say what was written, and where.
     const what = values.api ? 'the API schema' : `the supergraph of subgraph "platform" at ${values.url}`;
     process.stdout.write(`Wrote ${what} to ${values.out} (${Buffer.byteLength(text)} bytes)\n`);

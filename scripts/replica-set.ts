@@ -73,8 +73,26 @@ export interface ReplicaSet {
   stop(): Promise<void>;
 }
 
-function watch(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, onLine?: (name: string, line: string) => void): Watched {
-  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * The processes started in a process group of their own, and so out of reach of a terminal's Ctrl-C,
+ * which signals the whole foreground group: if this process ends without stopping them, they are
+ * killed as it exits.
+ */
+const ownGroups = new Set<ChildProcess>();
+let killOwnGroupsOnExit = false;
+
+function watch(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, onLine?: (name: string, line: string) => void, ownGroup = false): Watched {
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: ownGroup });
+  if (ownGroup) {
+    ownGroups.add(child);
+    child.once('exit', () => ownGroups.delete(child));
+    if (!killOwnGroupsOnExit) {
+      killOwnGroupsOnExit = true;
+      process.once('exit', () => {
+        for (const running of ownGroups) running.kill('SIGKILL');
+      });
+    }
+  }
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let text = '';
   const waiters = new Set<() => void>();
@@ -154,8 +172,10 @@ async function serverStates(statsUrl: string): Promise<Record<string, string>> {
 /** A redis-server on a free loopback port, without persistence; `track` gets the process at once, so a failed start is still stopped. */
 async function startRedis(name: string, policy: 'allkeys-lru' | 'noeviction', track: (process: Watched) => void): Promise<{ url: string; process: Watched }> {
   const port = await freePort();
-  // Its start-up chatter is not echoed: the summary says where it is.
-  const process = watch(name, 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory', '64mb', '--maxmemory-policy', policy], { PATH: globalThis.process.env.PATH });
+  // Its start-up chatter is not echoed: the summary says where it is. In a process group of its own:
+  // a Ctrl-C in the terminal would stop it at once, while the gateways still drain and use it
+  // (each would log a store error); it is stopped after them.
+  const process = watch(name, 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory', '64mb', '--maxmemory-policy', policy], { PATH: globalThis.process.env.PATH }, undefined, true);
   track(process);
   await process.waitFor(/Ready to accept connections/, 20_000);
   return { url: `redis://127.0.0.1:${port}`, process };

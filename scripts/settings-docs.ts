@@ -4,8 +4,10 @@
 // A marker names a group of docs/configuration.md (`<!-- settings: paging -->`), whose table lists
 // the group's variables, or variables by name (`<!-- settings: MAX_BODY_BYTES MAX_QUERY_TOKENS -->`).
 // docs/configuration.md holds every group exactly once, so every variable is documented there once.
+// It writes `.env.example` from the same definitions (./env-example.ts).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { readCommandLine } from '../src/command-line.ts';
+import { envExample } from './env-example.ts';
 import { GROUPS, SETTINGS, shownDefault, type Definition, type Group } from '../src/settings.ts';
 
 const ROOT = new URL('../', import.meta.url);
@@ -62,17 +64,19 @@ const { values } = readCommandLine(
     command: process.env.npm_lifecycle_event === 'settings:check' ? 'npm run settings:check' : 'npm run settings:docs',
     summary: [
       'Writes the settings tables of docs/configuration.md, docs/security.md and docs/operations.md (between',
-      '`<!-- settings: … -->` and `<!-- /settings -->`) from their definitions in src/settings.ts.',
+      '`<!-- settings: … -->` and `<!-- /settings -->`) and .env.example from their definitions in src/settings.ts.',
     ].join('\n'),
     options: { check: { text: 'change nothing; fail when a table differs from what the definitions give (settings:check)' } },
     examples: ['npm run settings:docs', 'npm run settings:check'],
   },
 );
 const stale: string[] = [];
-for (const file of FILES) {
+/** Where the example environment file goes. */
+const ENV_EXAMPLE = '.env.example';
+for (const file of [...FILES, ENV_EXAMPLE]) {
   const url = new URL(file, ROOT);
-  const text = readFileSync(url, 'utf8');
-  const after = generated(file, text);
+  const text = readFileSync(url, { encoding: 'utf8', flag: 'a+' });
+  const after = file === ENV_EXAMPLE ? envExample() : generated(file, text);
   if (after === text) continue;
   if (values.check) stale.push(file);
   else {
@@ -81,6 +85,6 @@ for (const file of FILES) {
   }
 }
 if (stale.length > 0) {
-  process.stderr.write(`Settings tables out of date with src/settings.ts: ${stale.join(', ')}\nRun \`npm run settings:docs\` and commit the result.\n`);
+  process.stderr.write(`Settings tables or .env.example out of date with src/settings.ts: ${stale.join(', ')}\nRun \`npm run settings:docs\` and commit the result.\n`);
   process.exitCode = 1;
 }

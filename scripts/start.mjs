@@ -1,6 +1,7 @@
 // `npm start`: runs the built gateway (dist/), never the sources. Plain JavaScript without
-// dependencies, so it runs where dev dependencies are pruned and on any Node from 20. Before the
-// gateway loads (in this same process, with the Node flags of `npm start`):
+// dependencies, so it runs where dev dependencies are pruned, and on any Node (an old one only to
+// refuse it). Before the gateway loads (in this same process, with the Node flags of `npm start`):
+//   0. a Node older than the gateway supports is refused with one line (src/supported-node.js);
 //   1. the public and admin ports are checked, so a conflict is one line before anything is built;
 //   2. dist/'s build stamp is compared with the sources: in production (NODE_ENV=production) a
 //      missing or stale dist/ is refused with what to run; elsewhere it is rebuilt, and only then.
@@ -11,6 +12,7 @@ import cluster from 'node:cluster';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { unsupportedNode } from '../src/supported-node.js';
 import { readStamp, sourcesHash } from './build-stamp.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -65,6 +67,10 @@ function ensureBuilt() {
   const build = spawnSync(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(ROOT, 'scripts/build-gateway.ts')], { cwd: ROOT, stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
+
+// First: an unsupported Node is refused before the port checks and before any build.
+const refusal = unsupportedNode();
+if (refusal !== undefined) fail(refusal);
 
 const help = process.argv.slice(2).some((argument) => argument === '--help' || argument === '-h');
 if (cluster.isPrimary && !help) {

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { checkTrustedProxies } from './request/client-address.ts';
+import { sameRedisByName, sharedRedis, type Lookup } from './redis-servers.ts';
 import { configFrom, schema, SETTINGS, tracesEndpoint, withComputedDefaults } from './settings.ts';
 
 // Every setting comes from the environment, is validated once at start-up and is
@@ -67,8 +68,9 @@ const configSchema = schema.transform((read, ctx) => {
     return z.NEVER;
   }
   // Persisted queries may be evicted under memory pressure; a budget must never be (a spent one would refill).
-  if (e.RATE_LIMIT_REDIS_URL !== undefined && e.RATE_LIMIT_REDIS_URL === e.REDIS_URL) {
-    ctx.addIssue({ code: 'custom', path: ['RATE_LIMIT_REDIS_URL'], message: 'must be a Redis of its own (maxmemory-policy noeviction), not REDIS_URL: persisted queries would evict budgets' });
+  // Compared by host, port and database, not as text; start-up also compares the hosts' addresses.
+  if (e.RATE_LIMIT_REDIS_URL !== undefined && e.REDIS_URL !== undefined && sameRedisByName(e.RATE_LIMIT_REDIS_URL, e.REDIS_URL)) {
+    ctx.addIssue({ code: 'custom', path: ['RATE_LIMIT_REDIS_URL'], message: REDIS_OF_ITS_OWN });
     return z.NEVER;
   }
   if (e.AUTH_FAILURE_LIMIT_BURST / (e.AUTH_FAILURE_LIMIT_PER_MINUTE / 60) > MAX_RATE_LIMIT_REFILL_SECONDS) {
@@ -117,6 +119,21 @@ const configSchema = schema.transform((read, ctx) => {
 });
 
 export type Config = z.output<typeof configSchema>;
+
+/** Why RATE_LIMIT_REDIS_URL may not name REDIS_URL's database. */
+const REDIS_OF_ITS_OWN = 'must be a Redis of its own (maxmemory-policy noeviction), not REDIS_URL: persisted queries would evict budgets';
+
+/**
+ * The configuration's check that needs name resolution: RATE_LIMIT_REDIS_URL and REDIS_URL reaching
+ * one database through two host names. Run once at start-up; throws ConfigError.
+ */
+export async function checkRedisAddresses(config: Config, resolve?: Lookup): Promise<void> {
+  const { redisUrl } = config;
+  const budgets = config.budgetStore.redisUrl;
+  if (redisUrl === undefined || budgets === undefined) return;
+  const shared = await sharedRedis(budgets, redisUrl, resolve);
+  if (shared !== undefined) throw new ConfigError(`Invalid configuration:\n  RATE_LIMIT_REDIS_URL: ${REDIS_OF_ITS_OWN} (both reach ${shared})`);
+}
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

@@ -22,7 +22,7 @@ export const GROUP_TITLES: Record<Group, string> = {
 };
 
 /** A docs cell as plain text: no backticks, links as their text. */
-const plain = (markdown: string) => markdown.replace(/\[([^\]]+)\]\([^)]+\)/g, '$1').replace(/`/g, '').replace(/\*\*/g, '');
+export const plain = (markdown: string) => markdown.replace(/\[([^\]]+)\]\([^)]+\)/g, '$1').replace(/`/g, '').replace(/\*\*/g, '');
 
 function settingsText(): string {
   const definitions = SETTINGS as Record<string, Definition>;

@@ -4,6 +4,13 @@
 // an entry in TypeScript would itself be stripped before it could switch the cache on, which loads
 // Node's type stripper on every start (about 150 ms; docs/benchmark.md).
 import module from 'node:module';
+import { unsupportedNode } from './supported-node.js';
 
+// Before anything else: on an unsupported Node the gateway's modules would fail with a stack trace.
+const refusal = unsupportedNode();
+if (refusal !== undefined) {
+  process.stderr.write(`${refusal}\n`);
+  process.exit(1);
+}
 module.enableCompileCache?.();
 await import('./start.ts');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BREAKER_KEYS } from './areas.ts';
-import { readSandboxSetting, SANDBOX_SETTINGS, SandboxSettingError, type SandboxSettingName } from '../sandbox/settings.ts';
+import { readSandboxSetting, SANDBOX_SETTINGS, SandboxSettingError, type SandboxSettingName } from './sandbox-settings.ts';
 
 // Every environment variable the gateway reads, defined once: how its text is read and checked, its
 // default, what it means, where it is documented and where its value goes in the Config object
@@ -93,7 +93,7 @@ const int = (min: number, max: number) => decimal(z.number().int().min(min).max(
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const httpUrl = z.url({ protocol: /^https?$/ });
 
-/** A SANDBOX_* variable, read through the sandbox's own definition (sandbox/settings.ts): one reading for both. */
+/** A SANDBOX_* variable, read through the sandbox's own definition (./sandbox-settings.ts): one reading for both. */
 const sandboxSetting = <N extends SandboxSettingName>(name: N) =>
   z
     .string()

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { Kind, parse, type OperationDefinitionNode } from 'graphql';
 import { startBanner, type Listeners, type TrustedOperation } from './banner.ts';
 import { cursorSecretWarning, drawnCursorSecret } from './connections/cursor-seal.ts';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { checkRedisAddresses, ConfigError, loadConfig, type Config } from './config.ts';
 import { readGatewayCommandLine } from './gateway-help.ts';
 import { manifestEntries } from './hardening/trusted-documents.ts';
 import { markProcessStopping } from './health.ts';
@@ -35,6 +35,7 @@ async function main() {
   if (!cluster.isWorker) for (const warning of settingTypos(process.env)) process.stderr.write(`${warning}\n`);
   const logger = createLogger(config.logLevel, { pretty: process.stdout.isTTY && config.env === 'development' });
   if (cluster.isWorker) return serveAsWorker(config, logger.child({ pid: process.pid, worker: cluster.worker?.id }));
+  await checkRedisAddresses(config);
   const cursorWarning = cursorSecretWarning(config.env === 'production', config.paging.cursorSecret, config.scaling.workers);
   if (cursorWarning !== undefined) logger.warn({ setting: 'CURSOR_SECRET' }, cursorWarning);
 

@@ -26,15 +26,14 @@ describe('the layers of src/ in lint', () => {
     expect(await messagesFor('src/budgets/example.ts', "import { ErrorCode } from '../errors.ts';\nimport { refuse } from '../http/refusal.ts';\nimport { callerToken } from '../request/caller-token.ts';\nexport const all = [ErrorCode, refuse, callerToken];\n")).toEqual([]);
   });
 
-  it('lets src/ below the composition import of sandbox/ only its setting table, which imports nothing', async () => {
-    expect(await messagesFor('src/setting-typos.ts', "import { SANDBOX_SETTINGS } from '../sandbox/settings.ts';\nexport const all = SANDBOX_SETTINGS;\n")).toEqual([]);
-    expect(await messagesFor('src/connections/example.ts', "import { startSandbox } from '../../sandbox/index.ts';\nexport const start = startSandbox;\n")).toEqual([
-      "'../../sandbox/index.ts' import is restricted from being used by a pattern. src/ is layered (docs/architecture.md): paging (src/connections/) may import of sandbox/ only its setting table (sandbox/settings.ts).",
+  it('refuses an import of the embedded sandbox below the composition, and lets the composition start it', async () => {
+    expect(await messagesFor('src/settings.ts', "import { SANDBOX_SETTINGS } from '../sandbox/settings.ts';\nexport const names = Object.keys(SANDBOX_SETTINGS);\n")).toEqual([
+      "'../sandbox/settings.ts' import is restricted from being used by a pattern. src/ is layered (docs/architecture.md): the kernel (configuration, errors, logs, client text, dates, areas, execution) may not import the embedded sandbox (sandbox/); only the composition starts it.",
     ]);
-    expect(await messagesFor('src/start.ts', "import { startSandbox } from '../sandbox/index.ts';\nexport const start = startSandbox;\n")).toEqual([]);
-    expect(await messagesFor('sandbox/settings.ts', "import { ErrorCode } from '../src/errors.ts';\nexport const code = ErrorCode.NOT_FOUND;\n")).toEqual([
-      "'../src/errors.ts' import is restricted from being used by a pattern. sandbox/settings.ts is imported by the kernel of src/ (docs/architecture.md): it imports nothing of the project.",
+    expect(await messagesFor('src/connections/example.ts', "import type { Sandbox } from '../../sandbox/index.ts';\nexport type S = Sandbox;\n")).toEqual([
+      "'../../sandbox/index.ts' import is restricted from being used by a pattern. src/ is layered (docs/architecture.md): paging (src/connections/) may not import the embedded sandbox (sandbox/); only the composition starts it.",
     ]);
+    expect(await messagesFor('src/start.ts', "import type { Sandbox } from '../sandbox/index.ts';\nexport type S = Sandbox;\n")).toEqual([]);
   });
 
   it('refuses an import circle', async () => {

@@ -75,3 +75,51 @@ describe('editDistance', () => {
     expect([editDistance('CA', 'ABC'), editDistance('ABC', 'CA')]).toEqual([3, 3]);
   });
 });
+
+describe('the families of settings', () => {
+  it("takes a family's own name, give or take an edit, for its main setting", () => {
+    expect(settingTypos({ RATE_LIMIT: '20', RATE_LIMT: '20', RATE: '20', UPSTREAM: 'https://platform.example.com', CURSOR: 's', CURSOR_SECRETS: 's', SANDBOX: '1', PAGE_SIZE: '10' })).toEqual([
+      warning('CURSOR', 'CURSOR_SECRET'),
+      warning('CURSOR_SECRETS', 'CURSOR_SECRET'),
+      warning('PAGE_SIZE', 'PAGE_SIZE_DEFAULT'),
+      warning('RATE', 'RATE_LIMIT_PER_SECOND'),
+      warning('RATE_LIMIT', 'RATE_LIMIT_PER_SECOND'),
+      warning('RATE_LIMT', 'RATE_LIMIT_PER_SECOND'),
+      warning('SANDBOX', 'SANDBOX_PORT'),
+      warning('UPSTREAM', 'UPSTREAM_URL'),
+    ]);
+  });
+
+  it('reads a plural and its singular as one word', () => {
+    expect(settingTypos({ WORKER_COUNT: '2', WORKERS_HEARTBEAT_TIMEOUT_MS: '1', TRUSTED_PROXY: '10.0.0.1' })).toEqual([
+      warning('TRUSTED_PROXY', 'TRUSTED_PROXIES'),
+      warning('WORKERS_HEARTBEAT_TIMEOUT_MS', 'WORKER_HEARTBEAT_TIMEOUT_MS'),
+      warning('WORKER_COUNT', 'WORKERS'),
+    ]);
+  });
+
+  it('are derived from the settings: a word two settings share starts one, but not OpenTelemetry’s namespace or a common word alone', () => {
+    expect(settingTypos({
+      COMPILED: 'true', READY_TIMEOUT_MS: '1', SHUTDOWN_GRACE_MS: '1', AUTH_FAILURE_LIMIT: '5', MAX_QUERY: '1',
+      OTEL_EXPORTER_OTLP_HEADERS: 'a=b', OTEL_SDK_DISABLED: 'true', MAX_OLD_SPACE_SIZE: '512', REQUESTS_CA_BUNDLE: '/etc/ssl/ca.pem', AUTH_TOKEN: 'x', PAGER: 'less', RATEL: 'x',
+    })).toEqual([
+      warning('AUTH_FAILURE_LIMIT', 'AUTH_FAILURE_LIMIT_PER_MINUTE'),
+      warning('COMPILED', 'COMPILED_EXECUTION'),
+      warning('MAX_QUERY', 'MAX_QUERY_TOKENS'),
+      warning('READY_TIMEOUT_MS', 'READY_PROBE_TIMEOUT_MS'),
+      warning('SHUTDOWN_GRACE_MS', 'SHUTDOWN_DELAY_MS'),
+    ]);
+  });
+
+  it('says nothing about the variables Kubernetes sets for a Service named like a family', () => {
+    expect(settingTypos({
+      UPSTREAM_SERVICE_HOST: '10.96.0.12', UPSTREAM_SERVICE_PORT: '443', UPSTREAM_SERVICE_PORT_HTTPS: '443', UPSTREAM_PORT: 'tcp://10.96.0.12:443',
+      UPSTREAM_PORT_443_TCP: 'tcp://10.96.0.12:443', UPSTREAM_PORT_443_TCP_PROTO: 'tcp', UPSTREAM_PORT_443_TCP_PORT: '443', UPSTREAM_PORT_443_TCP_ADDR: '10.96.0.12',
+      RATE_LIMIT_SERVICE_HOST: '10.96.0.13', RATE_LIMIT_PORT: 'tcp://10.96.0.13:6379',
+    })).toEqual([]);
+  });
+
+  it('still warns about a *_PORT variable whose value is no Service address', () => {
+    expect(settingTypos({ UPSTREAM_PORT: '443', RATE_LIMIT_PORT: '6379' })).toEqual([warning('RATE_LIMIT_PORT', 'RATE_LIMIT_BURST'), warning('UPSTREAM_PORT', 'UPSTREAM_URL')]);
+  });
+});

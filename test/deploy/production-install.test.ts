@@ -1,5 +1,5 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,7 +15,9 @@ import { bearer, postGraphQL } from '../support/graphql-client.ts';
 // builds dist/ once and then starts without building; the copy is then installed with
 // `npm ci --omit=dev` (no dev tool, npm on the machine's Node) and `npm start` with
 // NODE_ENV=production runs the build it finds, over the embedded sandbox, or refuses a missing or
-// stale one with one line.
+// stale one with one line. The production install has no Node of its own: on the machine's Node
+// (20, end of life, on these machines and in CI) start-up refuses with one line; with a supported
+// Node first on PATH (the project's Node 24, as a host would install it) it serves.
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The project's Node 24 for the development steps; the production steps run on the machine's Node. */
@@ -26,16 +28,23 @@ const ACME_EXCEPTIONS = 300;
 const BUILT = /^Gateway built into \S+ in \d+ ms$/m;
 
 let app: string;
+/** A folder holding only a `node`: the project's Node 24, installed on the host outside the project. */
+let hostNode24: string;
 let started: ChildProcess | undefined;
 let held: Server | undefined;
 
-/** The PATH of a machine with the project's tools (development) or without them (production). */
-const pathFor = (development: boolean) => [...(development ? [BIN] : []), ...(process.env.PATH ?? '').split(':').filter((dir) => !dir.includes('node_modules'))].join(':');
+/**
+ * The PATH of a machine with the project's tools (development), without them but with Node 24
+ * installed (production), or with the machine's own Node only (machine).
+ */
+type Machine = 'development' | 'production' | 'machine';
+const pathFor = (machine: Machine) =>
+  [...(machine === 'development' ? [BIN] : machine === 'production' ? [hostNode24] : []), ...(process.env.PATH ?? '').split(':').filter((dir) => !dir.includes('node_modules'))].join(':');
 
-function npmStart(env: Record<string, string>, development: boolean) {
+function npmStart(env: Record<string, string>, machine: Machine) {
   const child = spawn('npm', ['start', '--silent'], {
     cwd: app,
-    env: { PATH: pathFor(development), HOME: process.env.HOME ?? '', PORT: '0', ADMIN_PORT: '0', SANDBOX_PORT: '0', SANDBOX_CONTENT_PORT: '0', LOG_LEVEL: 'warn', ...env },
+    env: { PATH: pathFor(machine), HOME: process.env.HOME ?? '', PORT: '0', ADMIN_PORT: '0', SANDBOX_PORT: '0', SANDBOX_CONTENT_PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -45,8 +54,8 @@ function npmStart(env: Record<string, string>, development: boolean) {
 }
 
 /** Starts `npm start`, waits for its banner, answers one query and stops it with SIGTERM. */
-async function startAndQuery(env: Record<string, string>, development: boolean) {
-  const gateway = npmStart(env, development);
+async function startAndQuery(env: Record<string, string>, machine: Machine) {
+  const gateway = npmStart(env, machine);
   const endpoint = (await gateway.stdout.waitFor(/^GraphQL endpoint: (\S+)$/m, 120_000))[1]!;
   const answer = await postGraphQL(endpoint, { query: '{ exceptions(first: 1) { totalCount } }' }, bearer('demo-token-acme'));
   gateway.child.kill('SIGTERM');
@@ -55,6 +64,8 @@ async function startAndQuery(env: Record<string, string>, development: boolean) 
 
 beforeAll(() => {
   app = mkdtempSync(join(tmpdir(), 'production-install-'));
+  hostNode24 = mkdtempSync(join(tmpdir(), 'host-node-'));
+  symlinkSync(realpathSync(join(BIN, 'node')), join(hostNode24, 'node'));
   // The project as a clone has it: tracked files and new ones not ignored (no dist/, no node_modules).
   const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0')
     .filter((file) => file !== '' && file !== 'node_modules');
@@ -80,6 +91,7 @@ afterEach(() => {
 
 afterAll(() => {
   if (app) rmSync(app, { recursive: true, force: true });
+  if (hostNode24) rmSync(hostNode24, { recursive: true, force: true });
 });
 
 describe('scripts/start.mjs', () => {
@@ -93,7 +105,7 @@ describe('scripts/start.mjs', () => {
 
 describe('npm start in development', () => {
   it('builds dist/ when it holds no build, then serves', async () => {
-    const { answer, code, stdout } = await startAndQuery({}, true);
+    const { answer, code, stdout } = await startAndQuery({}, 'development');
     expect(stdout).toMatch(BUILT);
     expect(stdout.indexOf('Gateway built into')).toBeLessThan(stdout.indexOf('GraphQL endpoint:'));
     expect(answer).toEqual({ status: 200, body: { data: { exceptions: { totalCount: ACME_EXCEPTIONS } } } });
@@ -101,10 +113,18 @@ describe('npm start in development', () => {
   }, 180_000);
 
   it('starts a second time without building', async () => {
-    const { answer, code, stdout } = await startAndQuery({}, true);
+    const { answer, code, stdout } = await startAndQuery({}, 'development');
     expect(stdout).not.toMatch(BUILT);
     expect(stdout).toMatch(/^GraphQL endpoint: /);
     expect([answer.status, code]).toEqual([200, 0]);
+  }, 120_000);
+
+  it("the install's prepare step says it is building the playground before it builds", async () => {
+    const { stdout, stderr } = await run(join(BIN, 'node'), ['scripts/prepare.mjs'], { cwd: app, env: { PATH: pathFor('development'), HOME: process.env.HOME ?? '' } });
+    expect({ stdout: stdout.replace(/ in \d+ ms$/m, ' in (time)'), stderr }).toEqual({
+      stdout: `prepare: building the playground (React + GraphiQL into playground/dist/, about 2–10 s)\nPlayground built into ${join(app, 'playground/dist')} in (time)\n`,
+      stderr: '',
+    });
   }, 120_000);
 
   it('says a port is taken in one line, before building', async () => {
@@ -115,7 +135,7 @@ describe('npm start in development', () => {
     const source = join(app, 'src/banner.ts');
     const before = readFileSync(source, 'utf8');
     appendFileSync(source, '\n// changed\n');
-    const gateway = npmStart({ ADMIN_PORT: String(port) }, true);
+    const gateway = npmStart({ ADMIN_PORT: String(port) }, 'development');
     const code = await gateway.exited;
     writeFileSync(source, before);
     expect({ code, stdout: gateway.stdout.text(), stderr: gateway.stderr.text() }).toEqual({
@@ -131,7 +151,7 @@ describe('the production install (npm ci --omit=dev)', () => {
 
   beforeAll(async () => {
     unlinkSync(join(app, 'node_modules'));
-    install = await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], { cwd: app, env: { PATH: pathFor(false), HOME: process.env.HOME ?? '' }, maxBuffer: 16 * 1024 * 1024 });
+    install = await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], { cwd: app, env: { PATH: pathFor('machine'), HOME: process.env.HOME ?? '' }, maxBuffer: 16 * 1024 * 1024 });
   }, 600_000);
 
   it('installs without dev tools, skipping the playground build with one line', () => {
@@ -140,8 +160,23 @@ describe('the production install (npm ci --omit=dev)', () => {
     expect(() => execFileSync(join(app, 'node_modules/.bin/node'), ['--version'])).toThrow();
   });
 
-  it('runs the build it finds with NODE_ENV=production and answers a query over the embedded sandbox, warning of a misspelt setting', async () => {
-    const { answer, code, stdout, stderr } = await startAndQuery({ NODE_ENV: 'production', RATE_LIMIT_PER_SECONDS: '5' }, false);
+  it("on the machine's Node 20, npm start and the image's command refuse in one line naming the Node needed", async () => {
+    const machineNode = execFileSync('sh', ['-c', 'command -v node'], { env: { PATH: pathFor('machine') }, encoding: 'utf8' }).trim();
+    const version = execFileSync(machineNode, ['--version'], { encoding: 'utf8' }).trim().slice(1);
+    // The machines that run this test (and CI's) have the end-of-life Node 20 as their own.
+    expect(version).toMatch(/^20\./);
+    const refusal = `This gateway needs Node 22.18.0 or newer (package.json "engines"); ${machineNode} is Node ${version}: put a newer Node first on PATH (24, which it is built and tested on)\n`;
+    const gateway = npmStart({ NODE_ENV: 'production' }, 'machine');
+    expect({ code: await gateway.exited, stdout: gateway.stdout.text(), stderr: gateway.stderr.text() }).toEqual({ code: 1, stdout: '', stderr: refusal });
+    const image = await run(machineNode, ['dist/main.js'], { cwd: app, env: { PATH: pathFor('machine'), NODE_ENV: 'production' } }).then(
+      () => ({ code: 0, stdout: '', stderr: '' }),
+      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+    );
+    expect(image).toEqual({ code: 1, stdout: '', stderr: refusal });
+  }, 60_000);
+
+  it('with Node 24 on PATH, runs the build it finds with NODE_ENV=production and answers a query over the embedded sandbox, warning of a misspelt setting', async () => {
+    const { answer, code, stdout, stderr } = await startAndQuery({ NODE_ENV: 'production', RATE_LIMIT_PER_SECONDS: '5' }, 'production');
     expect(stdout).not.toMatch(BUILT);
     expect(answer).toEqual({ status: 200, body: { data: { exceptions: { totalCount: ACME_EXCEPTIONS } } } });
     expect({ code, stderr }).toEqual({
@@ -150,9 +185,56 @@ describe('the production install (npm ci --omit=dev)', () => {
     });
   }, 120_000);
 
+  it('answers --help for every command, or says in one line what the command needs, never with a stack trace', async () => {
+    const machineNode = execFileSync('sh', ['-c', 'command -v node'], { env: { PATH: pathFor('machine') }, encoding: 'utf8' }).trim();
+    const version = execFileSync(machineNode, ['--version'], { encoding: 'utf8' }).trim().slice(1);
+    const commands = ['start', 'build', 'build:playground', 'sandbox', 'replicas', 'supergraph', 'federation', 'relay'];
+    const helpOf = async (command: string, machine: Machine) => {
+      const outcome = await run('npm', ['run', '--silent', command, '--', '--help'], { cwd: app, env: { PATH: pathFor(machine), HOME: process.env.HOME ?? '' } }).then(
+        ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+        (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+      );
+      // A help text by its first line; a refusal whole.
+      return outcome.code === 0 ? { code: 0, usage: outcome.stdout.split('\n')[0], stderr: outcome.stderr } : outcome;
+    };
+    const usage = (command: string) => ({ code: 0, usage: `Usage: ${command} [options]${command === 'npm run build --' ? ' [OUTDIR]' : ''}`, stderr: '' });
+    const needs = (command: string, dependency: string) => ({
+      code: 1,
+      stdout: '',
+      stderr: `npm run ${command} needs the development install (\`npm ci\` with the dev dependencies): ${dependency}, a dev dependency it uses, is not installed here\n`,
+    });
+    const production: Record<string, unknown> = {};
+    for (const command of commands) production[command] = await helpOf(command, 'production');
+    expect(production).toEqual({
+      start: usage('node dist/main.js'),
+      build: needs('build', 'esbuild'),
+      'build:playground': needs('build:playground', 'esbuild'),
+      sandbox: usage('npm run sandbox --'),
+      replicas: needs('replicas', 'esbuild'),
+      supergraph: needs('supergraph', '@apollo/composition'),
+      federation: needs('federation', '@graphql-hive/gateway'),
+      relay: needs('relay', '@apollo/composition'),
+    });
+    const machine: Record<string, unknown> = {};
+    for (const command of commands) machine[command] = await helpOf(command, 'machine');
+    const typescript = (command: string) => ({
+      code: 1,
+      stdout: '',
+      stderr: `npm run ${command} runs TypeScript, which ${machineNode} (Node ${version}) cannot: put Node 22.18 or newer first on PATH, or use the development install (\`npm ci\`), whose Node 24 runs it\n`,
+    });
+    expect(machine).toEqual({
+      start: {
+        code: 1,
+        stdout: '',
+        stderr: `This gateway needs Node 22.18.0 or newer (package.json "engines"); ${machineNode} is Node ${version}: put a newer Node first on PATH (24, which it is built and tested on)\n`,
+      },
+      ...Object.fromEntries(commands.slice(1).map((command) => [command, typescript(command)])),
+    });
+  }, 120_000);
+
   it('refuses a dist/ built from other sources, saying what to run', async () => {
     appendFileSync(join(app, 'src/banner.ts'), '\n// changed after the build\n');
-    const gateway = npmStart({ NODE_ENV: 'production' }, false);
+    const gateway = npmStart({ NODE_ENV: 'production' }, 'production');
     expect({ code: await gateway.exited, stdout: gateway.stdout.text(), stderr: gateway.stderr.text() }).toEqual({
       code: 1,
       stdout: '',
@@ -161,7 +243,7 @@ describe('the production install (npm ci --omit=dev)', () => {
   }, 60_000);
 
   it('outside production, says it cannot build a stale dist/ without dev dependencies, in one line', async () => {
-    const gateway = npmStart({}, false);
+    const gateway = npmStart({}, 'production');
     expect({ code: await gateway.exited, stdout: gateway.stdout.text(), stderr: gateway.stderr.text() }).toEqual({
       code: 1,
       stdout: '',
@@ -171,7 +253,7 @@ describe('the production install (npm ci --omit=dev)', () => {
 
   it('refuses a missing dist/, saying what to run', async () => {
     rmSync(join(app, 'dist'), { recursive: true });
-    const gateway = npmStart({ NODE_ENV: 'production' }, false);
+    const gateway = npmStart({ NODE_ENV: 'production' }, 'production');
     expect({ code: await gateway.exited, stdout: gateway.stdout.text(), stderr: gateway.stderr.text() }).toEqual({
       code: 1,
       stdout: '',

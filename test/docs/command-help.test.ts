@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { GROUP_TITLES } from '../../src/gateway-help.ts';
 import { editDistance, settingTypos } from '../../src/setting-typos.ts';
 import { GROUPS, SETTINGS } from '../../src/settings.ts';
-import { SANDBOX_SETTINGS } from '../../sandbox/settings.ts';
+import { SANDBOX_SETTINGS } from '../../src/sandbox-settings.ts';
 
 // Every command that takes arguments answers `--help` with what it does, its options and an example,
 // and refuses an unknown option with one line; the gateway's help lists its settings as
@@ -32,6 +32,7 @@ function run(command: string, args: string[]): Promise<Outcome> {
 const SCRIPTS: Record<string, string[]> = {
   start: [],
   build: [],
+  'build:playground': [],
   sandbox: [],
   supergraph: ['--api', '--url URL', '--out FILE'],
   federation: ['--port PORT', '--max-cost N'],

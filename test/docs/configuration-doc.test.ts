@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../src/config.ts';
 import { schema, SETTINGS } from '../../src/settings.ts';
-import { SANDBOX_SETTINGS } from '../../sandbox/settings.ts';
+import { SANDBOX_SETTINGS } from '../../src/sandbox-settings.ts';
 
 // The settings tables of the docs, checked against what the code reads: the gateway's settings
 // (src/settings.ts, whose tables `npm run settings:docs` writes; `npm run settings:check` keeps them
-// current) and the sandbox's settings (sandbox/settings.ts).
+// current) and the sandbox's settings (src/sandbox-settings.ts).
 
 interface Row {
   file: string;
@@ -90,7 +90,7 @@ describe.each(['configuration.md', 'security.md', 'operations.md'])('the default
 describe('docs/sandbox.md', () => {
   const rows = settingRows('sandbox.md');
 
-  it('documents every variable of sandbox/settings.ts exactly once, and no other', () => {
+  it('documents every variable of src/sandbox-settings.ts exactly once, and no other', () => {
     expect(rows.map((row) => row.variable)).toEqual(Object.keys(SANDBOX_SETTINGS));
   });
 

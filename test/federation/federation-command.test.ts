@@ -77,6 +77,30 @@ describe('npm run federation', () => {
     });
   });
 
+  it("answers docs/federation.md's first example as written, with data from both subgraphs and no error", async () => {
+    const query = /```graphql\n([\s\S]*?)```/.exec(DOC)![1]!;
+    const acme = accountOf(reference, 'demo-token-acme');
+    const newest = sortRecords(reference.store.exceptions(acme), [[(e) => e.createdAt, 'DESC']]).slice(0, 5);
+    // A Financial Account's acceptances, as this subgraph answers them on its own.
+    const platform = /^ {2}subgraph platform: (\S+) /m.exec(stdout.text())![1]!;
+    const acceptances = async (financialAccountId: string) => {
+      const answer = await postGraphQL(platform, { query: `{ documentAcceptances(financialAccountId: "${financialAccountId}", first: 2) { edges { node { documentId accepted respondedAt } } pageInfo { hasNextPage } } }` }, bearer('demo-token-acme'));
+      return (answer.body.data as { documentAcceptances: unknown }).documentAcceptances;
+    };
+    const entity = async (e: (typeof newest)[number]) =>
+      e.category === 'BANK_ACCOUNT_VERIFICATION' ? { name: accounts.names.FinancialAccount.get(e.entityId), documentAcceptances: await acceptances(e.entityId) } : {};
+    const holderName = (id: string) => accounts.names.CustomerAccount.get(id) ?? accounts.names.BeneficialOwner.get(id);
+    const expected = {
+      exceptions: { nodes: await Promise.all(newest.map(async (e) => ({ status: e.status, entity: await entity(e) }))) },
+      documentsToReview: accounts.documentsToReview.map((id) => {
+        const document = reference.store.document(id)!;
+        return { name: document.name, status: document.status, holder: holderName(document.holderId) === undefined ? {} : { name: holderName(document.holderId) } };
+      }),
+    };
+    expect(newest.some((e) => e.category === 'BANK_ACCOUNT_VERIFICATION')).toBe(true);
+    expect(await postGraphQL(endpoint, { query }, bearer('demo-token-acme'))).toEqual({ status: 200, body: { data: expected } });
+  });
+
   it('refuses a query priced over maxCost as docs/federation.md shows: HTTP 200, an error per field', async () => {
     const shown = /client\s+sees:\n\n```http\nPOST \/graphql\n\n(\{.*\})\n\nHTTP\/1\.1 200 OK\n\n([\s\S]*?)\n```/.exec(DOC)!;
     const answer = await postGraphQL(endpoint, JSON.parse(shown[1]!), bearer('demo-token-acme'));

@@ -207,4 +207,21 @@ describeStack(`npm run replicas${SUFFIX}`, () => {
       await expect(fetch(url)).rejects.toThrow('fetch failed');
     }
   }, 120_000);
+
+  it("stops cleanly on a terminal's Ctrl-C, which signals every process of the foreground group: no gateway loses its Redis while it drains", async () => {
+    const { NODE_OPTIONS: _jestOptions, ...env } = process.env;
+    npm = spawn('npm', ['run', 'replicas', '--', '--replicas', '2'], { cwd: ROOT, detached: true, env: { ...env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => npm!.once('exit', (code) => resolve(code)));
+    const stdout = watchOutput(npm.stdout!, exited);
+    const stderr = watchOutput(npm.stderr!);
+    await stdout.waitFor(/^Ctrl-C stops everything\.$/m, 90_000);
+    const before = stdout.text().length;
+    // As a terminal does: the signal goes to the group npm leads, every process started in it included.
+    process.kill(-npm.pid!, 'SIGINT');
+    expect({ code: await exited, after: stdout.text().slice(before), stderr: stderr.text() }).toEqual({
+      code: 0,
+      after: 'SIGINT: stopping HAProxy, the gateways (each drains for 3000 ms), Redis and the sandbox\n',
+      stderr: '',
+    });
+  }, 120_000);
 });
