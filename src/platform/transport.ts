@@ -29,7 +29,10 @@ export class PlatformTransport {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     // Idle connections are kept up to the pool's size: a burst wider than a smaller idle cap would
     // close its extra connections and open them again.
-    const agentOptions = { keepAlive: true, maxSockets: settings.maxSockets, maxFreeSockets: settings.maxSockets, scheduling: 'lifo' as const };
+    // Node applies HTTP_PROXY / HTTPS_PROXY / NO_PROXY (with NODE_USE_ENV_PROXY=1) to its global
+    // agents only: pools of our own are handed the variables, under the same switch.
+    const proxy = process.env.NODE_USE_ENV_PROXY === '1' ? { proxyEnv: process.env } : {};
+    const agentOptions = { keepAlive: true, maxSockets: settings.maxSockets, maxFreeSockets: settings.maxSockets, scheduling: 'lifo' as const, ...proxy };
     this.agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
     this.got = got.extend({
       agent: this.agents,

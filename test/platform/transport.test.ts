@@ -334,3 +334,41 @@ describe('a request that ended before its attempt', () => {
     }
   });
 });
+
+describe('an outbound proxy', () => {
+  const saved = { switch: process.env.NODE_USE_ENV_PROXY, proxy: process.env.HTTP_PROXY };
+  afterEach(() => {
+    for (const [name, value] of [['NODE_USE_ENV_PROXY', saved.switch], ['HTTP_PROXY', saved.proxy]] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+
+  // The platform's host does not resolve: only a proxy that forwards the call can answer it.
+  const platformUrl = 'http://platform.invalid/base';
+
+  it('with NODE_USE_ENV_PROXY=1, calls go through HTTP_PROXY with the absolute address and the token', async () => {
+    server = await startServer(ok);
+    process.env.NODE_USE_ENV_PROXY = '1';
+    process.env.HTTP_PROXY = server.url;
+    http = new PlatformHttp(platformUrl, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0' }), protectionSettings({}));
+
+    const page = await new RequestClient(http, TOKEN, REQUEST_ID).get('exceptions.list', '/exceptions?page=0');
+
+    expect(page).toEqual(PAGE);
+    expect(server.requests.map((r) => `${r.method} ${r.url} ${r.headers.authorization}`)).toEqual([
+      `GET http://platform.invalid/base/exceptions?page=0 ${TOKEN}`,
+    ]);
+  });
+
+  it('without the switch, HTTP_PROXY is not used', async () => {
+    server = await startServer(ok);
+    delete process.env.NODE_USE_ENV_PROXY;
+    process.env.HTTP_PROXY = server.url;
+    http = new PlatformHttp(platformUrl, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0', UPSTREAM_CONNECT_TIMEOUT_MS: '2000' }), protectionSettings({}));
+
+    await failure(new RequestClient(http, TOKEN, REQUEST_ID).get('exceptions.list', '/exceptions?page=0'));
+
+    expect(server.requests).toEqual([]);
+  });
+});
