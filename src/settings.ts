@@ -315,7 +315,7 @@ export const SETTINGS = {
   },
   COMPILED_QUERY_CACHE_BYTES: {
     group: 'execution', config: 'compiledExecution.cacheBytes', schema: int(1_024, 1_073_741_824), default: 33_554_432, note: '32 MiB',
-    doc: 'estimated heap of the compiled documents kept: 12 KiB, plus 8 bytes per character of the code graphql-jit generates for a document, plus 72 per character of its text (70–800 kB for a page query) ([benchmark.md](benchmark.md#compiled-documents-and-memory)); least recently used evicted first, and a document estimated above the whole budget runs on graphql-js',
+    doc: 'estimated heap of the compiled documents kept, priced from each document\'s text: 4 KiB plus 768 bytes per character (at or above every entry measured, 3–200 KiB for page queries and the playground\'s examples) ([benchmark.md](benchmark.md#compiled-documents-and-memory)); least recently used evicted first, and a document priced above the whole budget (about 43 000 characters at the default) runs on graphql-js',
   },
   COMPILED_QUERY_MIN_USES: {
     group: 'execution', config: 'compiledExecution.minUses', schema: int(1, 1_000), default: 10,
@@ -389,7 +389,7 @@ export const SETTINGS = {
   },
   WORKER_HEARTBEAT_TIMEOUT_MS: {
     group: 'scaling', config: 'scaling.heartbeatTimeoutMs', schema: int(1_000, 600_000), default: 10_000,
-    doc: 'with `WORKERS` > 1, a listening worker whose event loop sends no heartbeat (one every fifth of this) for this long is killed (SIGKILL) and replaced, counted in `gateway_worker_hangs_total` ([scaling.md](scaling.md#hung-workers))',
+    doc: 'a gateway event loop that has not turned (a heartbeat every fifth of this) for this long is stuck: with `WORKERS` > 1 the worker is killed (SIGKILL) and replaced, counted in `gateway_worker_hangs_total` ([scaling.md](scaling.md#hung-workers)); with one process the admin port\'s `/healthz` answers 503 ([operations.md](operations.md#liveness-under-load))',
   },
 
   // Per-caller budgets of platform calls, and the limit on refused tokens (src/budgets/)
