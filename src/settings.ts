@@ -367,7 +367,7 @@ export const SETTINGS = {
   },
   SANDBOX_LIVE: {
     group: 'embedded-sandbox', config: 'sandbox.live', schema: sandboxSetting('SANDBOX_LIVE'), readsUnset: true, shown: sandboxDefault('SANDBOX_LIVE'),
-    doc: 'that sandbox\'s exceptions arrive and change status while you page ([paging.md](paging.md))',
+    doc: 'that sandbox\'s records change on their own: exceptions arrive and change status, LinX batches move on, acceptances arrive, documents get scanned ([sandbox.md](sandbox.md#live-mode)); unset, `npm start` turns it on once the gateway listens',
   },
   SANDBOX_LIVE_INTERVAL_MS: {
     group: 'embedded-sandbox', config: 'sandbox.liveIntervalMs', schema: sandboxSetting('SANDBOX_LIVE_INTERVAL_MS'), readsUnset: true, shown: sandboxDefault('SANDBOX_LIVE_INTERVAL_MS'),
