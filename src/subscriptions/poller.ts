@@ -1,0 +1,299 @@
+import { GraphQLError } from 'graphql';
+import type { CursorCaller } from '../connections/caller.ts';
+import { platformTimestampMillis } from '../date-time.ts';
+import { ErrorCode } from '../errors.ts';
+import type { PlatformClient, Query } from '../platform/client.ts';
+import { CallNotSent } from '../platform/upstream-call.ts';
+import type { PollClock } from './clock.ts';
+import { isAfter, sealFeedCursor, type FeedPosition } from './feed-cursor.ts';
+import type { ListFeed, RecordFeed } from './feeds.ts';
+import type { Subscriber } from './subscriber.ts';
+
+/** Records a feed reads per page. */
+export const FEED_PAGE_SIZE = 50;
+/**
+ * Pages one poll reads at most: a further page is read only while a whole page is newer than the
+ * oldest subscriber's position, so one poll sees at most 200 changes; past that, in one interval,
+ * the oldest of them are not sent (docs/subscriptions.md).
+ */
+export const MAX_FEED_PAGES = 4;
+/** Failing polls in a row after which subscribers are told (a non-final error event), and again every as many. */
+export const FAILING_POLLS_TOLD = 5;
+
+/** Who a poller polls as: one token, never shared with another. */
+export interface PollIdentity {
+  /** `Bearer <token>`, in its one spelling. */
+  readonly authorization: string;
+  /** The token's key (SHA-256): the pollers and counts are per token. */
+  readonly tokenKey: string;
+  readonly caller: CursorCaller;
+}
+
+/** What a poller needs from its owner (the hub). */
+export interface PollerHost {
+  readonly clock: PollClock;
+  readonly pollMs: number;
+  /** A platform client for one poll, on the normal path of a query's calls (token gate, budget draw, breaker, retries). */
+  client(identity: PollIdentity): PlatformClient;
+  /** The platform refused the token: every subscription of it ends. */
+  tokenRefused(tokenKey: string, error: GraphQLError): void;
+  /** The last subscriber left. */
+  stopped(poller: Poller): void;
+  /** A poll was made (`outcome`), and `events` were queued. */
+  polled(outcome: 'ok' | 'skipped' | 'failed', events: number): void;
+  /** A subscriber queue overflowed. */
+  overflow(): GraphQLError;
+}
+
+function codeOf(error: unknown): { error: GraphQLError; code: string | undefined } {
+  const answer = error instanceof CallNotSent ? error.answer : error;
+  if (answer instanceof GraphQLError) return { error: answer, code: answer.extensions.code as string | undefined };
+  return { error: new GraphQLError('The platform could not be read', { extensions: { code: ErrorCode.UPSTREAM_ERROR } }), code: undefined };
+}
+
+/**
+ * One poll loop shared by every subscriber of one token, field and normalised arguments: created by
+ * the first subscriber (its first poll at once), counted by each, stopped by the last to leave.
+ * Polls never overlap: the next is scheduled when one ends. A poll the budget cannot pay is skipped
+ * and loses nothing (positions do not move); a failing one is retried at the next interval, and
+ * subscribers are told once FAILING_POLLS_TOLD polls in a row have failed; the platform's 401 ends
+ * every subscription of the token; a final error (a missing document) ends this poller's.
+ */
+export abstract class Poller {
+  readonly key: string;
+  readonly identity: PollIdentity;
+  protected readonly host: PollerHost;
+  #cancel: (() => void) | undefined;
+  #stopped = false;
+  #failures = 0;
+
+  constructor(key: string, identity: PollIdentity, host: PollerHost) {
+    this.key = key;
+    this.identity = identity;
+    this.host = host;
+  }
+
+  abstract get size(): number;
+  protected abstract poll(platform: PlatformClient): Promise<number>;
+  protected abstract subscribers(): Iterable<Subscriber>;
+  protected abstract forget(subscriber: Subscriber): void;
+
+  protected schedule(ms: number): void {
+    if (this.#stopped) return;
+    this.#cancel = this.host.clock.setTimer(ms, () => {
+      this.#cancel = undefined;
+      void this.tick();
+    });
+  }
+
+  /** One poll; resolves once its events are queued. Exposed for tests driving a manual clock. */
+  async tick(): Promise<void> {
+    if (this.#stopped) return;
+    try {
+      const events = await this.poll(this.host.client(this.identity));
+      this.#failures = 0;
+      this.host.polled('ok', events);
+    } catch (thrown) {
+      const { error, code } = codeOf(thrown);
+      if (code === ErrorCode.RATE_LIMITED) {
+        this.host.polled('skipped', 0);
+      } else if (code === ErrorCode.UNAUTHENTICATED) {
+        this.host.polled('failed', 0);
+        this.host.tokenRefused(this.identity.tokenKey, error);
+        return;
+      } else if (code === ErrorCode.NOT_FOUND || code === ErrorCode.FORBIDDEN || code === ErrorCode.BAD_USER_INPUT) {
+        this.host.polled('failed', 0);
+        this.endAll(error);
+        return;
+      } else {
+        this.host.polled('failed', 0);
+        this.#failures += 1;
+        if (this.#failures % FAILING_POLLS_TOLD === 0) {
+          const told = new GraphQLError(`${error.message} (the last ${this.#failures} polls failed; the subscription goes on and retries every interval)`, {
+            extensions: { ...error.extensions, failedPolls: this.#failures },
+          });
+          for (const subscriber of this.subscribers()) subscriber.push({ error: told, final: false }, () => this.host.overflow());
+        }
+      }
+    }
+    this.schedule(this.host.pollMs);
+  }
+
+  /** Ends every subscriber with `error` (final). */
+  endAll(error: GraphQLError): void {
+    for (const subscriber of [...this.subscribers()]) subscriber.end({ error, final: true });
+    this.stop();
+  }
+
+  /** A subscriber left (its stream closed, or it ended). */
+  leave(subscriber: Subscriber): void {
+    this.forget(subscriber);
+    if (this.size === 0) this.stop();
+  }
+
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#cancel?.();
+    this.#cancel = undefined;
+    this.host.stopped(this);
+  }
+
+  get stoppedNow(): boolean {
+    return this.#stopped;
+  }
+
+  /** Starts the loop: the first poll at once. */
+  start(): void {
+    this.schedule(0);
+  }
+}
+
+interface ListMember {
+  /** Where this subscriber stands; undefined until the first poll says where the list's head is. */
+  position: FeedPosition | undefined;
+}
+
+/** A feed over a list: each record that changed after each subscriber's position, oldest first, with its cursor. */
+export class ListPoller<R extends { readonly id: string }> extends Poller {
+  readonly #feed: ListFeed<R>;
+  readonly #query: Query;
+  readonly #binding: Buffer;
+  readonly #members = new Map<Subscriber, ListMember>();
+  /** The list's newest (time, id) at the last poll: where a subscriber without a cursor starts. */
+  #head: FeedPosition | undefined;
+
+  constructor(key: string, identity: PollIdentity, host: PollerHost, feed: ListFeed<R>, query: Query, binding: Buffer) {
+    super(key, identity, host);
+    this.#feed = feed;
+    this.#query = query;
+    this.#binding = binding;
+  }
+
+  get size(): number {
+    return this.#members.size;
+  }
+
+  protected subscribers(): Iterable<Subscriber> {
+    return this.#members.keys();
+  }
+
+  protected forget(subscriber: Subscriber): void {
+    this.#members.delete(subscriber);
+  }
+
+  /** A subscriber from `after` (a cursor's position), else from the list's head as the poller last saw it, or as its next poll sees it. */
+  join(subscriber: Subscriber, after: FeedPosition | undefined): void {
+    this.#members.set(subscriber, { position: after ?? this.#head });
+  }
+
+  #positionOf(record: R): FeedPosition | undefined {
+    const time = this.#feed.time(record);
+    const ms = time == null ? null : platformTimestampMillis(time);
+    return ms === null ? undefined : { ms, id: record.id };
+  }
+
+  protected async poll(platform: PlatformClient): Promise<number> {
+    // The oldest position any subscriber stands at; undefined positions only need the head.
+    let oldest: FeedPosition | undefined;
+    for (const member of this.#members.values()) {
+      if (member.position !== undefined && (oldest === undefined || isAfter(oldest, member.position))) oldest = member.position;
+    }
+    const seen: { record: R; position: FeedPosition }[] = [];
+    for (let index = 0; index < MAX_FEED_PAGES; index++) {
+      const page = await this.#feed.page(platform, this.#query, index, FEED_PAGE_SIZE);
+      let wholePageNewer = page.length === FEED_PAGE_SIZE;
+      for (const record of page) {
+        const position = this.#positionOf(record);
+        if (position === undefined) continue;
+        seen.push({ record, position });
+        if (oldest === undefined || !isAfter(position, oldest)) wholePageNewer = false;
+      }
+      if (!wholePageNewer) break;
+    }
+    // Oldest change first; equal times by id, the order positions compare in.
+    seen.sort((a, b) => (isAfter(a.position, b.position) ? 1 : isAfter(b.position, a.position) ? -1 : 0));
+    const newest = seen.at(-1)?.position;
+    if (newest !== undefined && (this.#head === undefined || isAfter(newest, this.#head))) this.#head = newest;
+
+    let events = 0;
+    // One cursor per record, whoever receives it: a position names the record, not the subscriber.
+    const cursors = new Map<R, string>();
+    for (const [subscriber, member] of this.#members) {
+      if (member.position === undefined) {
+        member.position = this.#head;
+        continue;
+      }
+      for (const { record, position } of seen) {
+        if (!isAfter(position, member.position)) continue;
+        let cursor = cursors.get(record);
+        if (cursor === undefined) {
+          cursor = sealFeedCursor(this.#binding, this.identity.caller, position);
+          cursors.set(record, cursor);
+        }
+        if (!subscriber.push({ value: { cursor, node: record } }, () => this.host.overflow())) break;
+        member.position = position;
+        events += 1;
+      }
+    }
+    return events;
+  }
+}
+
+interface RecordMember {
+  /** The fingerprint of the record last sent to this subscriber. */
+  sent: string | undefined;
+}
+
+/** A feed over one record: the record now, then each time it changes. */
+export class RecordPoller<R> extends Poller {
+  readonly #feed: RecordFeed<R, unknown>;
+  readonly #id: string;
+  readonly #members = new Map<Subscriber, RecordMember>();
+  /** The record at the last poll, with its fingerprint and when it was received. */
+  #last: { record: R; fingerprint: string; receivedAt: number } | undefined;
+
+  constructor(key: string, identity: PollIdentity, host: PollerHost, feed: RecordFeed<R, unknown>, id: string) {
+    super(key, identity, host);
+    this.#feed = feed;
+    this.#id = id;
+  }
+
+  get size(): number {
+    return this.#members.size;
+  }
+
+  protected subscribers(): Iterable<Subscriber> {
+    return this.#members.keys();
+  }
+
+  protected forget(subscriber: Subscriber): void {
+    this.#members.delete(subscriber);
+  }
+
+  /** A subscriber gets the record at once when the poller has it (read within the last interval), else at the next poll. */
+  join(subscriber: Subscriber): void {
+    const member: RecordMember = { sent: undefined };
+    this.#members.set(subscriber, member);
+    const last = this.#last;
+    if (last !== undefined && subscriber.push({ value: this.#feed.value(last.record, last.receivedAt) }, () => this.host.overflow())) member.sent = last.fingerprint;
+  }
+
+  protected async poll(platform: PlatformClient): Promise<number> {
+    const record = await this.#feed.read(platform, this.#id);
+    const receivedAt = this.host.clock.now();
+    const fingerprint = this.#feed.fingerprint(record);
+    this.#last = { record, fingerprint, receivedAt };
+    let events = 0;
+    let value: unknown;
+    for (const [subscriber, member] of this.#members) {
+      if (member.sent === fingerprint) continue;
+      value ??= this.#feed.value(record, receivedAt);
+      if (subscriber.push({ value }, () => this.host.overflow())) {
+        member.sent = fingerprint;
+        events += 1;
+      }
+    }
+    return events;
+  }
+}
