@@ -24,6 +24,10 @@ import { setupObservability } from './observability/index.ts';
 import { PlatformHttp } from './platform/http.ts';
 import type { ExampleValues } from './playground/index.ts';
 import { buildSchema } from './schema.ts';
+import { SubscribePath } from './http/subscribe.ts';
+import { subscriptionsStage } from './http/subscriptions.ts';
+import { webSocketTransport } from './http/websocket.ts';
+import { SUBSCRIBER_QUEUE_LIMIT, SubscriptionHub, subscriptionSession } from './subscriptions/index.ts';
 
 export interface Gateway {
   server: Server;
@@ -106,6 +110,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const budgets = await setupBudgets(config, logger, observability.metrics);
 
   const schema = buildSchema();
+  const errorShaper = formatError({ production, echoChars: config.echoChars, logger });
   const costPlugin: ApolloServerPlugin<GatewayContext> = budgets.plugin(schema);
   const compiled = config.compiledExecution.enabled
     ? new CompiledExecution(schema, { maxEntries: config.compiledExecution.cacheSize, maxBytes: config.compiledExecution.cacheBytes, minUses: config.compiledExecution.minUses }, (error) => {
@@ -124,7 +129,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     parseOptions: hardening.apollo.parseOptions,
     validationRules: switches ? hardening.apollo.validationRules.map((rule) => switches.rule('hardening', rule)) : hardening.apollo.validationRules,
     persistedQueries: hardening.apollo.persistedQueries,
-    formatError: formatError({ production, echoChars: config.echoChars, logger }),
+    formatError: errorShaper,
     // start.ts owns SIGTERM/SIGINT: Apollo's own handler would start a second stop() beside the
     // gateway's and re-raise the signal, ending the process before the gateway's drain.
     stopOnTerminationSignals: false,
@@ -148,6 +153,25 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   // stays on both, for a developer's curl. Health and readiness stay on both in every mode.
   const adminOn = config.admin.port !== 'off';
   const contextDependencies = { config, http, logger, tokens: budgets.tokens };
+  // Subscriptions: shared pollers whose every poll is a platform client of the caller's token made
+  // as a query's (createContext: token gate, breaker, retries) drawing from the caller's budget.
+  const subscriptions = new SubscriptionHub({
+    limits: { ...config.subscriptions, queueLimit: SUBSCRIBER_QUEUE_LIMIT },
+    client: (identity) => {
+      const { platform } = createContext(contextDependencies, { authorization: identity.authorization });
+      platform.requestCalls.ledger = budgets.pollLedger(`token:${identity.tokenKey}`);
+      return platform;
+    },
+    logger,
+    observer: observability.metrics?.subscriptions,
+  });
+  const subscribePath = new SubscribePath({
+    schema,
+    validationRules: hardening.apollo.validationRules,
+    parseOptions: hardening.apollo.parseOptions,
+    context: (headers, transport) => ({ ...createContext(contextDependencies, headers), subscriptions: subscriptionSession(subscriptions, headers.authorization, transport) }),
+    formatError: errorShaper,
+  });
   const stages = requestPath({
     operatorRoutes: operatorRoutesStage({ readiness, scrape: production && adminOn ? undefined : observability.scrape }),
     playground: config.playground ? await playgroundStage({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues }) : undefined,
@@ -157,8 +181,10 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
       webClientHeaders: switches.stage('web-client headers', hardening.stages.webClientHeaders),
       admission: switches.stage('admission', budgets.admission),
     }),
+    subscriptions: subscriptionsStage(subscribePath),
     graphql: graphqlStage({ apollo, context: async (req, res) => createContext(contextDependencies, req.headers, res) }),
   });
+  const sockets = webSocketTransport(server, subscribePath);
   server.on('request', frontDoor(stages, logger, switches && (() => switches.isOn('request scope'))));
 
   await listen(server, config.port, config.host);
@@ -182,6 +208,9 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     adminUrl: admin?.url,
     async close() {
       readiness.markStopping();
+      // Every stream completes first (SSE `complete`, the multipart closing boundary, WebSocket 1001), so the drain below finds none open.
+      subscriptions.close();
+      await sockets.close();
       await apollo.stop();
       await Promise.all([hardening.close(), budgets.close()]);
       await observability.close();

@@ -1,0 +1,61 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { GraphQLError } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import { isGraphQLPath, pathOf } from './stage.ts';
+import { HEARTBEAT_MS } from './multipart.ts';
+import type { SubscribePath, SubscribeRequest } from './subscribe.ts';
+
+/** What a WebSocket's subscription requests pass through before the subscribe path (trusted documents), on the socket as over HTTP. */
+export type SocketRequestCheck = (request: SubscribeRequest) => SubscribeRequest | GraphQLError;
+
+/** The bearer credentials of a connection: `Authorization` (or `authorization`) of its connectionParams, read as the header is. */
+function authorizationOf(params: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  const value = params?.Authorization ?? params?.authorization;
+  return typeof value === 'string' ? value : undefined;
+}
+
+export interface WebSocketTransport {
+  /** Completes every subscription's socket with close code 1001 (going away). */
+  close(): Promise<void>;
+}
+
+/**
+ * graphql-ws (subprotocol `graphql-transport-ws`) on the WebSocket upgrade of /graphql, as Apollo
+ * Router (to a subgraph) and the playground open it: graphql-ws' own server runs the protocol (its
+ * ping every 12 s), each subscription runs on the one subscribe path with the connection's token as
+ * its Authorization header. Upgrades of any other path are refused.
+ */
+export function webSocketTransport(server: Server, path: SubscribePath, check?: SocketRequestCheck): WebSocketTransport {
+  const sockets = new WebSocketServer({ noServer: true });
+  const disposable = useServer<Record<string, unknown>, { authorization?: string }>({
+    onConnect: (ctx) => {
+      ctx.extra.authorization = authorizationOf(ctx.connectionParams);
+      return true;
+    },
+    onSubscribe: (ctx, _id, payload) => {
+      const checked = check ? check(payload as SubscribeRequest) : (payload as SubscribeRequest);
+      if (checked instanceof GraphQLError) return [checked];
+      const prepared = path.prepare(checked, { authorization: ctx.extra.authorization }, 'ws');
+      if ('refused' in prepared) return (prepared.refused.errors ?? []) as readonly GraphQLError[];
+      return prepared.args;
+    },
+    subscribe: (args) => path.run(args),
+  }, sockets, HEARTBEAT_MS);
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!isGraphQLPath(pathOf(req))) {
+      socket.destroy();
+      return;
+    }
+    sockets.handleUpgrade(req, socket, head, (ws) => sockets.emit('connection', ws, req));
+  };
+  server.on('upgrade', onUpgrade);
+  return {
+    async close() {
+      server.off('upgrade', onUpgrade);
+      for (const client of sockets.clients) client.close(1001, 'The gateway is stopping: resume elsewhere with the last cursor');
+      await disposable.dispose();
+    },
+  };
+}
