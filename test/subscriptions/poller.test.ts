@@ -6,6 +6,8 @@ import { linxBatchFeed, linxBatchFeedQuery } from '../../src/linx/feeds.ts';
 import type { FeedEvent, Subscriber } from '../../src/subscriptions/subscriber.ts';
 import type { PlatformStore } from '../../sandbox/data/store.ts';
 import { accountOf } from '../support/expected.ts';
+import { MemoryBuckets } from '../../src/budgets/bucket.ts';
+import { OperationLedger } from '../../src/budgets/ledger.ts';
 import { drain, hubOver, POLL_MS, type HubUnderTest } from './support.ts';
 
 const ACME = 'demo-token-acme';
@@ -20,11 +22,11 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 afterEach(() => under?.close());
 
-function fresh(limits?: Parameters<typeof hubOver>[1]): HubUnderTest {
+function fresh(limits?: Parameters<typeof hubOver>[1], ledger?: Parameters<typeof hubOver>[2]): HubUnderTest {
   sandbox.store.reset();
   sandbox.faults.clear();
   sandbox.resetRequests();
-  under = hubOver(sandbox.url, limits);
+  under = hubOver(sandbox.url, limits, ledger);
   return under;
 }
 
@@ -213,5 +215,32 @@ describe('one shared poller per token, field and arguments', () => {
     await polls();
     expect(await drain(slow, 5)).toMatchObject([{ final: true, error: { extensions: { code: 'RATE_LIMITED', limit: 'SUBSCRIBER_QUEUE' } } }]);
     expect([hub.open, hub.pollers]).toEqual([0, 0]);
+  });
+
+  it('draws every poll from the caller\'s budget: a poll the bucket cannot pay is skipped, and its changes come with the next one it can', async () => {
+    // One platform call every two intervals, on the test's clock.
+    const policy = { name: 'platform-calls', perSecond: 1_000 / (2 * POLL_MS), burst: 1 };
+    let buckets: MemoryBuckets | undefined;
+    const keys: string[] = [];
+    const { hub, clock, session, polls } = fresh({}, (callerKey, manual) => {
+      buckets ??= new MemoryBuckets(100, () => manual.now());
+      keys.push(callerKey);
+      return new OperationLedger(buckets, policy, callerKey, 0);
+    });
+    const acme = accountOf(sandbox, ACME);
+    const subscriber = hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery(null), null);
+    clock.advance(0);
+    expect(await polls()).toEqual(['ok']);
+    sandbox.live.step();
+    clock.advance(POLL_MS);
+    expect(await polls()).toEqual(['skipped']);
+    expect(subscriber.queued).toBe(0);
+    clock.advance(POLL_MS);
+    expect(await polls()).toEqual(['ok']);
+    const expected = changedExceptions(acme, '2026-10-08T00:01:00.000+0000').map((record) => record.id);
+    expect(nodes(await drain(subscriber, expected.length))).toEqual(expected);
+    expect(reads()).toEqual(['GET /exceptions', 'GET /exceptions']);
+    expect(new Set(keys).size).toBe(1);
+    expect(keys[0]).toMatch(/^token:[0-9a-f]{32}$/);
   });
 });

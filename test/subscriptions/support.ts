@@ -3,6 +3,7 @@ import { testConfig } from '../../src/config.ts';
 import { createContext } from '../../src/context.ts';
 import { PlatformHttp } from '../../src/platform/http.ts';
 import { TokenVerdicts } from '../../src/platform/token-verdicts.ts';
+import type { CallLedger } from '../../src/platform/request-calls.ts';
 import { SubscriptionHub, subscriptionSession, type PollClock, type SubscriptionSession } from '../../src/subscriptions/index.ts';
 import type { FeedEvent } from '../../src/subscriptions/subscriber.ts';
 
@@ -48,7 +49,11 @@ export interface HubUnderTest {
 export const POLL_MS = 1_000;
 
 /** A hub over the platform at `url` on a manual clock, each poll's client made as the gateway makes it (createContext). */
-export function hubOver(url: string, limits: Partial<{ perToken: number; max: number; queueLimit: number }> = {}): HubUnderTest {
+export function hubOver(
+  url: string,
+  limits: Partial<{ perToken: number; max: number; queueLimit: number }> = {},
+  ledger?: (callerKey: string, clock: ManualClock) => CallLedger | undefined,
+): HubUnderTest {
   // No retries within a poll and a breaker slower to open than the tests' failing polls: each poll is one read.
   const config = testConfig({ UPSTREAM_RETRY_LIMIT: '0', UPSTREAM_BREAKER_THRESHOLD: '20' });
   const http = new PlatformHttp(url, config.upstream, config.platformProtection);
@@ -58,7 +63,11 @@ export function hubOver(url: string, limits: Partial<{ perToken: number; max: nu
   let waiter: { count: number; resolve: (outcomes: ('ok' | 'skipped' | 'failed')[]) => void } | undefined;
   const hub = new SubscriptionHub({
     limits: { pollMs: POLL_MS, perToken: limits.perToken ?? 20, max: limits.max ?? 1_000, queueLimit: limits.queueLimit ?? 1_000 },
-    client: (identity) => createContext({ config, http, logger: pino({ level: 'silent' }), tokens }, { authorization: identity.authorization }).platform,
+    client: (identity) => {
+      const { platform } = createContext({ config, http, logger: pino({ level: 'silent' }), tokens }, { authorization: identity.authorization });
+      platform.requestCalls.ledger = ledger?.(`token:${identity.tokenKey}`, clock);
+      return platform;
+    },
     logger: pino({ level: 'silent' }),
     clock,
     observer: {
