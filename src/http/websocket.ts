@@ -16,6 +16,9 @@ function authorizationOf(params: Readonly<Record<string, unknown>> | undefined):
   return typeof value === 'string' ? value : undefined;
 }
 
+/** Longest wait on a stop for the sockets' last messages before they are closed. */
+const STOP_FLUSH_MS = 1_000;
+
 export interface WebSocketTransport {
   /** Completes every subscription's socket with close code 1001 (going away). */
   close(): Promise<void>;
@@ -29,10 +32,16 @@ export interface WebSocketTransport {
  */
 export function webSocketTransport(server: Server, path: SubscribePath, check?: SocketRequestCheck): WebSocketTransport {
   const sockets = new WebSocketServer({ noServer: true });
+  /** The operations running on each open connection, so a stop closes a socket once its `complete` messages are sent. */
+  const connections = new Set<{ readonly subscriptions: Record<string, unknown> }>();
   const disposable = useServer<Record<string, unknown>, { authorization?: string }>({
     onConnect: (ctx) => {
       ctx.extra.authorization = authorizationOf(ctx.connectionParams);
+      connections.add(ctx);
       return true;
+    },
+    onClose: (ctx) => {
+      connections.delete(ctx);
     },
     onSubscribe: (ctx, _id, payload) => {
       const checked = check ? check(payload as SubscribeRequest) : (payload as SubscribeRequest);
@@ -54,6 +63,9 @@ export function webSocketTransport(server: Server, path: SubscribePath, check?: 
   return {
     async close() {
       server.off('upgrade', onUpgrade);
+      // The subscriptions were ended (the hub's close): each socket's `complete` messages go out within a few turns of the event loop.
+      const until = Date.now() + STOP_FLUSH_MS;
+      while ([...connections].some((ctx) => Object.keys(ctx.subscriptions).length > 0) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 5));
       for (const client of sockets.clients) client.close(1001, 'The gateway is stopping: resume elsewhere with the last cursor');
       await disposable.dispose();
     },
