@@ -24,6 +24,7 @@ import { setupObservability } from './observability/index.ts';
 import { PlatformHttp } from './platform/http.ts';
 import type { ExampleValues } from './playground/index.ts';
 import { buildSchema } from './schema.ts';
+import { admissionOf } from './request/scope.ts';
 import { SubscribePath } from './http/subscribe.ts';
 import { subscriptionsStage } from './http/subscriptions.ts';
 import { webSocketTransport } from './http/websocket.ts';
@@ -169,7 +170,11 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     schema,
     validationRules: hardening.apollo.validationRules,
     parseOptions: hardening.apollo.parseOptions,
-    context: (headers, transport) => ({ ...createContext(contextDependencies, headers), subscriptions: subscriptionSession(subscriptions, headers.authorization, transport) }),
+    context: (headers, transport, req) => {
+      const admission = admissionOf(req);
+      const tokenRefused = admission && (() => (admission.refusedByPlatform = true));
+      return { ...createContext(contextDependencies, headers), subscriptions: subscriptionSession(subscriptions, headers.authorization, transport, tokenRefused) };
+    },
     formatError: errorShaper,
   });
   const stages = requestPath({

@@ -24,7 +24,7 @@ export function multipartTransport(path: SubscribePath, heartbeatMs = HEARTBEAT_
       connection: 'keep-alive',
     });
     res.write(`\r\n--${BOUNDARY}`);
-    const prepared = path.prepare(request, req.headers, 'multipart');
+    const prepared = path.prepare(request, req.headers, 'multipart', req);
     const result = 'refused' in prepared ? prepared.refused : await path.run(prepared.args);
     if (!(Symbol.asyncIterator in result)) {
       res.end(`${part({ payload: null, errors: result.errors ?? [] })}${CLOSE}`);

@@ -13,7 +13,7 @@ import type { SubscribePath, SubscribeRequest } from './subscribe.ts';
 export function sseTransport(path: SubscribePath): (req: IncomingMessage, res: ServerResponse, request: SubscribeRequest) => Promise<void> {
   const handler = createHandler<IncomingMessage, undefined, Record<PropertyKey, unknown>>({
     onSubscribe: (req, params) => {
-      const prepared = path.prepare(params as SubscribeRequest, req.raw.headers, 'sse');
+      const prepared = path.prepare(params as SubscribeRequest, req.raw.headers, 'sse', req.raw);
       // graphql-sse types the context as a record; it only hands it back to `subscribe`.
       return 'refused' in prepared ? prepared.refused : (prepared.args as Parameters<typeof path.run>[0] & { contextValue: Record<PropertyKey, unknown> });
     },

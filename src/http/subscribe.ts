@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import {
   getOperationAST,
   GraphQLError,
@@ -31,8 +31,8 @@ export interface SubscribePathOptions {
   /** The query limits' rules, run after graphql-js' own, as Apollo Server runs them for queries. */
   validationRules: readonly ValidationRule[];
   parseOptions?: ParseOptions;
-  /** The subscribing request's context: a query's (createContext) with its subscription session. */
-  context(headers: IncomingHttpHeaders, transport: Transport): GatewayContext;
+  /** The subscribing request's context: a query's (createContext) with its subscription session; `req` when it came through the front door's stages. */
+  context(headers: IncomingHttpHeaders, transport: Transport, req?: IncomingMessage): GatewayContext;
   /** The one error shaper (format-error.ts): codes, request ids, clipped echoes. */
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
 }
@@ -82,7 +82,7 @@ export class SubscribePath {
     return getOperationAST(document, name)?.operation === 'subscription';
   }
 
-  prepare(request: SubscribeRequest, headers: IncomingHttpHeaders, transport: Transport): Prepared {
+  prepare(request: SubscribeRequest, headers: IncomingHttpHeaders, transport: Transport, req?: IncomingMessage): Prepared {
     const document = this.#parse(request);
     if (document instanceof GraphQLError) return { refused: this.format({ errors: [document] }) };
     const operationName = typeof request.operationName === 'string' ? request.operationName : undefined;
@@ -103,7 +103,7 @@ export class SubscribePath {
         document,
         operationName,
         variableValues: (variables ?? undefined) as Record<string, unknown> | undefined,
-        contextValue: this.#options.context(headers, transport),
+        contextValue: this.#options.context(headers, transport, req),
       },
     };
   }

@@ -51,15 +51,17 @@ export interface SubscriptionSession {
   readonly hub: SubscriptionHub;
   readonly identity: PollIdentity | undefined;
   readonly transport: Transport;
+  /** Told when the platform refused the session's token: its HTTP request's admission keeps the address's refused-token unit spent, as a query's does. */
+  readonly tokenRefused?: () => void;
 }
 
 /** The session of a request with this Authorization header. */
-export function subscriptionSession(hub: SubscriptionHub, authorization: string | undefined, transport: Transport): SubscriptionSession {
+export function subscriptionSession(hub: SubscriptionHub, authorization: string | undefined, transport: Transport, tokenRefused?: () => void): SubscriptionSession {
   const caller = parseCaller(authorization);
   const identity = caller.token === undefined || caller.key === undefined
     ? undefined
     : { authorization: canonicalAuthorization(caller.token), tokenKey: caller.key, caller: new CursorCaller(caller) };
-  return { hub, identity, transport };
+  return { hub, identity, transport, tokenRefused };
 }
 
 function refused(message: string, limit: string): GraphQLError {
@@ -78,7 +80,8 @@ export class SubscriptionHub {
   readonly #clock: PollClock;
   readonly #pollers = new Map<string, Poller>();
   readonly #perToken = new Map<string, number>();
-  readonly #open = new Set<Subscriber>();
+  /** Every open subscriber, with the session it came in. */
+  readonly #open = new Map<Subscriber, SubscriptionSession>();
   readonly #host: PollerHost;
   #closing = false;
 
@@ -157,7 +160,7 @@ export class SubscriptionHub {
   /** Ends every subscription (graceful stop): each stream completes, and no poller runs afterwards. */
   close(): void {
     this.#closing = true;
-    for (const subscriber of [...this.#open]) subscriber.end();
+    for (const subscriber of [...this.#open.keys()]) subscriber.end();
     for (const poller of [...this.#pollers.values()]) poller.stop();
   }
 
@@ -186,7 +189,7 @@ export class SubscriptionHub {
       observer?.subscriptionClosed(session.transport);
       logger.info({ field, transport: session.transport, durationMs: this.#clock.now() - startedAt, open: this.#open.size }, 'subscription ended');
     });
-    this.#open.add(subscriber);
+    this.#open.set(subscriber, session);
     observer?.subscriptionOpened(session.transport);
     logger.info({ field, transport: session.transport, open: this.#open.size }, 'subscription started');
     return subscriber;
@@ -198,9 +201,10 @@ export class SubscriptionHub {
     poller.start();
   }
 
+  /** `error` is the platform's UNAUTHENTICATED, ending every subscription of the token. */
   #tokenRefused(tokenKey: string, error: GraphQLError): void {
-    const ended = new GraphQLError(`The platform refused this token: ${error.message}`, { extensions: { ...error.extensions, code: ErrorCode.UNAUTHENTICATED } });
-    for (const poller of [...this.#pollers.values()]) if (poller.identity.tokenKey === tokenKey) poller.endAll(ended);
+    for (const session of this.#open.values()) if (session.identity?.tokenKey === tokenKey) session.tokenRefused?.();
+    for (const poller of [...this.#pollers.values()]) if (poller.identity.tokenKey === tokenKey) poller.endAll(error);
   }
 }
 
