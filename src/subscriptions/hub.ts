@@ -14,7 +14,7 @@ import { Subscriber, type FeedEvent } from './subscriber.ts';
 /** The transports a subscription arrives by (labels of the metrics and log lines). */
 export type Transport = 'sse' | 'multipart' | 'ws';
 
-export interface SubscriptionLimits {
+interface SubscriptionLimits {
   /** SUBSCRIPTION_POLL_MS. */
   pollMs: number;
   /** SUBSCRIPTIONS_PER_TOKEN. */

@@ -10,15 +10,15 @@ import type { ListFeed, RecordFeed } from './feeds.ts';
 import type { Subscriber } from './subscriber.ts';
 
 /** Records a feed reads per page. */
-export const FEED_PAGE_SIZE = 50;
+const FEED_PAGE_SIZE = 50;
 /**
  * Pages one poll reads at most: a further page is read only while a whole page is newer than the
  * oldest subscriber's position, so one poll sees at most 200 changes; past that, in one interval,
  * the oldest of them are not sent (docs/subscriptions.md).
  */
-export const MAX_FEED_PAGES = 4;
+const MAX_FEED_PAGES = 4;
 /** Failing polls in a row after which subscribers are told (a non-final error event), and again every as many. */
-export const FAILING_POLLS_TOLD = 5;
+const FAILING_POLLS_TOLD = 5;
 
 /** Who a poller polls as: one token, never shared with another. */
 export interface PollIdentity {
