@@ -214,9 +214,10 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     async close() {
       readiness.markStopping();
       // Every stream completes first (SSE `complete`, the multipart closing boundary, WebSocket 1001), so the drain below finds none open.
-      subscriptions.close();
+      const sharing = subscriptions.close();
       await sockets.close();
       await apollo.stop();
+      await sharing;
       await Promise.all([hardening.close(), budgets.close()]);
       await observability.close();
       http.close();

@@ -9,6 +9,7 @@ import { REAL_CLOCK, type PollClock } from './clock.ts';
 import { feedBinding, openFeedCursor } from './feed-cursor.ts';
 import type { ListFeed, RecordFeed } from './feeds.ts';
 import { ListPoller, RecordPoller, type Poller, type PollerHost, type PollIdentity } from './poller.ts';
+import { ALONE, type FeedShare } from './share.ts';
 import { Subscriber, type FeedEvent } from './subscriber.ts';
 
 /** The transports a subscription arrives by (labels of the metrics and log lines). */
@@ -44,6 +45,8 @@ export interface SubscriptionHubOptions {
   logger: Logger;
   clock?: PollClock;
   observer?: SubscriptionObserver;
+  /** With several replicas sharing Redis, one poller per feed across them all (redis-share.ts); alone by default. */
+  share?: FeedShare;
 }
 
 /** One subscribing request: the hub, who asks (undefined without a bearer token) and by which transport. */
@@ -83,23 +86,31 @@ export class SubscriptionHub {
   /** Every open subscriber, with the session it came in. */
   readonly #open = new Map<Subscriber, SubscriptionSession>();
   readonly #host: PollerHost;
+  readonly #share: FeedShare;
+  /** The stop of each running poller's reception of the other replicas' outcomes. */
+  readonly #listening = new Map<Poller, () => void>();
   #closing = false;
 
   constructor(options: SubscriptionHubOptions) {
     this.#options = options;
     this.#clock = options.clock ?? REAL_CLOCK;
     const observer = options.observer;
+    this.#share = options.share ?? ALONE;
     this.#host = {
+      share: this.#share,
       clock: this.#clock,
       pollMs: options.limits.pollMs,
       client: options.client,
       tokenRefused: (tokenKey, error) => this.#tokenRefused(tokenKey, error),
       stopped: (poller) => {
+        this.#listening.get(poller)?.();
+        this.#listening.delete(poller);
         if (this.#pollers.get(poller.key) === poller) this.#pollers.delete(poller.key);
         observer?.pollersChanged(this.#pollers.size);
       },
       polled: (outcome, events) => {
-        observer?.polled(outcome);
+        // Polls are counted where they are made; a received outcome's events are counted here.
+        if (outcome !== 'received') observer?.polled(outcome);
         if (events > 0) observer?.eventsQueued(events);
       },
       overflow: () => new GraphQLError(`This subscriber fell more than ${options.limits.queueLimit} events behind and was dropped; subscribe again with the last cursor received`, {
@@ -157,11 +168,15 @@ export class SubscriptionHub {
     return subscriber;
   }
 
-  /** Ends every subscription (graceful stop): each stream completes, and no poller runs afterwards. */
-  close(): void {
+  /**
+   * Ends every subscription (graceful stop): each stream completes at once, no poller runs afterwards
+   * and their leases go to the other replicas; resolves once the shared store is closed.
+   */
+  close(): Promise<void> {
     this.#closing = true;
     for (const subscriber of [...this.#open.keys()]) subscriber.end();
     for (const poller of [...this.#pollers.values()]) poller.stop();
+    return this.#share.close();
   }
 
   #identity(session: SubscriptionSession): PollIdentity {
@@ -197,6 +212,7 @@ export class SubscriptionHub {
 
   #run(poller: Poller): void {
     this.#pollers.set(poller.key, poller);
+    this.#listening.set(poller, this.#share.listen(poller.key, (outcome) => poller.receive(outcome)));
     this.#options.observer?.pollersChanged(this.#pollers.size);
     poller.start();
   }

@@ -8,6 +8,7 @@ import type { PollClock } from './clock.ts';
 import { isAfter, sealFeedCursor, type FeedPosition } from './feed-cursor.ts';
 import type { ListFeed, RecordFeed } from './feeds.ts';
 import type { Subscriber } from './subscriber.ts';
+import type { FeedShare } from './share.ts';
 
 /** Records a feed reads per page. */
 const FEED_PAGE_SIZE = 50;
@@ -39,11 +40,23 @@ export interface PollerHost {
   tokenRefused(tokenKey: string, error: GraphQLError): void;
   /** The last subscriber left. */
   stopped(poller: Poller): void;
-  /** A poll was made (`outcome`), and `events` were queued. */
-  polled(outcome: 'ok' | 'skipped' | 'failed', events: number): void;
+  /** A poll was made (`outcome`; `received`: another replica made it), and `events` were queued. */
+  polled(outcome: 'ok' | 'skipped' | 'failed' | 'received', events: number): void;
   /** A subscriber queue overflowed. */
   overflow(): GraphQLError;
+  /** With several replicas: which one polls each feed, and how its outcomes reach the others (share.ts). */
+  readonly share: FeedShare;
 }
+
+/**
+ * What one poll found, as the replica that polled hands it to the others (JSON): the data read
+ * (a list feed's records, a record feed's record), a poll the budget did not pay, or a failure
+ * with its error (`ended`: the feed is over; `refused`: the platform refused the token).
+ */
+export type PollOutcome =
+  | { readonly kind: 'data'; readonly data: unknown; readonly at: number }
+  | { readonly kind: 'skipped' }
+  | { readonly kind: 'failed' | 'ended' | 'refused'; readonly error: { readonly message: string; readonly extensions: Record<string, unknown> } };
 
 function codeOf(error: unknown): { error: GraphQLError; code: string | undefined } {
   const answer = error instanceof CallNotSent ? error.answer : error;
@@ -74,7 +87,10 @@ export abstract class Poller {
   }
 
   abstract get size(): number;
-  protected abstract poll(platform: PlatformClient): Promise<number>;
+  /** Reads the platform: what the feed's subscribers may need of it now, as JSON-safe data. */
+  protected abstract read(platform: PlatformClient): Promise<unknown>;
+  /** Queues what `data` (read at `at`) holds for each subscriber; returns the events queued. */
+  protected abstract apply(data: unknown, at: number): number;
   protected abstract subscribers(): Iterable<Subscriber>;
   protected abstract forget(subscriber: Subscriber): void;
 
@@ -86,37 +102,73 @@ export abstract class Poller {
     });
   }
 
-  /** One poll; resolves once its events are queued. Exposed for tests driving a manual clock. */
+  /**
+   * One interval: this replica polls when it holds the feed's lease (always, with no shared store)
+   * and hands the outcome to the other replicas; else they hand theirs to it (`receive`). Resolves
+   * once the outcome's events are queued. Exposed for tests driving a manual clock.
+   */
   async tick(): Promise<void> {
     if (this.#stopped) return;
+    if (await this.host.share.lead(this.key, 2 * this.host.pollMs)) {
+      const outcome = await this.#poll();
+      if (this.#stopped) return;
+      this.host.share.publish(this.key, outcome);
+      if (!this.#take(outcome, true)) return;
+    }
+    this.schedule(this.host.pollMs);
+  }
+
+  /** An outcome another replica polled. */
+  receive(outcome: PollOutcome): void {
+    if (!this.#stopped) this.#take(outcome, false);
+  }
+
+  async #poll(): Promise<PollOutcome> {
     try {
-      const events = await this.poll(this.host.client(this.identity));
-      this.#failures = 0;
-      this.host.polled('ok', events);
+      const data = await this.read(this.host.client(this.identity));
+      return { kind: 'data', data, at: this.host.clock.now() };
     } catch (thrown) {
       const { error, code } = codeOf(thrown);
-      if (code === ErrorCode.RATE_LIMITED) {
-        this.host.polled('skipped', 0);
-      } else if (code === ErrorCode.UNAUTHENTICATED) {
-        this.host.polled('failed', 0);
-        this.host.tokenRefused(this.identity.tokenKey, error);
-        return;
-      } else if (code === ErrorCode.NOT_FOUND || code === ErrorCode.FORBIDDEN || code === ErrorCode.BAD_USER_INPUT) {
-        this.host.polled('failed', 0);
-        this.endAll(error);
-        return;
-      } else {
-        this.host.polled('failed', 0);
+      const shape = { message: error.message, extensions: { ...error.extensions } };
+      if (code === ErrorCode.RATE_LIMITED) return { kind: 'skipped' };
+      if (code === ErrorCode.UNAUTHENTICATED) return { kind: 'refused', error: shape };
+      if (code === ErrorCode.NOT_FOUND || code === ErrorCode.FORBIDDEN || code === ErrorCode.BAD_USER_INPUT) return { kind: 'ended', error: shape };
+      return { kind: 'failed', error: shape };
+    }
+  }
+
+  /** Applies an outcome; false when the feed is over. `polled`: this replica made the poll (metrics count polls where they are made). */
+  #take(outcome: PollOutcome, polled: boolean): boolean {
+    switch (outcome.kind) {
+      case 'data': {
+        const events = this.apply(outcome.data, outcome.at);
+        this.#failures = 0;
+        this.host.polled(polled ? 'ok' : 'received', events);
+        return true;
+      }
+      case 'skipped':
+        if (polled) this.host.polled('skipped', 0);
+        return true;
+      case 'refused':
+        if (polled) this.host.polled('failed', 0);
+        this.host.tokenRefused(this.identity.tokenKey, new GraphQLError(outcome.error.message, { extensions: outcome.error.extensions }));
+        return false;
+      case 'ended':
+        if (polled) this.host.polled('failed', 0);
+        this.endAll(new GraphQLError(outcome.error.message, { extensions: outcome.error.extensions }));
+        return false;
+      case 'failed': {
+        if (polled) this.host.polled('failed', 0);
         this.#failures += 1;
         if (this.#failures % FAILING_POLLS_TOLD === 0) {
-          const told = new GraphQLError(`${error.message} (the last ${this.#failures} polls failed; the subscription goes on and retries every interval)`, {
-            extensions: { ...error.extensions, failedPolls: this.#failures },
+          const told = new GraphQLError(`${outcome.error.message} (the last ${this.#failures} polls failed; the subscription goes on and retries every interval)`, {
+            extensions: { ...outcome.error.extensions, failedPolls: this.#failures },
           });
           for (const subscriber of this.subscribers()) subscriber.push({ error: told, final: false }, () => this.host.overflow());
         }
+        return true;
       }
     }
-    this.schedule(this.host.pollMs);
   }
 
   /** Ends every subscriber with `error` (final). */
@@ -134,6 +186,7 @@ export abstract class Poller {
   stop(): void {
     if (this.#stopped) return;
     this.#stopped = true;
+    this.host.share.release(this.key);
     this.#cancel?.();
     this.#cancel = undefined;
     this.host.stopped(this);
@@ -193,23 +246,31 @@ export class ListPoller<R extends { readonly id: string }> extends Poller {
     return ms === null ? undefined : { ms, id: record.id };
   }
 
-  protected async poll(platform: PlatformClient): Promise<number> {
-    // The oldest position any subscriber stands at; undefined positions only need the head.
+  /** The records newer than the oldest subscriber's position (or the head, when none has one yet): whole pages, at most MAX_FEED_PAGES. */
+  protected async read(platform: PlatformClient): Promise<readonly R[]> {
     let oldest: FeedPosition | undefined;
     for (const member of this.#members.values()) {
       if (member.position !== undefined && (oldest === undefined || isAfter(oldest, member.position))) oldest = member.position;
     }
-    const seen: { record: R; position: FeedPosition }[] = [];
+    const records: R[] = [];
     for (let index = 0; index < MAX_FEED_PAGES; index++) {
       const page = await this.#feed.page(platform, this.#query, index, FEED_PAGE_SIZE);
       let wholePageNewer = page.length === FEED_PAGE_SIZE;
       for (const record of page) {
+        records.push(record);
         const position = this.#positionOf(record);
-        if (position === undefined) continue;
-        seen.push({ record, position });
-        if (oldest === undefined || !isAfter(position, oldest)) wholePageNewer = false;
+        if (oldest === undefined || position === undefined || !isAfter(position, oldest)) wholePageNewer = false;
       }
       if (!wholePageNewer) break;
+    }
+    return records;
+  }
+
+  protected apply(data: unknown): number {
+    const seen: { record: R; position: FeedPosition }[] = [];
+    for (const record of data as readonly R[]) {
+      const position = this.#positionOf(record);
+      if (position !== undefined) seen.push({ record, position });
     }
     // Oldest change first; equal times by id, the order positions compare in.
     seen.sort((a, b) => (isAfter(a.position, b.position) ? 1 : isAfter(b.position, a.position) ? -1 : 0));
@@ -279,9 +340,12 @@ export class RecordPoller<R> extends Poller {
     if (last !== undefined && subscriber.push({ value: this.#feed.value(last.record, last.receivedAt) }, () => this.host.overflow())) member.sent = last.fingerprint;
   }
 
-  protected async poll(platform: PlatformClient): Promise<number> {
-    const record = await this.#feed.read(platform, this.#id);
-    const receivedAt = this.host.clock.now();
+  protected read(platform: PlatformClient): Promise<unknown> {
+    return this.#feed.read(platform, this.#id);
+  }
+
+  protected apply(data: unknown, receivedAt: number): number {
+    const record = data as R;
     const fingerprint = this.#feed.fingerprint(record);
     this.#last = { record, fingerprint, receivedAt };
     let events = 0;

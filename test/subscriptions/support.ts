@@ -96,7 +96,7 @@ export function hubOver(
         waiter = { count, resolve };
       }),
     close: () => {
-      hub.close();
+      void hub.close();
       http.close();
     },
   };
