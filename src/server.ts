@@ -28,7 +28,7 @@ import { admissionOf } from './request/scope.ts';
 import { SubscribePath } from './http/subscribe.ts';
 import { subscriptionsStage } from './http/subscriptions.ts';
 import { webSocketTransport } from './http/websocket.ts';
-import { SUBSCRIBER_QUEUE_LIMIT, SubscriptionHub, subscriptionSession } from './subscriptions/index.ts';
+import { RedisFeedShare, SUBSCRIBER_QUEUE_LIMIT, SubscriptionHub, subscriptionSession } from './subscriptions/index.ts';
 
 export interface Gateway {
   server: Server;
@@ -165,6 +165,8 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     },
     logger,
     observer: observability.metrics?.subscriptions,
+    // With the Redis the replicas share, one poller per feed across them all.
+    ...(config.redisUrl !== undefined && { share: await RedisFeedShare.connect(config.redisUrl, logger) }),
   });
   const subscribePath = new SubscribePath({
     schema,

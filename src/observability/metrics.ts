@@ -259,7 +259,7 @@ function subscriptionMetrics(registry: Registry): SubscriptionObserver {
   const pollers = new Gauge({ name: 'subscription_pollers', help: 'Pollers running: one per token, field and arguments, shared by its subscribers', registers: [registry] });
   const polls = new Counter({
     name: 'subscription_polls_total',
-    help: 'Polls of the platform by subscription pollers, by outcome: ok, skipped (the caller\'s budget was spent; nothing lost) or failed',
+    help: 'Polls of the platform by subscription pollers, by outcome: ok, skipped (the caller\'s budget was spent; nothing lost) or failed; received: the outcome of a poll another replica made (REDIS_URL)',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });

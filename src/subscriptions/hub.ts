@@ -34,7 +34,8 @@ export interface SubscriptionObserver {
   subscriptionOpened(transport: Transport): void;
   subscriptionClosed(transport: Transport): void;
   pollersChanged(count: number): void;
-  polled(outcome: 'ok' | 'skipped' | 'failed'): void;
+  /** A poll made here (`ok`, `skipped`, `failed`), or the outcome of one another replica made (`received`). */
+  polled(outcome: 'ok' | 'skipped' | 'failed' | 'received'): void;
   eventsQueued(count: number): void;
 }
 
@@ -109,8 +110,7 @@ export class SubscriptionHub {
         observer?.pollersChanged(this.#pollers.size);
       },
       polled: (outcome, events) => {
-        // Polls are counted where they are made; a received outcome's events are counted here.
-        if (outcome !== 'received') observer?.polled(outcome);
+        observer?.polled(outcome);
         if (events > 0) observer?.eventsQueued(events);
       },
       overflow: () => new GraphQLError(`This subscriber fell more than ${options.limits.queueLimit} events behind and was dropped; subscribe again with the last cursor received`, {

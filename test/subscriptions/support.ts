@@ -4,6 +4,7 @@ import { createContext } from '../../src/context.ts';
 import { PlatformHttp } from '../../src/platform/http.ts';
 import { TokenVerdicts } from '../../src/platform/token-verdicts.ts';
 import type { CallLedger } from '../../src/platform/request-calls.ts';
+import type { FeedShare } from '../../src/subscriptions/share.ts';
 import { SubscriptionHub, subscriptionSession, type PollClock, type SubscriptionSession } from '../../src/subscriptions/index.ts';
 import type { FeedEvent } from '../../src/subscriptions/subscriber.ts';
 
@@ -42,7 +43,7 @@ export interface HubUnderTest {
   http: PlatformHttp;
   session(token: string | undefined): SubscriptionSession;
   /** Resolves when the next `count` polls have ended (events queued). */
-  polls(count?: number): Promise<('ok' | 'skipped' | 'failed')[]>;
+  polls(count?: number): Promise<('ok' | 'skipped' | 'failed' | 'received')[]>;
   close(): void;
 }
 
@@ -53,14 +54,15 @@ export function hubOver(
   url: string,
   limits: Partial<{ perToken: number; max: number; queueLimit: number }> = {},
   ledger?: (callerKey: string, clock: ManualClock) => CallLedger | undefined,
+  share?: FeedShare,
 ): HubUnderTest {
   // No retries within a poll and a breaker slower to open than the tests' failing polls: each poll is one read.
   const config = testConfig({ UPSTREAM_RETRY_LIMIT: '0', UPSTREAM_BREAKER_THRESHOLD: '20' });
   const http = new PlatformHttp(url, config.upstream, config.platformProtection);
   const tokens = new TokenVerdicts();
   const clock = new ManualClock();
-  const outcomes: ('ok' | 'skipped' | 'failed')[] = [];
-  let waiter: { count: number; resolve: (outcomes: ('ok' | 'skipped' | 'failed')[]) => void } | undefined;
+  const outcomes: ('ok' | 'skipped' | 'failed' | 'received')[] = [];
+  let waiter: { count: number; resolve: (outcomes: ('ok' | 'skipped' | 'failed' | 'received')[]) => void } | undefined;
   const hub = new SubscriptionHub({
     limits: { pollMs: POLL_MS, perToken: limits.perToken ?? 20, max: limits.max ?? 1_000, queueLimit: limits.queueLimit ?? 1_000 },
     client: (identity) => {
@@ -70,6 +72,7 @@ export function hubOver(
     },
     logger: pino({ level: 'silent' }),
     clock,
+    share,
     observer: {
       subscriptionOpened: () => undefined,
       subscriptionClosed: () => undefined,
