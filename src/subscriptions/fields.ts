@@ -1,9 +1,7 @@
 import type { Query } from '../platform/client.ts';
 import type { ListFeed, RecordFeed } from './feeds.ts';
-import { resolveEvent, type SubscriptionSession } from './hub.ts';
+import { noStreamError, resolveEvent, type SubscriptionSession } from './hub.ts';
 import type { FeedEvent } from './subscriber.ts';
-import { GraphQLError } from 'graphql';
-import { ErrorCode } from '../errors.ts';
 
 /** What a Subscription field reads of the context: the subscribing request's session (set by the one subscribe path). */
 interface SubscribingContext {
@@ -11,12 +9,8 @@ interface SubscribingContext {
 }
 
 function sessionOf(context: SubscribingContext): SubscriptionSession {
-  if (context.subscriptions === undefined) {
-    // Apollo Server's plain HTTP path has no transport for a stream.
-    throw new GraphQLError('Subscriptions need a streaming transport: GraphQL over SSE (Accept: text/event-stream), multipart HTTP (Accept: multipart/mixed;subscriptionSpec="1.0") or graphql-ws', {
-      extensions: { code: ErrorCode.BAD_REQUEST },
-    });
-  }
+  // Apollo Server's plain HTTP path has no transport for a stream.
+  if (context.subscriptions === undefined) throw noStreamError();
   return context.subscriptions;
 }
 

@@ -224,8 +224,16 @@ export class SubscriptionHub {
   }
 }
 
-/** What a Subscription field resolves each event to: its value, or its error. */
-export function resolveEvent(event: FeedEvent): unknown {
+/** The refusal of a subscription sent where no stream can carry it (a plain JSON request, which Apollo Server executes like a query). */
+export function noStreamError(): GraphQLError {
+  return new GraphQLError('Subscriptions need a streaming transport: GraphQL over SSE (Accept: text/event-stream), multipart HTTP (Accept: multipart/mixed;subscriptionSpec="1.0") or graphql-ws', {
+    extensions: { code: ErrorCode.BAD_REQUEST },
+  });
+}
+
+/** What a Subscription field resolves each event to: its value, or its error (no event at all: it ran as a query). */
+export function resolveEvent(event: FeedEvent | undefined): unknown {
+  if (event === undefined || event === null) throw noStreamError();
   if ('error' in event) throw event.error;
   return event.value;
 }

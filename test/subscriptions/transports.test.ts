@@ -110,4 +110,22 @@ describe('subscriptions over each transport, with its own client library', () =>
     }]);
     expect(stack.platformCalls().length).toBe(before);
   });
+
+  it('answers a subscription sent as a plain JSON request with BAD_REQUEST naming the transports, without a platform call', async () => {
+    const before = stack.platformCalls().length;
+    const answer = await stack.gql('subscription { exceptionsChanged { cursor } }');
+    expect(answer).toEqual({
+      status: 200,
+      body: {
+        data: null,
+        errors: [{
+          message: 'Subscriptions need a streaming transport: GraphQL over SSE (Accept: text/event-stream), multipart HTTP (Accept: multipart/mixed;subscriptionSpec="1.0") or graphql-ws',
+          locations: [{ line: 1, column: 16 }],
+          path: ['exceptionsChanged'],
+          extensions: { code: 'BAD_REQUEST', requestId: expect.any(String) },
+        }],
+      },
+    });
+    expect(stack.platformCalls().length).toBe(before);
+  });
 });
