@@ -128,4 +128,13 @@ describe('subscriptions over each transport, with its own client library', () =>
     });
     expect(stack.platformCalls().length).toBe(before);
   });
+
+  it('counts nothing open once every client has left: no subscription, no poller', async () => {
+    const text = async () => (await fetch(`${stack.gateway.url}/metrics`)).text();
+    const open = (metrics: string) => [...metrics.matchAll(/^(subscriptions_open\{transport="\w+"\}|subscription_pollers) (\d+)$/gm)].map((m) => `${m[1]} ${m[2]}`);
+    let metrics = await text();
+    while (open(metrics).some((line) => !line.endsWith(' 0'))) metrics = await text();
+    expect(open(metrics).sort()).toEqual(['subscription_pollers 0', 'subscriptions_open{transport="multipart"} 0', 'subscriptions_open{transport="sse"} 0', 'subscriptions_open{transport="ws"} 0']);
+    expect(Number(/^subscription_events_total (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+  });
 });
