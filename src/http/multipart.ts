@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SubscribePath, SubscribeRequest } from './subscribe.ts';
 
@@ -39,7 +40,9 @@ export function multipartTransport(path: SubscribePath, heartbeatMs = HEARTBEAT_
     try {
       for await (const value of result) {
         if (!res.writable) break;
-        res.write(part({ payload: value }));
+        // A client that does not read stops the reading of its events here, so they wait in its
+        // subscriber's bounded queue (and it is dropped past it) instead of in an unbounded buffer.
+        if (!res.write(part({ payload: value }))) await Promise.race([once(res, 'drain'), once(res, 'close')]);
       }
     } finally {
       clearInterval(heartbeat);

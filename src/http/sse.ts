@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHandler } from 'graphql-sse';
 import type { SubscribePath, SubscribeRequest } from './subscribe.ts';
@@ -38,7 +39,9 @@ export function sseTransport(path: SubscribePath): (req: IncomingMessage, res: S
     res.once('close', () => void body.return(undefined));
     for await (const chunk of body) {
       if (!res.writable) break;
-      res.write(chunk);
+      // A client that does not read stops the reading of its events here, so they wait in its
+      // subscriber's bounded queue (and it is dropped past it) instead of in an unbounded buffer.
+      if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
     }
     res.end();
   };
