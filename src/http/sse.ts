@@ -12,13 +12,21 @@ import type { SubscribePath, SubscribeRequest } from './subscribe.ts';
  * adapter would read from the stream again; the writing loop below is that adapter's.
  */
 export function sseTransport(path: SubscribePath): (req: IncomingMessage, res: ServerResponse, request: SubscribeRequest) => Promise<void> {
-  const handler = createHandler<IncomingMessage, undefined, Record<PropertyKey, unknown>>({
+  /** The response of each subscription's context: graphql-sse reads results as they come, so the results wait for its socket. */
+  const responses = new WeakMap<object, ServerResponse>();
+  const handler = createHandler<IncomingMessage, { res: ServerResponse }, Record<PropertyKey, unknown>>({
     onSubscribe: (req, params) => {
       const prepared = path.prepare(params as SubscribeRequest, req.raw.headers, 'sse', req.raw);
+      if ('refused' in prepared) return prepared.refused;
+      responses.set(prepared.args.contextValue as object, req.context.res);
       // graphql-sse types the context as a record; it only hands it back to `subscribe`.
-      return 'refused' in prepared ? prepared.refused : (prepared.args as Parameters<typeof path.run>[0] & { contextValue: Record<PropertyKey, unknown> });
+      return prepared.args as Parameters<typeof path.run>[0] & { contextValue: Record<PropertyKey, unknown> };
     },
-    subscribe: (args) => path.run(args),
+    subscribe: async (args) => {
+      const result = await path.run(args);
+      const res = responses.get(args.contextValue as object);
+      return Symbol.asyncIterator in result && res !== undefined ? drained(result, res) : result;
+    },
   });
 
   return async (req, res, request) => {
@@ -29,7 +37,7 @@ export function sseTransport(path: SubscribePath): (req: IncomingMessage, res: S
       headers: { get: (key) => (key === 'accept' ? 'text/event-stream' : (req.headers[key] as string | undefined)) },
       body: request as Record<string, unknown>,
       raw: req,
-      context: undefined,
+      context: { res },
     });
     res.writeHead(init.status, init.statusText, { ...init.headers, 'x-accel-buffering': 'no' });
     if (body === null || typeof body === 'string') {
@@ -45,4 +53,23 @@ export function sseTransport(path: SubscribePath): (req: IncomingMessage, res: S
     }
     res.end();
   };
+}
+
+/**
+ * The results, each read only once the response has room: graphql-sse queues what it reads without
+ * bound, so a client that does not read would grow it; this way its events wait in its subscriber's
+ * bounded queue instead, and it is dropped past it.
+ */
+function drained<T>(results: AsyncIterableIterator<T>, res: ServerResponse): AsyncIterableIterator<T> {
+  const iterator: AsyncIterableIterator<T> = {
+    next: async () => {
+      if (res.writableNeedDrain) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      return results.next();
+    },
+    return: (value?: unknown) => results.return?.(value) ?? Promise.resolve({ done: true, value: undefined }),
+    // graphql-sse ends a stream's operation only when it looks like an async generator (next, return and throw).
+    throw: (error?: unknown) => results.throw?.(error) ?? Promise.reject(error instanceof Error ? error : new Error(String(error))),
+    [Symbol.asyncIterator]: () => iterator,
+  };
+  return iterator;
 }
