@@ -129,6 +129,25 @@ describe('subscriptions over each transport, with its own client library', () =>
     expect(stack.platformCalls().length).toBe(before);
   });
 
+  it('answers streams uncached, unbuffered and uncompressed, even to a client that accepts gzip', async () => {
+    const headersOf = async (accept: string) => {
+      const controller = new AbortController();
+      const response = await fetch(`${stack.gateway.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept, 'accept-encoding': 'gzip, br', authorization: `Bearer ${stack.acme}` },
+        body: JSON.stringify({ query: SUBSCRIPTION }),
+        signal: controller.signal,
+      });
+      const seen = ['content-type', 'cache-control', 'x-accel-buffering', 'content-encoding'].map((name) => [name, response.headers.get(name)]);
+      controller.abort();
+      return Object.fromEntries(seen);
+    };
+    expect(await headersOf('text/event-stream')).toEqual({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'content-encoding': 'none' });
+    expect(await headersOf('multipart/mixed;subscriptionSpec="1.0",application/json')).toEqual({
+      'content-type': 'multipart/mixed; boundary="graphql"; subscriptionSpec="1.0"', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'content-encoding': null,
+    });
+  });
+
   it('counts nothing open once every client has left: no subscription, no poller', async () => {
     const text = async () => (await fetch(`${stack.gateway.url}/metrics`)).text();
     const open = (metrics: string) => [...metrics.matchAll(/^(subscriptions_open\{transport="\w+"\}|subscription_pollers) (\d+)$/gm)].map((m) => `${m[1]} ${m[2]}`);
