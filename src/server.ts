@@ -191,7 +191,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     subscriptions: subscriptionsStage(subscribePath),
     graphql: graphqlStage({ apollo, context: async (req, res) => createContext(contextDependencies, req.headers, res) }),
   });
-  const sockets = webSocketTransport(server, subscribePath, hardening.socketCheck);
+  const sockets = webSocketTransport(server, subscribePath, { check: hardening.socketCheck, admission: budgets.admission });
   server.on('request', frontDoor(stages, logger, switches && (() => switches.isOn('request scope'))));
 
   await listen(server, config.port, config.host);
