@@ -11,6 +11,7 @@ const LAYERS = [
   },
   { name: 'the platform seam (src/platform/)', files: ['platform/**'] },
   { name: 'paging (src/connections/)', files: ['connections/**'] },
+  { name: 'live updates (src/subscriptions/)', files: ['subscriptions/**'] },
   {
     name: 'the areas (their folders, the schema, the context, the playground)',
     files: ['documents/**', 'acceptances/**', 'exceptions/**', 'linx/**', 'federation/**', 'base-resolvers.ts', 'area-modules.ts', 'schema.ts', 'context.ts', 'playground/**'],

@@ -58,8 +58,9 @@ export interface SandboxOptions {
    */
   publicContentOrigin?: string;
   /**
-   * Live mode: exceptions arrive and change status every `liveIntervalMs` (see data/live.ts);
-   * `live.step()` makes a step at any time. Default off.
+   * Live mode: every `liveIntervalMs` exceptions arrive and change status, a LinX batch moves on,
+   * an acceptance arrives and now and then a document's scan moves on (data/live.ts,
+   * data/live-records.ts); `live.step()` makes a step at any time. Default off.
    */
   live?: boolean;
   /** Time between two live steps; default 3000 ms. 0 leaves stepping to `live.step()`. */
@@ -86,7 +87,7 @@ export interface Sandbox {
   readonly requests: RecordedRequest[];
   resetRequests(): void;
   setLinxEnvelope(on: boolean): void;
-  /** Live changes to the exceptions (see SandboxOptions.live). */
+  /** Live changes to the records (see SandboxOptions.live). */
   live: {
     /** Makes one step now, whether or not live mode runs; returns what changed. */
     step(): LiveChange[];

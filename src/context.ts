@@ -13,6 +13,7 @@ import { callerToken } from './request/caller-token.ts';
 import { requestSignal } from './request/deadline.ts';
 import { PlatformClient } from './platform/client.ts';
 import type { PlatformHttp } from './platform/http.ts';
+import type { SubscriptionSession } from './subscriptions/index.ts';
 
 /**
  * Everything one GraphQL request may use. Built fresh per request; nothing in it outlives the request.
@@ -31,6 +32,8 @@ export interface GatewayContext {
   loaders: {
     document: DataLoader<string, DocumentModel>;
   };
+  /** A subscribing request's session (the one subscribe path sets it); absent on queries and mutations. */
+  subscriptions?: SubscriptionSession;
   /**
    * The same request's context for one operation of its batch (the operations of a batch share one
    * context otherwise): its own platform client (GET cache, budget ledger, attempts counted) and

@@ -27,6 +27,11 @@ import type { Policy } from './platform/policy.ts';
 import type { Stage } from './http/stage.ts';
 import type { ExampleValues } from './playground/index.ts';
 import { buildSchema } from './schema.ts';
+import { admissionOf } from './request/scope.ts';
+import { SubscribePath } from './http/subscribe.ts';
+import { subscriptionsStage } from './http/subscriptions.ts';
+import { webSocketTransport } from './http/websocket.ts';
+import { RedisFeedShare, SUBSCRIBER_QUEUE_LIMIT, SubscriptionHub, subscriptionSession } from './subscriptions/index.ts';
 
 export interface Gateway {
   server: Server;
@@ -138,6 +143,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const budgets = await setupBudgets(config, logger, observability.metrics);
 
   const schema = buildSchema();
+  const errorShaper = formatError({ production, echoChars: config.echoChars, logger });
   const costPlugin: ApolloServerPlugin<GatewayContext> = budgets.plugin(schema);
   const compiled = config.compiledExecution.enabled
     ? new CompiledExecution(schema, { maxEntries: config.compiledExecution.cacheSize, maxBytes: config.compiledExecution.cacheBytes, minUses: config.compiledExecution.minUses }, (error) => {
@@ -156,7 +162,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     parseOptions: hardening.apollo.parseOptions,
     validationRules: parts?.validationRules?.(hardening.apollo.validationRules) ?? hardening.apollo.validationRules,
     persistedQueries: hardening.apollo.persistedQueries,
-    formatError: formatError({ production, echoChars: config.echoChars, logger }),
+    formatError: errorShaper,
     // start.ts owns SIGTERM/SIGINT: Apollo's own handler would start a second stop() beside the
     // gateway's and re-raise the signal, ending the process before the gateway's drain.
     stopOnTerminationSignals: false,
@@ -180,14 +186,41 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   // stays on both, for a developer's curl. Health and readiness stay on both in every mode.
   const adminOn = config.admin.port !== 'off';
   const contextDependencies = { config, http, logger, tokens: budgets.tokens };
+  // Subscriptions: shared pollers whose every poll is a platform client of the caller's token made
+  // as a query's (createContext: token gate, breaker, retries) drawing from the caller's budget.
+  const subscriptions = new SubscriptionHub({
+    limits: { ...config.subscriptions, queueLimit: SUBSCRIBER_QUEUE_LIMIT },
+    client: (identity) => {
+      const { platform } = createContext(contextDependencies, { authorization: identity.authorization });
+      platform.requestCalls.ledger = budgets.pollLedger(`token:${identity.tokenKey}`);
+      return platform;
+    },
+    logger,
+    observer: observability.metrics?.subscriptions,
+    // With the Redis the replicas share, one poller per feed across them all.
+    ...(config.redisUrl !== undefined && { share: await RedisFeedShare.connect(config.redisUrl, logger) }),
+  });
+  const subscribePath = new SubscribePath({
+    schema,
+    validationRules: hardening.apollo.validationRules,
+    parseOptions: hardening.apollo.parseOptions,
+    context: (headers, transport, req) => {
+      const admission = admissionOf(req);
+      const tokenRefused = admission && (() => (admission.refusedByPlatform = true));
+      return { ...createContext(contextDependencies, headers), subscriptions: subscriptionSession(subscriptions, headers.authorization, transport, tokenRefused) };
+    },
+    formatError: errorShaper,
+  });
   const built: RequestPathStages = {
     operatorRoutes: operatorRoutesStage({ readiness, scrape: production && adminOn ? undefined : observability.scrape }),
     playground: config.playground ? await playgroundStage({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues }) : undefined,
     ...hardening.stages,
     admission: budgets.admission,
+    subscriptions: subscriptionsStage(subscribePath),
     graphql: graphqlStage({ apollo, context: async (req, res) => createContext(contextDependencies, req.headers, res) }),
   };
   const stages = requestPath(parts?.stages?.(built) ?? built);
+  const sockets = webSocketTransport(server, subscribePath, { check: hardening.socketCheck, admission: budgets.admission });
   const listener = frontDoor(stages, logger);
   server.on('request', parts?.listener?.(listener, stages) ?? listener);
 
@@ -213,7 +246,11 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     readiness,
     async close() {
       readiness.markStopping();
+      // Every stream completes first (SSE `complete`, the multipart closing boundary, WebSocket 1001), so the drain below finds none open.
+      const sharing = subscriptions.close();
+      await sockets.close();
       await apollo.stop();
+      await sharing;
       await Promise.all([hardening.close(), budgets.close()]);
       await observability.close();
       http.close();

@@ -323,6 +323,18 @@ export const SETTINGS = {
   },
 
   // Client connections
+  SUBSCRIPTION_POLL_MS: {
+    group: 'client-connections', config: 'subscriptions.pollMs', schema: int(250, 3_600_000), default: 5_000,
+    doc: 'how often each shared subscription poller reads the platform ([subscriptions.md](subscriptions.md)); every poll is drawn from the caller\'s budget',
+  },
+  SUBSCRIPTIONS_PER_TOKEN: {
+    group: 'client-connections', config: 'subscriptions.perToken', schema: int(1, 10_000), default: 20,
+    doc: 'open subscriptions per bearer token, over every transport; the next is refused with `RATE_LIMITED` and `limit: SUBSCRIPTIONS_PER_TOKEN`',
+  },
+  MAX_SUBSCRIPTIONS: {
+    group: 'client-connections', config: 'subscriptions.max', schema: int(1, 1_000_000), default: 10_000,
+    doc: 'open subscriptions in one process, every token together; the next is refused with `RATE_LIMITED` and `limit: MAX_SUBSCRIPTIONS`',
+  },
   HEADERS_TIMEOUT_MS: {
     group: 'client-connections', config: 'connections.headersTimeoutMs', schema: int(100, 600_000), default: 10_000,
     doc: 'longest a client may take to send a request\'s headers; then it is answered `408` and its connection closed (at most `REQUEST_TIMEOUT_MS`)',
@@ -367,7 +379,7 @@ export const SETTINGS = {
   },
   SANDBOX_LIVE: {
     group: 'embedded-sandbox', config: 'sandbox.live', schema: sandboxSetting('SANDBOX_LIVE'), readsUnset: true, shown: sandboxDefault('SANDBOX_LIVE'),
-    doc: 'that sandbox\'s exceptions arrive and change status while you page ([paging.md](paging.md))',
+    doc: 'that sandbox\'s records change on their own: exceptions arrive and change status, LinX batches move on, acceptances arrive, documents get scanned ([sandbox.md](sandbox.md#live-mode)); unset, `npm start` turns it on once the gateway listens',
   },
   SANDBOX_LIVE_INTERVAL_MS: {
     group: 'embedded-sandbox', config: 'sandbox.liveIntervalMs', schema: sandboxSetting('SANDBOX_LIVE_INTERVAL_MS'), readsUnset: true, shown: sandboxDefault('SANDBOX_LIVE_INTERVAL_MS'),

@@ -58,6 +58,7 @@ async function main() {
   const trusted = config.trustedDocuments ? await trustedOperations(config.trustedDocuments.file) : undefined;
   const banner = (listeners: Listeners) => startBanner(config, listeners, upstreamUrl, sandbox && examples ? { ...sandbox, portsTaken, examples } : undefined, trusted);
 
+  let stopLive: (() => void) | undefined;
   if (config.scaling.workers > 1) {
     const { superviseWorkers } = await import('./cluster.ts');
     await superviseWorkers(config, logger, {
@@ -67,8 +68,14 @@ async function main() {
         ...(config.paging.cursorSecret === undefined ? { CURSOR_SECRET: drawnCursorSecret() } : {}),
         ...(sandbox ? { UPSTREAM_URL: upstreamUrl, [WORKER_PLAYGROUND_ENV]: JSON.stringify(playground) } : {}),
       },
-      onListening: (listeners) => process.stdout.write(banner(listeners)),
-      close: async () => sandbox?.close(),
+      onListening: (listeners) => {
+        process.stdout.write(banner(listeners));
+        stopLive ??= sandbox && liveSteps(config, sandbox);
+      },
+      close: async () => {
+        stopLive?.();
+        await sandbox?.close();
+      },
     });
     return;
   }
@@ -76,10 +83,27 @@ async function main() {
   const gateway = await startGateway(config, upstreamUrl, { logger, ...playground });
   // Handlers before the banner: a supervisor that signals as soon as it reads the banner must find them.
   stopOnSignals(config, logger, async () => {
+    stopLive?.();
     await gateway.close();
     await sandbox?.close();
   });
   process.stdout.write(banner({ url: gateway.url, adminUrl: gateway.adminUrl }));
+  stopLive = sandbox && liveSteps(config, sandbox);
+}
+
+/**
+ * The embedded sandbox's live mode: its records change on their own every SANDBOX_LIVE_INTERVAL_MS
+ * unless SANDBOX_LIVE says otherwise, so that subscriptions show a live feed out of the box
+ * (`npm run sandbox` and startSandbox() keep it off unless asked). The steps start once the gateway
+ * listens, so the banner's first answers still show the seeded records. Returns the stop.
+ */
+function liveSteps(config: Config, sandbox: Sandbox): (() => void) | undefined {
+  const unset = process.env.SANDBOX_LIVE === undefined || process.env.SANDBOX_LIVE === '';
+  const intervalMs = config.sandbox.liveIntervalMs ?? 3000;
+  if (!(unset || config.sandbox.live) || intervalMs <= 0) return undefined;
+  const timer = setInterval(() => sandbox.live.step(), intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /**
@@ -177,12 +201,14 @@ function stopOnSignals(config: Config, logger: Logger, close: () => Promise<void
  */
 async function startEmbeddedSandbox(config: Config): Promise<{ sandbox: Sandbox; portsTaken?: string }> {
   const { startSandbox } = await import('../sandbox/index.ts');
+  // Its live steps, when on, start once the gateway listens (liveSteps).
+  const options = { ...config.sandbox, live: false };
   try {
-    return { sandbox: await startSandbox({ port: config.sandboxPort, contentPort: config.sandboxContentPort, ...config.sandbox }) };
+    return { sandbox: await startSandbox({ port: config.sandboxPort, contentPort: config.sandboxContentPort, ...options }) };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
     const ports = `${config.sandboxPort}/${config.sandboxContentPort}`;
-    return { sandbox: await startSandbox({ port: 0, contentPort: 0, ...config.sandbox }), portsTaken: `(ports ${ports} are taken: the sandbox runs on free ports instead)` };
+    return { sandbox: await startSandbox({ port: 0, contentPort: 0, ...options }), portsTaken: `(ports ${ports} are taken: the sandbox runs on free ports instead)` };
   }
 }
 

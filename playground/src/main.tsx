@@ -1,6 +1,7 @@
 import { GraphiQL } from 'graphiql';
 import 'graphiql/style.css';
-import { GraphQLError } from 'graphql';
+import { getOperationAST, GraphQLError, parse } from 'graphql';
+import { createClient } from 'graphql-sse';
 import type { ComponentProps } from 'react';
 import { createRoot } from 'react-dom/client';
 import type { PlaygroundPageConfig } from '../../src/playground/page-config.ts';
@@ -15,13 +16,27 @@ function readConfig(): PlaygroundPageConfig {
   return JSON.parse(element.textContent) as PlaygroundPageConfig;
 }
 
+/** Whether the operation to run is a subscription (a document that does not parse is left to the gateway's answer). */
+function isSubscription(query: string, operationName: string | null | undefined): boolean {
+  try {
+    return getOperationAST(parse(query), operationName ?? undefined)?.operation === 'subscription';
+  } catch {
+    return false;
+  }
+}
+
 /**
- * A plain JSON POST per operation: the gateway serves neither subscriptions nor
- * incremental delivery, and a POST with a JSON body passes its CSRF prevention.
+ * A plain JSON POST per query or mutation (a POST with a JSON body passes the gateway's CSRF
+ * prevention); a subscription over GraphQL over SSE (graphql-sse's client, distinct connections),
+ * each event shown as it arrives, with the headers of the headers editor.
  */
 function createFetcher(endpoint: string): Fetcher {
   const url = new URL(endpoint, window.location.href).toString();
   return async (params, options) => {
+    if (isSubscription(params.query, params.operationName)) {
+      const headers = (options?.headers ?? {}) as Record<string, string>;
+      return createClient({ url, headers, retryAttempts: 0 }).iterate(params as { query: string });
+    }
     const response = await fetch(url, {
       method: 'POST',
       headers: { accept: 'application/graphql-response+json, application/json', ...options?.headers, 'content-type': 'application/json' },

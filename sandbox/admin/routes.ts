@@ -90,6 +90,10 @@ export async function handleAdmin(env: AdminEnv, req: IncomingMessage, path: str
       }
       case 'GET fixtures':
         return ok(fixtures(env.store));
+      case 'POST live/step':
+        // One live step now, whether or not live mode runs on its timer: what a test or a demo waits to see.
+        req.resume();
+        return ok({ changes: env.store.liveStep() });
       default:
         req.resume();
         return plainError(404, `No sandbox control ${action}`, env.now());

@@ -1,5 +1,6 @@
 import { Collection } from './collection.ts';
 import { LiveExceptions } from './live.ts';
+import { LiveRecords } from './live-records.ts';
 import type { LiveChange } from './live.ts';
 import { ACCOUNT_PROFILES, seedAccount } from './seed.ts';
 import type { AccountProfile, LegalUrlFactory, SeededAccount } from './seed.ts';
@@ -28,8 +29,9 @@ export interface SandboxStore {
   /** Back to the seeded records: documents lose their updates and uploads, live changes are undone. */
   reset(): void;
   /**
-   * Live mode: one step of changes to every account's exceptions (one arrival, often one status
-   * change), the same sequence on every run. Returns what changed.
+   * Live mode: one step of changes to every account's records (an exception arrives and often one
+   * changes status; a LinX batch moves on; an acceptance arrives; now and then a document's scan
+   * moves on), the same sequence on every run. Returns what changed.
    */
   liveStep(): LiveChange[];
   /** Every live change since the start or the last reset, oldest first (the latest 10000). */
@@ -40,15 +42,15 @@ export interface SandboxStore {
 export interface AccountData {
   readonly profile: AccountProfile;
   readonly seeded: SeededAccount;
-  /** Replaced, never mutated, by each live step. */
+  /** These three are replaced, never mutated, by each live step. */
   exceptions: Collection<ExceptionRecord>;
-  readonly acceptances: Collection<AcceptanceRecord>;
-  readonly linxBatches: Collection<LinxBatchRecord>;
+  acceptances: Collection<AcceptanceRecord>;
+  linxBatches: Collection<LinxBatchRecord>;
   /** Lower-cased batch and template display names per batch id, for search. */
   readonly linxSearchText: ReadonlyMap<string, readonly [string, string]>;
 }
 
-/** Live mode stops adding exceptions to an account past this many arrivals (status changes go on). */
+/** Live mode stops adding exceptions (and acceptances) to an account past this many arrivals (other changes go on). */
 const MAX_LIVE_ARRIVALS = 5_000;
 const MAX_LIVE_CHANGES_KEPT = 10_000;
 
@@ -64,6 +66,8 @@ export class PlatformStore implements SandboxStore {
   #content = new Map<string, Buffer>();
   readonly #resetListeners: (() => void)[] = [];
   readonly #live = new Map<AccountData, LiveExceptions>();
+  readonly #liveRecords = new Map<AccountData, LiveRecords>();
+  #liveStep = 0;
   #liveChanges: LiveChange[] = [];
 
   constructor(legalUrl: LegalUrlFactory, profiles: readonly AccountProfile[] = ACCOUNT_PROFILES, liveSeed = 'live') {
@@ -87,6 +91,7 @@ export class PlatformStore implements SandboxStore {
       };
       this.#accounts.set(profile.businessAccountId, account);
       this.#live.set(account, new LiveExceptions(seeded, liveSeed));
+      this.#liveRecords.set(account, new LiveRecords(seeded, liveSeed));
       for (const token of [profile.token, ...(profile.renewedTokens ?? [])]) this.#byToken.set(token, account);
       documents.push(...seeded.documents);
     }
@@ -103,7 +108,11 @@ export class PlatformStore implements SandboxStore {
     for (const [account, live] of this.#live) {
       live.reset();
       account.exceptions = new Collection(account.seeded.exceptions);
+      account.acceptances = new Collection(account.seeded.acceptances);
+      account.linxBatches = new Collection(account.seeded.linxBatches);
     }
+    for (const live of this.#liveRecords.values()) live.reset();
+    this.#liveStep = 0;
     this.#liveChanges = [];
     this.#documents = new Map(this.#seededDocuments.map((document) => [document.id, document]));
     this.#content = new Map();
@@ -112,9 +121,23 @@ export class PlatformStore implements SandboxStore {
 
   liveStep(): LiveChange[] {
     const changes: LiveChange[] = [];
+    const number = ++this.#liveStep;
     for (const [account, live] of this.#live) {
       const step = live.advance(account.exceptions.records, account.exceptions.records.length < account.seeded.exceptions.length + MAX_LIVE_ARRIVALS);
       account.exceptions = new Collection(step.records);
+      changes.push(...step.changes);
+    }
+    for (const [account, live] of this.#liveRecords) {
+      const acceptances = account.acceptances.records;
+      const step = live.advance(number, {
+        linxBatches: account.linxBatches.records,
+        // Past MAX_LIVE_ARRIVALS new acceptances, batches and documents go on moving, acceptances stop arriving.
+        acceptances: acceptances.length < account.seeded.acceptances.length + MAX_LIVE_ARRIVALS ? acceptances : [],
+        documents: this.documents(account.profile.businessAccountId),
+      });
+      if (step.linxBatches) account.linxBatches = new Collection(step.linxBatches);
+      if (step.acceptances) account.acceptances = new Collection(step.acceptances);
+      if (step.document) this.saveDocument(step.document);
       changes.push(...step.changes);
     }
     this.#liveChanges.push(...changes);

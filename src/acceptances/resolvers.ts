@@ -1,8 +1,10 @@
 import { listConnection } from '../connections/index.ts';
 import type { GatewayContext } from '../context.ts';
-import type { FinancialAccountDocumentAcceptancesArgs, Resolvers } from '../generated/graphql.ts';
+import type { FinancialAccountDocumentAcceptancesArgs, Resolvers, SubscriptionDocumentAcceptancesAddedArgs } from '../generated/graphql.ts';
 import { acceptanceList, acceptancesQuery } from './api.ts';
 import type { AcceptanceRecord } from './records.ts';
+import { listFeedField } from '../subscriptions/index.ts';
+import { acceptanceFeed, acceptanceFeedQuery } from './feeds.ts';
 
 const FINANCIAL_ACCOUNT_SCOPE = 'FINANCIAL_ACCOUNT_ID';
 
@@ -39,4 +41,8 @@ const DocumentAcceptance: Resolvers['DocumentAcceptance'] = {
   businessAccount: (record) => (record.businessAccountId ? { id: record.businessAccountId } : null),
 };
 
-export const acceptanceResolvers: Resolvers = { Query, FinancialAccount, DocumentAcceptance };
+const Subscription: Resolvers['Subscription'] = {
+  documentAcceptancesAdded: listFeedField(acceptanceFeed, ({ financialAccountId }: SubscriptionDocumentAcceptancesAddedArgs) => acceptanceFeedQuery(financialAccountId)),
+};
+
+export const acceptanceResolvers: Resolvers = { Query, Subscription, FinancialAccount, DocumentAcceptance };

@@ -13,10 +13,11 @@ import { MAX_BUCKETS, MemoryBuckets, type BucketPolicy, type BucketState, type B
 import { callerToken, canonicalAuthorization } from '../request/caller-token.ts';
 import { addressUnit, clientAddress } from '../request/client-address.ts';
 import { CallEstimator } from './estimate.ts';
-import { retryAfterSeconds } from './ledger.ts';
+import { OperationLedger, retryAfterSeconds } from './ledger.ts';
 import { CALLS_POLICY_NAME, costPlugin, type BudgetContext, type BudgetObserver } from './plugin.ts';
 import { RedisBuckets } from './redis-buckets.ts';
 import { TokenVerdicts } from '../platform/token-verdicts.ts';
+import type { CallLedger } from '../platform/request-calls.ts';
 import { WorkerGroupBuckets } from './worker-group.ts';
 
 /**
@@ -49,6 +50,12 @@ export interface Budgets {
   plugin(schema: GraphQLSchema): ApolloServerPlugin<BudgetContext>;
   /** What the process knows of tokens; the per-request platform client consults it. */
   tokens: TokenVerdicts;
+  /**
+   * The ledger one subscription poll of `callerKey` draws from, attempt by attempt, with nothing
+   * reserved: each attempt takes one unit of the caller's bucket as it goes, and one the bucket cannot
+   * pay is not sent (RATE_LIMITED). Undefined without a budget (RATE_LIMIT_PER_SECOND unset).
+   */
+  pollLedger(callerKey: string): CallLedger | undefined;
   close(): Promise<void>;
 }
 
@@ -163,7 +170,11 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
     return costPlugin(estimator, policy && { policy, store, logger, observer });
   };
 
-  return { admission, plugin, tokens, close: () => store.close() };
+  const limit = config.rateLimit;
+  const callsPolicy: BucketPolicy | undefined = limit && { name: CALLS_POLICY_NAME, perSecond: limit.perSecond, burst: limit.burst };
+  const pollLedger = (callerKey: string) => callsPolicy && new OperationLedger(store, callsPolicy, callerKey, 0);
+
+  return { admission, plugin, tokens, pollLedger, close: () => store.close() };
 }
 
 export { retryAfterSeconds } from './ledger.ts';

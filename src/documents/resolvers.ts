@@ -6,6 +6,8 @@ import { enumMapping } from '../platform/values.ts';
 import { updateDocument } from './api.ts';
 import type { ContentUrlModel, ContentUrlRecord, DocumentModel, UpdateDocumentBody, UpdateDocumentPayloadModel, UserErrorModel } from './records.ts';
 import { platformFieldMessage, validateUpdate } from './validation.ts';
+import { recordFeedField } from '../subscriptions/index.ts';
+import { documentFeed } from './feeds.ts';
 
 const PLATFORM_DOCUMENT_TYPES = {
   DRIVING_LICENSE: 'driving-license',
@@ -125,4 +127,8 @@ const ContentUrl: Resolvers['ContentUrl'] = {
   expiresAt: (url) => (url.expiresIn === null ? null : new Date(url.receivedAt + url.expiresIn * 1000)),
 };
 
-export const documentResolvers: Resolvers = { Query, Mutation, Document, ContentUrl };
+const Subscription: Resolvers['Subscription'] = {
+  documentChanged: recordFeedField(documentFeed),
+};
+
+export const documentResolvers: Resolvers = { Query, Mutation, Subscription, Document, ContentUrl };

@@ -1,8 +1,10 @@
 import { listConnection } from '../connections/index.ts';
-import type { ExceptionCategory, ExceptionStatus, ExceptionType, Resolvers } from '../generated/graphql.ts';
+import type { ExceptionCategory, ExceptionStatus, ExceptionType, Resolvers, SubscriptionExceptionsChangedArgs } from '../generated/graphql.ts';
 import type { PlatformSchema } from '../platform/records.ts';
 import { enumMapping } from '../platform/values.ts';
 import { exceptionList, exceptionsQuery } from './api.ts';
+import { listFeedField } from '../subscriptions/index.ts';
+import { exceptionFeed, exceptionFeedQuery } from './feeds.ts';
 
 // Schema value → platform value. `satisfies` makes a value missing on either side, or one
 // too many, a compile error; UNKNOWN is the schema's own, for values it does not know yet.
@@ -49,4 +51,8 @@ const Exception: Resolvers['Exception'] = {
   },
 };
 
-export const exceptionResolvers: Resolvers = { Query, Exception };
+const Subscription: Resolvers['Subscription'] = {
+  exceptionsChanged: listFeedField(exceptionFeed, ({ filter }: SubscriptionExceptionsChangedArgs) => exceptionFeedQuery(filter)),
+};
+
+export const exceptionResolvers: Resolvers = { Query, Subscription, Exception };

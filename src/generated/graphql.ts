@@ -749,6 +749,87 @@ export type QueryLinxBatchesArgs = {
   orderBy?: InputMaybe<Array<LinxBatchOrder>>;
 };
 
+/**
+ * Live updates. The platform sends no events, so the gateway polls it: subscribers with the same token,
+ * field and arguments share one poll every `SUBSCRIPTION_POLL_MS` (default 5 s), each poll's platform
+ * calls drawn from the caller's budget as a query's are. Served on `/graphql` over GraphQL over SSE
+ * (`Accept: text/event-stream`), Apollo's multipart HTTP subscriptions and graphql-ws (docs/subscriptions.md).
+ */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * Each acceptance of the Financial Account created after the subscription started (with `after`:
+   * after that cursor), oldest first, each once. Each edge's `cursor` resumes the feed, on any replica.
+   */
+  documentAcceptancesAdded: DocumentAcceptanceEdge;
+  /**
+   * The document as it is now, then once each time any of its fields changes. New signatures or expiries
+   * of its content URLs alone are not a change; every event carries fresh URLs. Ends with `NOT_FOUND`
+   * when the document does not exist or belongs to another Business Account.
+   */
+  documentChanged: Document;
+  /**
+   * Each exception that entered the filter or changed after the subscription started (with `after`:
+   * after that cursor), oldest change first, each change (id and `updatedAt`) once. An exception that
+   * leaves the filter (picked up out of a `NEW` queue) is not a change of this feed: subscribe without
+   * that part of the filter to see it. Each edge's `cursor` resumes the feed, on any replica.
+   */
+  exceptionsChanged: ExceptionEdge;
+  /**
+   * Each LinX batch of the template version that entered the filter or changed (its status, its request
+   * counters) after the subscription started (with `after`: after that cursor), oldest change first,
+   * each change (id and `updatedAt`) once. Each edge's `cursor` resumes the feed, on any replica.
+   */
+  linxBatchesChanged: LinxBatchEdge;
+};
+
+
+/**
+ * Live updates. The platform sends no events, so the gateway polls it: subscribers with the same token,
+ * field and arguments share one poll every `SUBSCRIPTION_POLL_MS` (default 5 s), each poll's platform
+ * calls drawn from the caller's budget as a query's are. Served on `/graphql` over GraphQL over SSE
+ * (`Accept: text/event-stream`), Apollo's multipart HTTP subscriptions and graphql-ws (docs/subscriptions.md).
+ */
+export type SubscriptionDocumentAcceptancesAddedArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  financialAccountId: Scalars['ID']['input'];
+};
+
+
+/**
+ * Live updates. The platform sends no events, so the gateway polls it: subscribers with the same token,
+ * field and arguments share one poll every `SUBSCRIPTION_POLL_MS` (default 5 s), each poll's platform
+ * calls drawn from the caller's budget as a query's are. Served on `/graphql` over GraphQL over SSE
+ * (`Accept: text/event-stream`), Apollo's multipart HTTP subscriptions and graphql-ws (docs/subscriptions.md).
+ */
+export type SubscriptionDocumentChangedArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Live updates. The platform sends no events, so the gateway polls it: subscribers with the same token,
+ * field and arguments share one poll every `SUBSCRIPTION_POLL_MS` (default 5 s), each poll's platform
+ * calls drawn from the caller's budget as a query's are. Served on `/graphql` over GraphQL over SSE
+ * (`Accept: text/event-stream`), Apollo's multipart HTTP subscriptions and graphql-ws (docs/subscriptions.md).
+ */
+export type SubscriptionExceptionsChangedArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<ExceptionFilter>;
+};
+
+
+/**
+ * Live updates. The platform sends no events, so the gateway polls it: subscribers with the same token,
+ * field and arguments share one poll every `SUBSCRIPTION_POLL_MS` (default 5 s), each poll's platform
+ * calls drawn from the caller's budget as a query's are. Served on `/graphql` over GraphQL over SSE
+ * (`Accept: text/event-stream`), Apollo's multipart HTTP subscriptions and graphql-ws (docs/subscriptions.md).
+ */
+export type SubscriptionLinxBatchesChangedArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter: LinxBatchFilter;
+};
+
 /** A transaction on a Financial Account (owned by another subgraph). */
 export type Transaction = {
   __typename?: 'Transaction';
@@ -961,6 +1042,7 @@ export type ResolversTypes = {
   OrderDirection: OrderDirection;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Transaction: ResolverTypeWrapper<EntityReferenceModel>;
   UpdateDocumentInput: UpdateDocumentInput;
   UpdateDocumentPayload: ResolverTypeWrapper<UpdateDocumentPayloadModelModel>;
@@ -1005,6 +1087,7 @@ export type ResolversParentTypes = {
   Mutation: Record<PropertyKey, never>;
   PageInfo: PageInfo;
   Query: Record<PropertyKey, never>;
+  Subscription: Record<PropertyKey, never>;
   Transaction: EntityReferenceModel;
   UpdateDocumentInput: UpdateDocumentInput;
   UpdateDocumentPayload: UpdateDocumentPayloadModelModel;
@@ -1229,6 +1312,13 @@ export type QueryResolvers<ContextType = GatewayContext, ParentType extends Reso
   linxBatches?: Resolver<Maybe<ResolversTypes['LinxBatchConnection']>, ParentType, ContextType, RequireFields<QueryLinxBatchesArgs, 'filter'>>;
 };
 
+export type SubscriptionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  documentAcceptancesAdded?: SubscriptionResolver<ResolversTypes['DocumentAcceptanceEdge'], "documentAcceptancesAdded", ParentType, ContextType, RequireFields<SubscriptionDocumentAcceptancesAddedArgs, 'financialAccountId'>>;
+  documentChanged?: SubscriptionResolver<ResolversTypes['Document'], "documentChanged", ParentType, ContextType, RequireFields<SubscriptionDocumentChangedArgs, 'id'>>;
+  exceptionsChanged?: SubscriptionResolver<ResolversTypes['ExceptionEdge'], "exceptionsChanged", ParentType, ContextType, Partial<SubscriptionExceptionsChangedArgs>>;
+  linxBatchesChanged?: SubscriptionResolver<ResolversTypes['LinxBatchEdge'], "linxBatchesChanged", ParentType, ContextType, RequireFields<SubscriptionLinxBatchesChangedArgs, 'filter'>>;
+};
+
 export type TransactionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Transaction'] = ResolversParentTypes['Transaction']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
@@ -1273,6 +1363,7 @@ export type Resolvers<ContextType = GatewayContext> = {
   Mutation?: MutationResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
   Transaction?: TransactionResolvers<ContextType>;
   UpdateDocumentPayload?: UpdateDocumentPayloadResolvers<ContextType>;
   UserError?: UserErrorResolvers<ContextType>;

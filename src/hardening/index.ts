@@ -9,8 +9,9 @@ import { webClientHeaders } from '../http/web-client-headers.ts';
 import { noIntrospection } from './introspection.ts';
 import { hideSuggestionsPlugin, limitValidationRules, parseOptions, queryLimitsPlugin } from './limits.ts';
 import { persistedQueries } from './persisted-queries.ts';
-import { loadTrustedDocuments, trustedDocumentsHandler, TrustedDocumentsError, type TrustedDocuments, type TrustedDocumentsPolicy } from './trusted-documents.ts';
+import { loadTrustedDocuments, trustedDocumentsCheck, trustedDocumentsHandler, TrustedDocumentsError, type TrustedDocuments, type TrustedDocumentsPolicy } from './trusted-documents.ts';
 import { wellFormedVariablesPlugin } from './unicode.ts';
+import type { SocketRequestCheck } from '../http/websocket.ts';
 
 export { tolerantCache } from './persisted-queries.ts';
 
@@ -32,6 +33,8 @@ export interface Hardening {
     /** Where a trusted-documents manifest is configured. */
     trustedDocuments: Stage | undefined;
   };
+  /** The trusted-documents check of a subscription sent over a WebSocket (outside the stages), where a manifest is configured. */
+  socketCheck: SocketRequestCheck | undefined;
   /** Releases the shared store of persisted queries, if any. */
   close(): Promise<void>;
 }
@@ -56,6 +59,9 @@ export async function setupHardening(config: Config, logger: Logger, observers: 
       persistedQueries: apq.option,
       allowBatchedHttpRequests: config.allowBatchedRequests,
     },
+    socketCheck: trusted
+      ? (trustedDocumentsCheck(trusted, { only: config.trustedDocuments!.only, echoChars: config.echoChars, logger, onRefusal: observers.onTrustedDocumentRefusal }) as SocketRequestCheck)
+      : undefined,
     stages: {
       webClientHeaders: webClientHeaders(config.cors),
       body: bodyStage(limits.bodyBytes, logger),

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Kind, parse } from 'graphql';
+import { GraphQLError, Kind, parse } from 'graphql';
 import type { Logger } from 'pino';
 import { clip } from '../client-text.ts';
 import { ErrorCode } from '../errors.ts';
@@ -248,5 +248,22 @@ export function trustedDocumentsHandler(documents: TrustedDocuments, { only, ech
     }
     withBody.body = Array.isArray(body) ? resolved : resolved[0];
     next();
+  };
+}
+
+/**
+ * The same manifest applied to a request that does not come through the front door's stages (a
+ * graphql-ws `subscribe` message): the request with its document's text, or the refusal, logged
+ * and counted as the stage's are.
+ */
+export function trustedDocumentsCheck(documents: TrustedDocuments, { only, echoChars, logger, onRefusal }: TrustedDocumentsPolicy): (request: Record<string, unknown>) => Record<string, unknown> | GraphQLError {
+  return (request) => {
+    const outcome = resolveTrustedDocument(documents, only, request, echoChars);
+    if (outcome.kind === 'refused') {
+      logger.info({ code: outcome.code, message: outcome.message }, 'trusted document refused');
+      onRefusal?.(outcome.code);
+      return new GraphQLError(outcome.message, { extensions: { code: outcome.code } });
+    }
+    return outcome.kind === 'resolved' ? outcome.request : request;
   };
 }

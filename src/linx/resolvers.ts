@@ -1,8 +1,10 @@
 import { listConnection } from '../connections/index.ts';
-import type { LinxBatchStatus, Resolvers } from '../generated/graphql.ts';
+import type { LinxBatchStatus, Resolvers, SubscriptionLinxBatchesChangedArgs } from '../generated/graphql.ts';
 import type { PlatformSchema } from '../platform/records.ts';
 import { enumMapping } from '../platform/values.ts';
 import { linxBatchList, linxQuery } from './api.ts';
+import { listFeedField } from '../subscriptions/index.ts';
+import { linxBatchFeed, linxBatchFeedQuery } from './feeds.ts';
 
 // Schema value → platform value; `satisfies` makes a missing or extra value a compile error.
 // The platform answers ACTIVE besides its filter values (openapi/platform.yaml).
@@ -24,4 +26,8 @@ const LinxBatch: Resolvers['LinxBatch'] = {
   status: (record) => statuses.fromPlatform(record.status, 'UNKNOWN'),
 };
 
-export const linxResolvers: Resolvers = { Query, LinxBatch };
+const Subscription: Resolvers['Subscription'] = {
+  linxBatchesChanged: listFeedField(linxBatchFeed, ({ filter }: SubscriptionLinxBatchesChangedArgs) => linxBatchFeedQuery(filter)),
+};
+
+export const linxResolvers: Resolvers = { Query, Subscription, LinxBatch };

@@ -3,6 +3,7 @@ import { clip } from '../client-text.ts';
 import { pagingFactsFor } from '../connections/paging-facts.ts';
 import type { PlatformHttp, UpstreamCallEvent } from '../platform/http.ts';
 import type { RequestSummary } from './request-summary.ts';
+import type { SubscriptionObserver, Transport } from '../subscriptions/index.ts';
 
 /** Numeric value of `upstream_breaker_state`: alerting rules compare against these. */
 const BREAKER_STATE_VALUE = { closed: 0, 'half-open': 1, open: 2, isolated: 2 } as const;
@@ -40,6 +41,8 @@ export interface GatewayMetrics {
   close(): void;
   /** A request refused by the trusted-documents check (TRUSTED_DOCUMENTS), by its error code. */
   recordTrustedDocumentRefusal(code: string): void;
+  /** Open subscriptions and their shared pollers, polls and events (src/subscriptions/). */
+  subscriptions: SubscriptionObserver;
 }
 
 /** How a refused request was keyed: its token's budget, its address's budget (no token), or its address's refused-token limit. */
@@ -57,6 +60,7 @@ export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxO
     registry,
     ...requests,
     ...refusals,
+    subscriptions: subscriptionMetrics(registry),
     recordUpstream: upstream,
     close() {
       stopPaging();
@@ -245,6 +249,27 @@ function refusalMetrics(registry: Registry): Pick<GatewayMetrics, 'recordRateLim
     recordTrustedDocumentRefusal(code) {
       trustedDocumentRefusals.inc({ code });
     },
+  };
+}
+
+/** Subscriptions: open ones by transport, the pollers they share, polls by outcome, events queued. Labels come from code only. */
+function subscriptionMetrics(registry: Registry): SubscriptionObserver {
+  const open = new Gauge({ name: 'subscriptions_open', help: 'Subscriptions open, by transport (sse, multipart, ws)', labelNames: ['transport'] as const, registers: [registry] });
+  for (const transport of ['sse', 'multipart', 'ws'] as const satisfies readonly Transport[]) open.set({ transport }, 0);
+  const pollers = new Gauge({ name: 'subscription_pollers', help: 'Pollers running: one per token, field and arguments, shared by its subscribers', registers: [registry] });
+  const polls = new Counter({
+    name: 'subscription_polls_total',
+    help: 'Polls of the platform by subscription pollers, by outcome: ok, skipped (the caller\'s budget was spent; nothing lost) or failed; received: the outcome of a poll another replica made (REDIS_URL)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const events = new Counter({ name: 'subscription_events_total', help: 'Events queued for subscribers (one per subscriber and change)', registers: [registry] });
+  return {
+    subscriptionOpened: (transport) => open.inc({ transport }),
+    subscriptionClosed: (transport) => open.dec({ transport }),
+    pollersChanged: (count) => pollers.set(count),
+    polled: (outcome) => polls.inc({ outcome }),
+    eventsQueued: (count) => events.inc(count),
   };
 }
 

@@ -58,6 +58,7 @@ const TOOLS: Record<string, string[]> = {
   'bench/relay-page-cost.ts': ['--rounds N', '--seconds S', '--rate R', '--profile DIR', '--only VARIANT'],
   'bench/compilation-cache-heap.ts': ['--documents N', '--kept N'],
   'bench/compiled-entry-heap.ts': ['--documents N'],
+  'bench/subscriptions.ts': ['--subscribers N', '--streams N', '--seconds S', '--poll-ms MS'],
   'bench/floor-gap.ts': ['--workloads LETTERS', '--rounds N', '--seconds S', '--connections N', '--profile DIR', '--verbose', '--baseline CHECKOUT', '--baseline-env NAME=VALUE'],
 };
 

@@ -66,7 +66,8 @@ export function watchOutput(stream: NodeJS.ReadableStream, exited?: Promise<unkn
 export function startGatewayProcess(env: Record<string, string>): GatewayProcess {
   const child = spawn(NODE, ['--disable-warning=ExperimentalWarning', 'dist/main.js'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ADMIN_PORT: '0', ...env },
+    // The embedded sandbox's live mode off unless a test asks for it: its records stay as seeded.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ADMIN_PORT: '0', SANDBOX_LIVE: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

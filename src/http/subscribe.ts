@@ -1,0 +1,135 @@
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import {
+  getOperationAST,
+  GraphQLError,
+  parse,
+  subscribe,
+  validate,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  type ParseOptions,
+  type ValidationRule,
+} from 'graphql';
+import { specifiedRules } from 'graphql';
+import { ErrorCode } from '../errors.ts';
+import type { GatewayContext } from '../context.ts';
+import type { Transport } from '../subscriptions/index.ts';
+
+/** A GraphQL request as every transport carries it (a POST body, a GET's parameters, a graphql-ws `subscribe` payload). */
+export interface SubscribeRequest {
+  query?: unknown;
+  variables?: unknown;
+  operationName?: unknown;
+  extensions?: unknown;
+}
+
+export interface SubscribePathOptions {
+  schema: GraphQLSchema;
+  /** The query limits' rules, run after graphql-js' own, as Apollo Server runs them for queries. */
+  validationRules: readonly ValidationRule[];
+  parseOptions?: ParseOptions;
+  /** The subscribing request's context: a query's (createContext) with its subscription session; `req` when it came through the front door's stages. */
+  context(headers: IncomingHttpHeaders, transport: Transport, req?: IncomingMessage): GatewayContext;
+  /** The one error shaper (format-error.ts): codes, request ids, clipped echoes. */
+  formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
+}
+
+/** A request prepared to run, or the answer refusing it. */
+export type Prepared = { args: ExecutionArgs } | { refused: ExecutionResult };
+
+/**
+ * The one way a subscription runs, whatever its transport (sse.ts, multipart.ts, websocket.ts): the
+ * document parsed with the query limits' parse options, validated with graphql-js' rules and the
+ * query limits', run with a query's context plus the subscription session, each result's errors
+ * shaped by the one error shaper. Trusted documents and the admission are the front door's stages
+ * before it on HTTP, and the WebSocket adapter's on a socket.
+ */
+export class SubscribePath {
+  readonly #options: SubscribePathOptions;
+  readonly #rules: readonly ValidationRule[];
+  /** Documents parsed by `isSubscription` for the `prepare` right after it, by request object. */
+  readonly #parsed = new WeakMap<object, DocumentNode | GraphQLError>();
+
+  constructor(options: SubscribePathOptions) {
+    this.#options = options;
+    this.#rules = [...specifiedRules, ...options.validationRules];
+  }
+
+  #parse(request: SubscribeRequest): DocumentNode | GraphQLError {
+    let parsed = this.#parsed.get(request);
+    if (parsed !== undefined) return parsed;
+    if (typeof request.query !== 'string') {
+      parsed = new GraphQLError('Send the operation as `query` (a string), or a trusted document\'s id', { extensions: { code: ErrorCode.BAD_REQUEST } });
+    } else {
+      try {
+        parsed = parse(request.query, this.#options.parseOptions);
+      } catch (error) {
+        parsed = error instanceof GraphQLError ? new GraphQLError(error.message, { extensions: { code: ErrorCode.GRAPHQL_PARSE_FAILED } }) : new GraphQLError(String(error));
+      }
+    }
+    this.#parsed.set(request, parsed);
+    return parsed;
+  }
+
+  /** Whether the request names a subscription (a document that does not parse is not one: the query path answers it). */
+  isSubscription(request: SubscribeRequest): boolean {
+    const document = this.#parse(request);
+    if (document instanceof GraphQLError) return false;
+    const name = typeof request.operationName === 'string' ? request.operationName : undefined;
+    return getOperationAST(document, name)?.operation === 'subscription';
+  }
+
+  prepare(request: SubscribeRequest, headers: IncomingHttpHeaders, transport: Transport, req?: IncomingMessage): Prepared {
+    const document = this.#parse(request);
+    if (document instanceof GraphQLError) return { refused: this.format({ errors: [document] }) };
+    const operationName = typeof request.operationName === 'string' ? request.operationName : undefined;
+    if (getOperationAST(document, operationName)?.operation !== 'subscription') {
+      return { refused: this.format({ errors: [new GraphQLError('Only subscriptions run here; send queries and mutations to /graphql over plain HTTP', { extensions: { code: ErrorCode.BAD_REQUEST } })] }) };
+    }
+    const errors = validate(this.#options.schema, document, this.#rules);
+    if (errors.length > 0) {
+      return { refused: this.format({ errors: errors.map((error) => new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED, ...error.extensions } })) }) };
+    }
+    const variables = request.variables;
+    if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) {
+      return { refused: this.format({ errors: [new GraphQLError('`variables` must be a JSON object', { extensions: { code: ErrorCode.BAD_REQUEST } })] }) };
+    }
+    return {
+      args: {
+        schema: this.#options.schema,
+        document,
+        operationName,
+        variableValues: (variables ?? undefined) as Record<string, unknown> | undefined,
+        contextValue: this.#options.context(headers, transport, req),
+      },
+    };
+  }
+
+  /** Runs a prepared subscription: its stream of results, or the one result refusing it (bad arguments, limits: before any platform call). */
+  async run(args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+    const result = await subscribe(args);
+    if (!(Symbol.asyncIterator in result)) return this.format(result);
+    const format = (value: ExecutionResult) => this.format(value);
+    const source = result;
+    const formatted: AsyncIterableIterator<ExecutionResult> = {
+      next: async () => {
+        const next = await source.next();
+        return next.done ? next : { done: false, value: format(next.value) };
+      },
+      return: async () => (await source.return?.()) ?? { done: true, value: undefined },
+      throw: async (error: unknown) => (await source.throw?.(error)) ?? { done: true, value: undefined },
+      [Symbol.asyncIterator]: () => formatted,
+    };
+    return formatted;
+  }
+
+  /** A result with its errors in the gateway's shape. */
+  format(result: ExecutionResult): ExecutionResult {
+    if (result.errors === undefined || result.errors.length === 0) return result;
+    const formatted = result.errors.map((error) => this.#options.formatError(error.toJSON(), error));
+    return { ...result, errors: formatted as unknown as GraphQLError[] };
+  }
+}

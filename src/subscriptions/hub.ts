@@ -1,0 +1,239 @@
+import { GraphQLError } from 'graphql';
+import type { Logger } from 'pino';
+import { CursorCaller } from '../connections/caller.ts';
+import { ErrorCode } from '../errors.ts';
+import { queryString, type PlatformClient, type Query } from '../platform/client.ts';
+import { pathSegment } from '../platform/client.ts';
+import { canonicalAuthorization, parseCaller } from '../request/caller-token.ts';
+import { REAL_CLOCK, type PollClock } from './clock.ts';
+import { feedBinding, openFeedCursor } from './feed-cursor.ts';
+import type { ListFeed, RecordFeed } from './feeds.ts';
+import { ListPoller, RecordPoller, type Poller, type PollerHost, type PollIdentity } from './poller.ts';
+import { ALONE, type FeedShare } from './share.ts';
+import { Subscriber, type FeedEvent } from './subscriber.ts';
+
+/** The transports a subscription arrives by (labels of the metrics and log lines). */
+export type Transport = 'sse' | 'multipart' | 'ws';
+
+interface SubscriptionLimits {
+  /** SUBSCRIPTION_POLL_MS. */
+  pollMs: number;
+  /** SUBSCRIPTIONS_PER_TOKEN. */
+  perToken: number;
+  /** MAX_SUBSCRIPTIONS. */
+  max: number;
+  /** Events waiting for one subscriber before it is dropped. */
+  queueLimit: number;
+}
+
+/** Events queued for a subscriber that does not read, past which it is dropped. */
+export const SUBSCRIBER_QUEUE_LIMIT = 1_000;
+
+/** What the operators' metrics count (src/observability/metrics.ts implements it). */
+export interface SubscriptionObserver {
+  subscriptionOpened(transport: Transport): void;
+  subscriptionClosed(transport: Transport): void;
+  pollersChanged(count: number): void;
+  /** A poll made here (`ok`, `skipped`, `failed`), or the outcome of one another replica made (`received`). */
+  polled(outcome: 'ok' | 'skipped' | 'failed' | 'received'): void;
+  eventsQueued(count: number): void;
+}
+
+export interface SubscriptionHubOptions {
+  limits: SubscriptionLimits;
+  /** A platform client for one poll of `identity`, on the path of a query's calls (server.ts builds it). */
+  client(identity: PollIdentity): PlatformClient;
+  logger: Logger;
+  clock?: PollClock;
+  observer?: SubscriptionObserver;
+  /** With several replicas sharing Redis, one poller per feed across them all (redis-share.ts); alone by default. */
+  share?: FeedShare;
+}
+
+/** One subscribing request: the hub, who asks (undefined without a bearer token) and by which transport. */
+export interface SubscriptionSession {
+  readonly hub: SubscriptionHub;
+  readonly identity: PollIdentity | undefined;
+  readonly transport: Transport;
+  /** Told when the platform refused the session's token: its HTTP request's admission keeps the address's refused-token unit spent, as a query's does. */
+  readonly tokenRefused?: () => void;
+}
+
+/** The session of a request with this Authorization header. */
+export function subscriptionSession(hub: SubscriptionHub, authorization: string | undefined, transport: Transport, tokenRefused?: () => void): SubscriptionSession {
+  const caller = parseCaller(authorization);
+  const identity = caller.token === undefined || caller.key === undefined
+    ? undefined
+    : { authorization: canonicalAuthorization(caller.token), tokenKey: caller.key, caller: new CursorCaller(caller) };
+  return { hub, identity, transport, tokenRefused };
+}
+
+function refused(message: string, limit: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: ErrorCode.RATE_LIMITED, limit } });
+}
+
+/**
+ * Every subscription of the process, and the pollers they share: one per token, field and
+ * normalised arguments (the platform query the feed reads), created by the first subscriber and
+ * stopped by the last (poller.ts). Counts the open subscriptions per token and in all, and refuses
+ * past SUBSCRIPTIONS_PER_TOKEN and MAX_SUBSCRIPTIONS before anything is polled. Logs one line when
+ * a subscription starts and one when it ends, none per event.
+ */
+export class SubscriptionHub {
+  readonly #options: SubscriptionHubOptions;
+  readonly #clock: PollClock;
+  readonly #pollers = new Map<string, Poller>();
+  readonly #perToken = new Map<string, number>();
+  /** Every open subscriber, with the session it came in. */
+  readonly #open = new Map<Subscriber, SubscriptionSession>();
+  readonly #host: PollerHost;
+  readonly #share: FeedShare;
+  /** The stop of each running poller's reception of the other replicas' outcomes. */
+  readonly #listening = new Map<Poller, () => void>();
+  #closing = false;
+
+  constructor(options: SubscriptionHubOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? REAL_CLOCK;
+    const observer = options.observer;
+    this.#share = options.share ?? ALONE;
+    this.#host = {
+      share: this.#share,
+      clock: this.#clock,
+      pollMs: options.limits.pollMs,
+      client: options.client,
+      tokenRefused: (tokenKey, error) => this.#tokenRefused(tokenKey, error),
+      stopped: (poller) => {
+        this.#listening.get(poller)?.();
+        this.#listening.delete(poller);
+        if (this.#pollers.get(poller.key) === poller) this.#pollers.delete(poller.key);
+        observer?.pollersChanged(this.#pollers.size);
+      },
+      polled: (outcome, events) => {
+        observer?.polled(outcome);
+        if (events > 0) observer?.eventsQueued(events);
+      },
+      overflow: () => new GraphQLError(`This subscriber fell more than ${options.limits.queueLimit} events behind and was dropped; subscribe again with the last cursor received`, {
+        extensions: { code: ErrorCode.RATE_LIMITED, limit: 'SUBSCRIBER_QUEUE' },
+      }),
+    };
+  }
+
+  /** Open subscriptions, every token together. */
+  get open(): number {
+    return this.#open.size;
+  }
+
+  /** Pollers running. */
+  get pollers(): number {
+    return this.#pollers.size;
+  }
+
+  /** The poller of this key, for tests that drive a manual clock. */
+  poller(key: string): Poller | undefined {
+    return this.#pollers.get(key);
+  }
+
+  /** A feed over a list: refuses bad arguments, a foreign cursor and a caller over its limits before any platform call. */
+  openList<R extends { readonly id: string }>(session: SubscriptionSession, feed: ListFeed<R>, query: Query, after: string | null | undefined): Subscriber {
+    const identity = this.#identity(session);
+    const normalised = queryString(query);
+    const binding = feedBinding(feed.field, normalised);
+    const position = after == null ? undefined : openFeedCursor(after, binding, identity.caller);
+    const key = `${identity.tokenKey}\0${feed.field}\0${normalised}`;
+    const joined: { poller?: Poller } = {};
+    const subscriber = this.#admit(session, identity, feed.field, joined);
+    let poller = this.#pollers.get(key) as ListPoller<R> | undefined;
+    const created = poller === undefined;
+    poller ??= new ListPoller(key, identity, this.#host, feed, query, binding);
+    joined.poller = poller;
+    poller.join(subscriber, position);
+    if (created) this.#run(poller);
+    return subscriber;
+  }
+
+  /** A feed over one record (by its id, checked before any platform call). */
+  openRecord<R, V>(session: SubscriptionSession, feed: RecordFeed<R, V>, id: string): Subscriber {
+    const identity = this.#identity(session);
+    pathSegment(id);
+    const key = `${identity.tokenKey}\0${feed.field}\0${id}`;
+    const joined: { poller?: Poller } = {};
+    const subscriber = this.#admit(session, identity, feed.field, joined);
+    let poller = this.#pollers.get(key) as RecordPoller<R> | undefined;
+    const created = poller === undefined;
+    poller ??= new RecordPoller(key, identity, this.#host, feed, id);
+    joined.poller = poller;
+    poller.join(subscriber);
+    if (created) this.#run(poller);
+    return subscriber;
+  }
+
+  /**
+   * Ends every subscription (graceful stop): each stream completes at once, no poller runs afterwards
+   * and their leases go to the other replicas; resolves once the shared store is closed.
+   */
+  close(): Promise<void> {
+    this.#closing = true;
+    for (const subscriber of [...this.#open.keys()]) subscriber.end();
+    for (const poller of [...this.#pollers.values()]) poller.stop();
+    return this.#share.close();
+  }
+
+  #identity(session: SubscriptionSession): PollIdentity {
+    if (session.identity === undefined) {
+      throw new GraphQLError('Send the platform access token as "Authorization: Bearer <token>" (graphql-ws: in connectionParams)', { extensions: { code: ErrorCode.UNAUTHENTICATED } });
+    }
+    if (this.#closing) throw new GraphQLError('The gateway is stopping: subscribe again, elsewhere, with the last cursor received', { extensions: { code: ErrorCode.UPSTREAM_BUSY } });
+    return session.identity;
+  }
+
+  /** Counts a new subscriber in, or refuses it; `joined` names the poller it leaves when it ends. */
+  #admit(session: SubscriptionSession, identity: PollIdentity, field: string, joined: { poller?: Poller }): Subscriber {
+    const { limits, logger, observer } = this.#options;
+    if (this.#open.size >= limits.max) throw refused(`This gateway has ${limits.max} subscriptions open, as many as it serves: retry later`, 'MAX_SUBSCRIPTIONS');
+    const mine = this.#perToken.get(identity.tokenKey) ?? 0;
+    if (mine >= limits.perToken) throw refused(`This token has ${limits.perToken} subscriptions open, as many as one token may: close one before opening another`, 'SUBSCRIPTIONS_PER_TOKEN');
+    this.#perToken.set(identity.tokenKey, mine + 1);
+    const startedAt = this.#clock.now();
+    const subscriber = new Subscriber(limits.queueLimit, () => {
+      this.#open.delete(subscriber);
+      const left = (this.#perToken.get(identity.tokenKey) ?? 1) - 1;
+      if (left > 0) this.#perToken.set(identity.tokenKey, left);
+      else this.#perToken.delete(identity.tokenKey);
+      joined.poller?.leave(subscriber);
+      observer?.subscriptionClosed(session.transport);
+      logger.info({ field, transport: session.transport, durationMs: this.#clock.now() - startedAt, open: this.#open.size }, 'subscription ended');
+    });
+    this.#open.set(subscriber, session);
+    observer?.subscriptionOpened(session.transport);
+    logger.info({ field, transport: session.transport, open: this.#open.size }, 'subscription started');
+    return subscriber;
+  }
+
+  #run(poller: Poller): void {
+    this.#pollers.set(poller.key, poller);
+    this.#listening.set(poller, this.#share.listen(poller.key, (outcome) => poller.receive(outcome)));
+    this.#options.observer?.pollersChanged(this.#pollers.size);
+    poller.start();
+  }
+
+  /** `error` is the platform's UNAUTHENTICATED, ending every subscription of the token. */
+  #tokenRefused(tokenKey: string, error: GraphQLError): void {
+    for (const session of this.#open.values()) if (session.identity?.tokenKey === tokenKey) session.tokenRefused?.();
+    for (const poller of [...this.#pollers.values()]) if (poller.identity.tokenKey === tokenKey) poller.endAll(error);
+  }
+}
+
+/** The refusal of a subscription sent where no stream can carry it (a plain JSON request, which Apollo Server executes like a query). */
+export function noStreamError(): GraphQLError {
+  return new GraphQLError('Subscriptions need a streaming transport: GraphQL over SSE (Accept: text/event-stream), multipart HTTP (Accept: multipart/mixed;subscriptionSpec="1.0") or graphql-ws', {
+    extensions: { code: ErrorCode.BAD_REQUEST },
+  });
+}
+
+/** What a Subscription field resolves each event to: its value, or its error (no event at all: it ran as a query). */
+export function resolveEvent(event: FeedEvent | undefined): unknown {
+  if (event === undefined || event === null) throw noStreamError();
+  if ('error' in event) throw event.error;
+  return event.value;
+}

@@ -1,0 +1,363 @@
+import { GraphQLError } from 'graphql';
+import type { CursorCaller } from '../connections/caller.ts';
+import { platformTimestampMillis } from '../date-time.ts';
+import { ErrorCode } from '../errors.ts';
+import type { PlatformClient, Query } from '../platform/client.ts';
+import { CallNotSent } from '../platform/upstream-call.ts';
+import type { PollClock } from './clock.ts';
+import { isAfter, sealFeedCursor, type FeedPosition } from './feed-cursor.ts';
+import type { ListFeed, RecordFeed } from './feeds.ts';
+import type { Subscriber } from './subscriber.ts';
+import type { FeedShare } from './share.ts';
+
+/** Records a feed reads per page. */
+const FEED_PAGE_SIZE = 50;
+/**
+ * Pages one poll reads at most: a further page is read only while a whole page is newer than the
+ * oldest subscriber's position, so one poll sees at most 200 changes; past that, in one interval,
+ * the oldest of them are not sent (docs/subscriptions.md).
+ */
+const MAX_FEED_PAGES = 4;
+/** Failing polls in a row after which subscribers are told (a non-final error event), and again every as many. */
+const FAILING_POLLS_TOLD = 5;
+
+/** Who a poller polls as: one token, never shared with another. */
+export interface PollIdentity {
+  /** `Bearer <token>`, in its one spelling. */
+  readonly authorization: string;
+  /** The token's key (SHA-256): the pollers and counts are per token. */
+  readonly tokenKey: string;
+  readonly caller: CursorCaller;
+}
+
+/** What a poller needs from its owner (the hub). */
+export interface PollerHost {
+  readonly clock: PollClock;
+  readonly pollMs: number;
+  /** A platform client for one poll, on the normal path of a query's calls (token gate, budget draw, breaker, retries). */
+  client(identity: PollIdentity): PlatformClient;
+  /** The platform refused the token: every subscription of it ends. */
+  tokenRefused(tokenKey: string, error: GraphQLError): void;
+  /** The last subscriber left. */
+  stopped(poller: Poller): void;
+  /** A poll was made (`outcome`; `received`: another replica made it), and `events` were queued. */
+  polled(outcome: 'ok' | 'skipped' | 'failed' | 'received', events: number): void;
+  /** A subscriber queue overflowed. */
+  overflow(): GraphQLError;
+  /** With several replicas: which one polls each feed, and how its outcomes reach the others (share.ts). */
+  readonly share: FeedShare;
+}
+
+/**
+ * What one poll found, as the replica that polled hands it to the others (JSON): the data read
+ * (a list feed's records, a record feed's record), a poll the budget did not pay, or a failure
+ * with its error (`ended`: the feed is over; `refused`: the platform refused the token).
+ */
+export type PollOutcome =
+  | { readonly kind: 'data'; readonly data: unknown; readonly at: number }
+  | { readonly kind: 'skipped' }
+  | { readonly kind: 'failed' | 'ended' | 'refused'; readonly error: { readonly message: string; readonly extensions: Record<string, unknown> } };
+
+function codeOf(error: unknown): { error: GraphQLError; code: string | undefined } {
+  const answer = error instanceof CallNotSent ? error.answer : error;
+  if (answer instanceof GraphQLError) return { error: answer, code: answer.extensions.code as string | undefined };
+  return { error: new GraphQLError('The platform could not be read', { extensions: { code: ErrorCode.UPSTREAM_ERROR } }), code: undefined };
+}
+
+/**
+ * One poll loop shared by every subscriber of one token, field and normalised arguments: created by
+ * the first subscriber (its first poll at once), counted by each, stopped by the last to leave.
+ * Polls never overlap: the next is scheduled when one ends. A poll the budget cannot pay is skipped
+ * and loses nothing (positions do not move); a failing one is retried at the next interval, and
+ * subscribers are told once FAILING_POLLS_TOLD polls in a row have failed; the platform's 401 ends
+ * every subscription of the token; a final error (a missing document) ends this poller's.
+ */
+export abstract class Poller {
+  readonly key: string;
+  readonly identity: PollIdentity;
+  protected readonly host: PollerHost;
+  #cancel: (() => void) | undefined;
+  #stopped = false;
+  #failures = 0;
+
+  constructor(key: string, identity: PollIdentity, host: PollerHost) {
+    this.key = key;
+    this.identity = identity;
+    this.host = host;
+  }
+
+  abstract get size(): number;
+  /** Reads the platform: what the feed's subscribers may need of it now, as JSON-safe data. */
+  protected abstract read(platform: PlatformClient): Promise<unknown>;
+  /** Queues what `data` (read at `at`) holds for each subscriber; returns the events queued. */
+  protected abstract apply(data: unknown, at: number): number;
+  protected abstract subscribers(): Iterable<Subscriber>;
+  protected abstract forget(subscriber: Subscriber): void;
+
+  protected schedule(ms: number): void {
+    if (this.#stopped) return;
+    this.#cancel = this.host.clock.setTimer(ms, () => {
+      this.#cancel = undefined;
+      void this.tick();
+    });
+  }
+
+  /**
+   * One interval: this replica polls when it holds the feed's lease (always, with no shared store)
+   * and hands the outcome to the other replicas; else they hand theirs to it (`receive`). Resolves
+   * once the outcome's events are queued. Exposed for tests driving a manual clock.
+   */
+  async tick(): Promise<void> {
+    if (this.#stopped) return;
+    if (await this.host.share.lead(this.key, 2 * this.host.pollMs)) {
+      const outcome = await this.#poll();
+      if (this.#stopped) return;
+      this.host.share.publish(this.key, outcome);
+      if (!this.#take(outcome, true)) return;
+    }
+    this.schedule(this.host.pollMs);
+  }
+
+  /** An outcome another replica polled. */
+  receive(outcome: PollOutcome): void {
+    if (!this.#stopped) this.#take(outcome, false);
+  }
+
+  async #poll(): Promise<PollOutcome> {
+    try {
+      const data = await this.read(this.host.client(this.identity));
+      return { kind: 'data', data, at: this.host.clock.now() };
+    } catch (thrown) {
+      const { error, code } = codeOf(thrown);
+      const shape = { message: error.message, extensions: { ...error.extensions } };
+      if (code === ErrorCode.RATE_LIMITED) return { kind: 'skipped' };
+      if (code === ErrorCode.UNAUTHENTICATED) return { kind: 'refused', error: shape };
+      if (code === ErrorCode.NOT_FOUND || code === ErrorCode.FORBIDDEN || code === ErrorCode.BAD_USER_INPUT) return { kind: 'ended', error: shape };
+      return { kind: 'failed', error: shape };
+    }
+  }
+
+  /** Applies an outcome; false when the feed is over. `polled`: this replica made the poll (metrics count polls where they are made). */
+  #take(outcome: PollOutcome, polled: boolean): boolean {
+    switch (outcome.kind) {
+      case 'data': {
+        const events = this.apply(outcome.data, outcome.at);
+        this.#failures = 0;
+        this.host.polled(polled ? 'ok' : 'received', events);
+        return true;
+      }
+      case 'skipped':
+        if (polled) this.host.polled('skipped', 0);
+        return true;
+      case 'refused':
+        if (polled) this.host.polled('failed', 0);
+        this.host.tokenRefused(this.identity.tokenKey, new GraphQLError(outcome.error.message, { extensions: outcome.error.extensions }));
+        return false;
+      case 'ended':
+        if (polled) this.host.polled('failed', 0);
+        this.endAll(new GraphQLError(outcome.error.message, { extensions: outcome.error.extensions }));
+        return false;
+      case 'failed': {
+        if (polled) this.host.polled('failed', 0);
+        this.#failures += 1;
+        if (this.#failures % FAILING_POLLS_TOLD === 0) {
+          const told = new GraphQLError(`${outcome.error.message} (the last ${this.#failures} polls failed; the subscription goes on and retries every interval)`, {
+            extensions: { ...outcome.error.extensions, failedPolls: this.#failures },
+          });
+          for (const subscriber of this.subscribers()) subscriber.push({ error: told, final: false }, () => this.host.overflow());
+        }
+        return true;
+      }
+    }
+  }
+
+  /** Ends every subscriber with `error` (final). */
+  endAll(error: GraphQLError): void {
+    for (const subscriber of [...this.subscribers()]) subscriber.end({ error, final: true });
+    this.stop();
+  }
+
+  /** A subscriber left (its stream closed, or it ended). */
+  leave(subscriber: Subscriber): void {
+    this.forget(subscriber);
+    if (this.size === 0) this.stop();
+  }
+
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.host.share.release(this.key);
+    this.#cancel?.();
+    this.#cancel = undefined;
+    this.host.stopped(this);
+  }
+
+  get stoppedNow(): boolean {
+    return this.#stopped;
+  }
+
+  /** Starts the loop: the first poll at once. */
+  start(): void {
+    this.schedule(0);
+  }
+}
+
+interface ListMember {
+  /** Where this subscriber stands; undefined until the first poll says where the list's head is. */
+  position: FeedPosition | undefined;
+}
+
+/** A feed over a list: each record that changed after each subscriber's position, oldest first, with its cursor. */
+export class ListPoller<R extends { readonly id: string }> extends Poller {
+  readonly #feed: ListFeed<R>;
+  readonly #query: Query;
+  readonly #binding: Buffer;
+  readonly #members = new Map<Subscriber, ListMember>();
+  /** The list's newest (time, id) at the last poll: where a subscriber without a cursor starts. */
+  #head: FeedPosition | undefined;
+
+  constructor(key: string, identity: PollIdentity, host: PollerHost, feed: ListFeed<R>, query: Query, binding: Buffer) {
+    super(key, identity, host);
+    this.#feed = feed;
+    this.#query = query;
+    this.#binding = binding;
+  }
+
+  get size(): number {
+    return this.#members.size;
+  }
+
+  protected subscribers(): Iterable<Subscriber> {
+    return this.#members.keys();
+  }
+
+  protected forget(subscriber: Subscriber): void {
+    this.#members.delete(subscriber);
+  }
+
+  /** A subscriber from `after` (a cursor's position), else from the list's head as the poller last saw it, or as its next poll sees it. */
+  join(subscriber: Subscriber, after: FeedPosition | undefined): void {
+    this.#members.set(subscriber, { position: after ?? this.#head });
+  }
+
+  #positionOf(record: R): FeedPosition | undefined {
+    const time = this.#feed.time(record);
+    const ms = time == null ? null : platformTimestampMillis(time);
+    return ms === null ? undefined : { ms, id: record.id };
+  }
+
+  /** The records newer than the oldest subscriber's position (or the head, when none has one yet): whole pages, at most MAX_FEED_PAGES. */
+  protected async read(platform: PlatformClient): Promise<readonly R[]> {
+    let oldest: FeedPosition | undefined;
+    for (const member of this.#members.values()) {
+      if (member.position !== undefined && (oldest === undefined || isAfter(oldest, member.position))) oldest = member.position;
+    }
+    const records: R[] = [];
+    for (let index = 0; index < MAX_FEED_PAGES; index++) {
+      const page = await this.#feed.page(platform, this.#query, index, FEED_PAGE_SIZE);
+      let wholePageNewer = page.length === FEED_PAGE_SIZE;
+      for (const record of page) {
+        records.push(record);
+        const position = this.#positionOf(record);
+        if (oldest === undefined || position === undefined || !isAfter(position, oldest)) wholePageNewer = false;
+      }
+      if (!wholePageNewer) break;
+    }
+    return records;
+  }
+
+  protected apply(data: unknown): number {
+    const seen: { record: R; position: FeedPosition }[] = [];
+    for (const record of data as readonly R[]) {
+      const position = this.#positionOf(record);
+      if (position !== undefined) seen.push({ record, position });
+    }
+    // Oldest change first; equal times by id, the order positions compare in.
+    seen.sort((a, b) => (isAfter(a.position, b.position) ? 1 : isAfter(b.position, a.position) ? -1 : 0));
+    const newest = seen.at(-1)?.position;
+    if (newest !== undefined && (this.#head === undefined || isAfter(newest, this.#head))) this.#head = newest;
+
+    let events = 0;
+    // One cursor per record, whoever receives it: a position names the record, not the subscriber.
+    const cursors = new Map<R, string>();
+    for (const [subscriber, member] of this.#members) {
+      if (member.position === undefined) {
+        member.position = this.#head;
+        continue;
+      }
+      for (const { record, position } of seen) {
+        if (!isAfter(position, member.position)) continue;
+        let cursor = cursors.get(record);
+        if (cursor === undefined) {
+          cursor = sealFeedCursor(this.#binding, this.identity.caller, position);
+          cursors.set(record, cursor);
+        }
+        if (!subscriber.push({ value: { cursor, node: record } }, () => this.host.overflow())) break;
+        member.position = position;
+        events += 1;
+      }
+    }
+    return events;
+  }
+}
+
+interface RecordMember {
+  /** The fingerprint of the record last sent to this subscriber. */
+  sent: string | undefined;
+}
+
+/** A feed over one record: the record now, then each time it changes. */
+export class RecordPoller<R> extends Poller {
+  readonly #feed: RecordFeed<R, unknown>;
+  readonly #id: string;
+  readonly #members = new Map<Subscriber, RecordMember>();
+  /** The record at the last poll, with its fingerprint and when it was received. */
+  #last: { record: R; fingerprint: string; receivedAt: number } | undefined;
+
+  constructor(key: string, identity: PollIdentity, host: PollerHost, feed: RecordFeed<R, unknown>, id: string) {
+    super(key, identity, host);
+    this.#feed = feed;
+    this.#id = id;
+  }
+
+  get size(): number {
+    return this.#members.size;
+  }
+
+  protected subscribers(): Iterable<Subscriber> {
+    return this.#members.keys();
+  }
+
+  protected forget(subscriber: Subscriber): void {
+    this.#members.delete(subscriber);
+  }
+
+  /** A subscriber gets the record at once when the poller has it (read within the last interval), else at the next poll. */
+  join(subscriber: Subscriber): void {
+    const member: RecordMember = { sent: undefined };
+    this.#members.set(subscriber, member);
+    const last = this.#last;
+    if (last !== undefined && subscriber.push({ value: this.#feed.value(last.record, last.receivedAt) }, () => this.host.overflow())) member.sent = last.fingerprint;
+  }
+
+  protected read(platform: PlatformClient): Promise<unknown> {
+    return this.#feed.read(platform, this.#id);
+  }
+
+  protected apply(data: unknown, receivedAt: number): number {
+    const record = data as R;
+    const fingerprint = this.#feed.fingerprint(record);
+    this.#last = { record, fingerprint, receivedAt };
+    let events = 0;
+    let value: unknown;
+    for (const [subscriber, member] of this.#members) {
+      if (member.sent === fingerprint) continue;
+      value ??= this.#feed.value(record, receivedAt);
+      if (subscriber.push({ value }, () => this.host.overflow())) {
+        member.sent = fingerprint;
+        events += 1;
+      }
+    }
+    return events;
+  }
+}

@@ -1,0 +1,116 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { PollOutcome } from './poller.ts';
+import type { FeedShare } from './share.ts';
+
+/** The commands of node-redis this uses (its client and the duplicate it subscribes on). */
+interface RedisClient {
+  connect(): Promise<unknown>;
+  duplicate(): RedisClient;
+  sendCommand<T = unknown>(args: string[]): Promise<T>;
+  publish(channel: string, message: string): Promise<number>;
+  subscribe(channel: string, listener: (message: string) => void): Promise<void>;
+  unsubscribe(channel: string, listener?: (message: string) => void): Promise<void>;
+  on(event: 'error', listener: (error: unknown) => void): unknown;
+  close(): Promise<void>;
+  destroy(): void;
+  readonly isReady: boolean;
+}
+
+/** Takes the lease when it is free or already this replica's, for PX milliseconds: 1 when held, 0 when another replica holds it. */
+const LEAD = `local holder = redis.call('GET', KEYS[1])
+if holder == false or holder == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+return 0`;
+
+/** Gives the lease up, only when this replica holds it. */
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+/** The Redis names of a feed: its poller key (a token's key, a field, a query) hashed, so neither holds client text. */
+function names(key: string): { lease: string; channel: string } {
+  const hash = createHash('sha256').update(key).digest('base64url');
+  return { lease: `gateway-feed-lease:${hash}`, channel: `gateway-feed:${hash}` };
+}
+
+/**
+ * One poller per feed across every replica on one Redis (REDIS_URL): the replica whose poller takes
+ * a feed's lease (SET … PX, renewed by each of its polls) polls, and publishes each poll's outcome
+ * on the feed's channel; the others' pollers apply what they receive to their own subscribers. The
+ * lease lasts two intervals: when the polling replica dies, another one's next tick after that
+ * takes it and polls from its own subscribers' places, so no change is missed. A replica that
+ * cannot reach Redis polls for itself (as it would alone): subscribers are served either way.
+ */
+export class RedisFeedShare implements FeedShare {
+  readonly #client: RedisClient;
+  readonly #subscriber: RedisClient;
+  readonly #logger: Logger;
+  /** This replica, in the lease and in each message, so it ignores its own. */
+  readonly #replica = randomBytes(9).toString('base64url');
+  #warnedAt = 0;
+
+  private constructor(client: RedisClient, subscriber: RedisClient, logger: Logger) {
+    this.#client = client;
+    this.#subscriber = subscriber;
+    this.#logger = logger;
+  }
+
+  static async connect(url: string, logger: Logger): Promise<RedisFeedShare> {
+    const { createClient } = await import('@redis/client');
+    const client = createClient({ url, disableOfflineQueue: true, socket: { reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) } }) as unknown as RedisClient;
+    const subscriber = client.duplicate();
+    const share = new RedisFeedShare(client, subscriber, logger);
+    client.on('error', (error) => share.#warn(error));
+    subscriber.on('error', (error) => share.#warn(error));
+    await Promise.all([client.connect(), subscriber.connect()]).catch((error: unknown) => share.#warn(error));
+    return share;
+  }
+
+  #warn(error: unknown): void {
+    const now = Date.now();
+    if (now - this.#warnedAt < 10_000) return;
+    this.#warnedAt = now;
+    this.#logger.warn({ err: error }, 'subscriptions: the shared Redis (REDIS_URL) failed; this replica polls its feeds itself meanwhile');
+  }
+
+  async lead(key: string, ttlMs: number): Promise<boolean> {
+    if (!this.#client.isReady) return true;
+    try {
+      return (await this.#client.sendCommand<number>(['EVAL', LEAD, '1', names(key).lease, this.#replica, String(ttlMs)])) === 1;
+    } catch (error) {
+      this.#warn(error);
+      return true;
+    }
+  }
+
+  publish(key: string, outcome: PollOutcome): void {
+    if (!this.#client.isReady) return;
+    this.#client.publish(names(key).channel, JSON.stringify({ from: this.#replica, outcome })).catch((error: unknown) => this.#warn(error));
+  }
+
+  listen(key: string, receive: (outcome: PollOutcome) => void): () => void {
+    const { channel } = names(key);
+    const listener = (message: string) => {
+      let parsed: { from?: unknown; outcome?: PollOutcome };
+      try {
+        parsed = JSON.parse(message) as typeof parsed;
+      } catch {
+        return;
+      }
+      if (parsed.from !== this.#replica && parsed.outcome !== undefined) receive(parsed.outcome);
+    };
+    this.#subscriber.subscribe(channel, listener).catch((error: unknown) => this.#warn(error));
+    return () => void this.#subscriber.unsubscribe(channel, listener).catch((error: unknown) => this.#warn(error));
+  }
+
+  release(key: string): void {
+    if (!this.#client.isReady) return;
+    this.#client.sendCommand(['EVAL', RELEASE, '1', names(key).lease, this.#replica]).catch((error: unknown) => this.#warn(error));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.#client, this.#subscriber].map((client) => (client.isReady ? client.close().catch(() => client.destroy()) : client.destroy())));
+  }
+}

@@ -1,0 +1,27 @@
+import type { PollOutcome } from './poller.ts';
+
+/**
+ * Which replica polls each feed, and how its outcomes reach the others. Alone (no shared store),
+ * every poller polls for itself; with Redis (redis-share.ts), one replica holds a feed's lease and
+ * polls, the others receive its outcomes.
+ */
+export interface FeedShare {
+  /** Whether this replica polls `key` now: takes or renews its lease for `ttlMs`. */
+  lead(key: string, ttlMs: number): Promise<boolean>;
+  /** Hands a poll's outcome to the other replicas' pollers of `key`. */
+  publish(key: string, outcome: PollOutcome): void;
+  /** Outcomes of `key` the replica holding its lease published, until the returned stop. */
+  listen(key: string, receive: (outcome: PollOutcome) => void): () => void;
+  /** This replica's poller of `key` stopped: its lease, if it holds it, goes at once. */
+  release(key: string): void;
+  close(): Promise<void>;
+}
+
+/** One replica alone: it polls every feed itself. */
+export const ALONE: FeedShare = {
+  lead: () => Promise.resolve(true),
+  publish: () => undefined,
+  listen: () => () => undefined,
+  release: () => undefined,
+  close: () => Promise.resolve(),
+};

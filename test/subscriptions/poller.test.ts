@@ -1,0 +1,246 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { startSandbox, type ExceptionRecord, type Sandbox } from '../../sandbox/index.ts';
+import { exceptionFeed, exceptionFeedQuery } from '../../src/exceptions/feeds.ts';
+import { documentFeed } from '../../src/documents/feeds.ts';
+import { linxBatchFeed, linxBatchFeedQuery } from '../../src/linx/feeds.ts';
+import type { FeedEvent, Subscriber } from '../../src/subscriptions/subscriber.ts';
+import type { PlatformStore } from '../../sandbox/data/store.ts';
+import { accountOf } from '../support/expected.ts';
+import { MemoryBuckets } from '../../src/budgets/bucket.ts';
+import { OperationLedger } from '../../src/budgets/ledger.ts';
+import { drain, hubOver, POLL_MS, type HubUnderTest } from './support.ts';
+
+const ACME = 'demo-token-acme';
+const GLOBEX = 'demo-token-globex';
+
+let sandbox: Sandbox;
+let under: HubUnderTest;
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(() => sandbox.close());
+afterEach(() => under?.close());
+
+function fresh(limits?: Parameters<typeof hubOver>[1], ledger?: Parameters<typeof hubOver>[2]): HubUnderTest {
+  sandbox.store.reset();
+  sandbox.faults.clear();
+  sandbox.resetRequests();
+  under = hubOver(sandbox.url, limits, ledger);
+  return under;
+}
+
+/** The GET paths the sandbox received, in order. */
+const reads = () => sandbox.requests.map((request) => `${request.method} ${request.path}`);
+
+/** What a live step changed in `account`'s exceptions, as the feed sends it: oldest first, equal times by id. */
+function changedExceptions(account: string, updatedAt: string): ExceptionRecord[] {
+  return sandbox.store.exceptions(account).filter((record) => record.updatedAt === updatedAt).sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+const nodes = (events: readonly FeedEvent[]) => events.map((event) => ('value' in event ? (event.value as { node: ExceptionRecord }).node.id : event.error.message));
+
+describe('one shared poller per token, field and arguments', () => {
+  it('reads the platform once per interval for every subscriber of the same feed, and sends each the same changes, oldest first', async () => {
+    const { hub, clock, session, polls } = fresh();
+    const acme = accountOf(sandbox, ACME);
+    const subscribers = [0, 1, 2].map(() => hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery(null), null));
+    // The same filter spelt differently is the same feed.
+    subscribers.push(hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery({ status: [] }), undefined));
+    expect(hub.pollers).toBe(1);
+
+    clock.advance(0);
+    expect(await polls()).toEqual(['ok']);
+    expect(reads()).toEqual(['GET /exceptions']);
+    expect(subscribers.map((subscriber) => subscriber.queued)).toEqual([0, 0, 0, 0]);
+
+    sandbox.live.step();
+    clock.advance(POLL_MS);
+    expect(await polls()).toEqual(['ok']);
+    expect(reads()).toEqual(['GET /exceptions', 'GET /exceptions']);
+    expect(sandbox.requests[1]!.query).toBe('page=0&size=50&sort=updatedAt%2CDESC');
+    const expected = changedExceptions(acme, '2026-10-08T00:01:00.000+0000').map((record) => record.id);
+    expect(expected.length).toBeGreaterThan(0);
+    for (const subscriber of subscribers) expect(nodes(await drain(subscriber, expected.length))).toEqual(expected);
+
+    // Nothing changed: nothing sent, one read.
+    clock.advance(POLL_MS);
+    expect(await polls()).toEqual(['ok']);
+    expect(reads()).toHaveLength(3);
+    expect(subscribers.map((subscriber) => subscriber.queued)).toEqual([0, 0, 0, 0]);
+  });
+
+  it('never shares a poller across tokens, and stops a poller when its last subscriber leaves', async () => {
+    const { hub, clock, session, polls } = fresh();
+    const mine = hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery(null), null);
+    const theirs = hub.openList(session(GLOBEX), exceptionFeed, exceptionFeedQuery(null), null);
+    expect(hub.pollers).toBe(2);
+    clock.advance(0);
+    expect(await polls(2)).toEqual(['ok', 'ok']);
+    expect(sandbox.requests.map((request) => request.authorization).sort()).toEqual([`Bearer ${ACME}`, `Bearer ${GLOBEX}`]);
+
+    await mine.return();
+    expect([hub.pollers, hub.open]).toEqual([1, 1]);
+    await theirs.return();
+    expect([hub.pollers, hub.open, clock.pending]).toEqual([0, 0, 0]);
+    clock.advance(10 * POLL_MS);
+    expect(reads()).toHaveLength(2);
+  });
+
+  it('resumes from an edge cursor: the changes after it, nothing before it again', async () => {
+    const { hub, clock, session, polls } = fresh();
+    const acme = accountOf(sandbox, ACME);
+    const first = hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery(null), null);
+    clock.advance(0);
+    await polls();
+    sandbox.live.step();
+    sandbox.live.step();
+    clock.advance(POLL_MS);
+    await polls();
+    const expected = [
+      ...changedExceptions(acme, '2026-10-08T00:01:00.000+0000'),
+      ...changedExceptions(acme, '2026-10-08T00:02:00.000+0000'),
+    ].map((record) => record.id);
+    const events = await drain(first, expected.length);
+    expect(nodes(events)).toEqual(expected);
+    await first.return();
+
+    // A client back with the first edge's cursor gets every later change at the next poll.
+    const cursor = (events[0] as { value: { cursor: string } }).value.cursor;
+    const again = hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery(null), cursor);
+    clock.advance(0);
+    await polls();
+    expect(nodes(await drain(again, expected.length - 1))).toEqual(expected.slice(1));
+    expect(again.queued).toBe(0);
+  });
+
+  it('refuses bad arguments, another feed\'s or caller\'s cursor and a caller over its limit before any platform call', async () => {
+    const { hub, clock, session, polls } = fresh({ perToken: 1 });
+    const one = hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery(null), null);
+    clock.advance(0);
+    await polls();
+    sandbox.live.step();
+    clock.advance(POLL_MS);
+    await polls();
+    const cursor = ((await drain(one, 1))[0] as { value: { cursor: string } }).value.cursor;
+    await one.return();
+    sandbox.resetRequests();
+
+    const refusal = (open: () => Subscriber) => {
+      try {
+        open();
+      } catch (error) {
+        return (error as { extensions: Record<string, unknown> }).extensions;
+      }
+      throw new Error('not refused');
+    };
+    expect(refusal(() => hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery({ status: ['NEW'] }), cursor))).toEqual({ code: 'BAD_USER_INPUT', argumentName: 'after', reason: 'CURSOR_OTHER_CONNECTION' });
+    expect(refusal(() => hub.openList(session(GLOBEX), exceptionFeed, exceptionFeedQuery(null), cursor))).toEqual({ code: 'BAD_USER_INPUT', argumentName: 'after', reason: 'CURSOR_OTHER_CALLER' });
+    expect(refusal(() => hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery(null), `${cursor.slice(0, -2)}AA`))).toEqual({ code: 'BAD_USER_INPUT', argumentName: 'after', reason: 'CURSOR_TAMPERED' });
+    expect(refusal(() => hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery(null), 'nonsense'))).toEqual({ code: 'BAD_USER_INPUT', argumentName: 'after', reason: 'CURSOR_MALFORMED' });
+    expect(refusal(() => hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery({ timeZone: 'Mars/Olympus' }), null))).toEqual({ code: 'BAD_USER_INPUT', field: ['filter', 'timeZone'] });
+    expect(refusal(() => hub.openList(session(ACME), linxBatchFeed, linxBatchFeedQuery({ templateId: 't', templateVersionId: 'v', status: 'ACTIVE' }), null))).toEqual({ code: 'BAD_USER_INPUT', field: ['filter', 'status'] });
+    expect(refusal(() => hub.openRecord(session(ACME), documentFeed, '..'))).toEqual({ code: 'BAD_USER_INPUT' });
+    expect(refusal(() => hub.openList(session(undefined), exceptionFeed, exceptionFeedQuery(null), null))).toEqual({ code: 'UNAUTHENTICATED' });
+    hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery(null), null);
+    expect(refusal(() => hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery(null), null))).toEqual({ code: 'RATE_LIMITED', limit: 'SUBSCRIPTIONS_PER_TOKEN' });
+    expect(sandbox.requests).toEqual([]);
+  });
+
+  it('sends a document now, then only when a field other than its content URLs changes', async () => {
+    const { hub, clock, session, polls } = fresh();
+    const id = sandbox.examples().documentsByStatus.find((document) => document.status === 'UPLOADED')!.id;
+    const subscriber = hub.openRecord(session(ACME), documentFeed, id);
+    clock.advance(0);
+    await polls();
+    const [now] = await drain(subscriber, 1);
+    expect(now).toMatchObject({ value: { id, status: 'UPLOADED', receivedAt: 0 } });
+    // Read again a second later: new URL signatures, same document.
+    clock.advance(POLL_MS);
+    await polls();
+    expect(subscriber.queued).toBe(0);
+    (sandbox.store as PlatformStore).saveDocument({ ...sandbox.store.document(id)!, status: 'SCANNED', updatedAt: '2026-11-01T00:00:00.000+0000' });
+    clock.advance(POLL_MS);
+    await polls();
+    expect(await drain(subscriber, 1)).toMatchObject([{ value: { id, status: 'SCANNED', updatedAt: '2026-11-01T00:00:00.000+0000', receivedAt: 2 * POLL_MS } }]);
+    // A late subscriber gets the document at once, from the last poll.
+    const late = hub.openRecord(session(ACME), documentFeed, id);
+    expect(late.queued).toBe(1);
+    expect(reads()).toEqual([`GET /v1/documents/${id}`, `GET /v1/documents/${id}`, `GET /v1/documents/${id}`]);
+  });
+
+  it('ends a missing or foreign document with NOT_FOUND, and every subscription of a token the platform refuses with UNAUTHENTICATED', async () => {
+    const { hub, clock, session, polls } = fresh();
+    const foreign = sandbox.examples(accountOf(sandbox, GLOBEX)).documentsByStatus[0]!.id;
+    const document = hub.openRecord(session(ACME), documentFeed, foreign);
+    clock.advance(0);
+    await polls();
+    expect(await drain(document, 2)).toMatchObject([{ final: true, error: { extensions: { code: 'NOT_FOUND' } } }]);
+    expect(hub.pollers).toBe(0);
+
+    const made = [0, 1].map(() => hub.openList(session('made-up-token'), exceptionFeed, exceptionFeedQuery(null), null));
+    made.push(hub.openRecord(session('made-up-token'), documentFeed, foreign));
+    expect(hub.pollers).toBe(2);
+    clock.advance(0);
+    await polls();
+    for (const subscriber of made) expect(await drain(subscriber, 2)).toMatchObject([{ final: true, error: { extensions: { code: 'UNAUTHENTICATED' } } }]);
+    expect([hub.pollers, hub.open]).toEqual([0, 0]);
+  });
+
+  it('retries a failing platform at each interval and tells subscribers after five failing polls, without ending them', async () => {
+    const { hub, clock, session, polls } = fresh();
+    const subscriber = hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery(null), null);
+    clock.advance(0);
+    await polls();
+    sandbox.faults.set('exceptions', { status: 503, times: 5 });
+    for (let n = 0; n < 5; n++) {
+      clock.advance(POLL_MS);
+      expect(await polls()).toEqual(['failed']);
+    }
+    expect(await drain(subscriber, 1)).toMatchObject([{ final: false, error: { extensions: { code: 'UPSTREAM_ERROR', failedPolls: 5 } } }]);
+    sandbox.live.step();
+    clock.advance(POLL_MS);
+    expect(await polls()).toEqual(['ok']);
+    expect(subscriber.queued).toBeGreaterThan(0);
+    expect(subscriber.ended).toBe(false);
+  });
+
+  it('drops a subscriber that does not read past its queue, with a final error, and stops the poller it was the last of', async () => {
+    const { hub, clock, session, polls } = fresh({ queueLimit: 2 });
+    const slow = hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery(null), null);
+    clock.advance(0);
+    await polls();
+    for (let n = 0; n < 3; n++) sandbox.live.step();
+    clock.advance(POLL_MS);
+    await polls();
+    expect(await drain(slow, 5)).toMatchObject([{ final: true, error: { extensions: { code: 'RATE_LIMITED', limit: 'SUBSCRIBER_QUEUE' } } }]);
+    expect([hub.open, hub.pollers]).toEqual([0, 0]);
+  });
+
+  it('draws every poll from the caller\'s budget: a poll the bucket cannot pay is skipped, and its changes come with the next one it can', async () => {
+    // One platform call every two intervals, on the test's clock.
+    const policy = { name: 'platform-calls', perSecond: 1_000 / (2 * POLL_MS), burst: 1 };
+    let buckets: MemoryBuckets | undefined;
+    const keys: string[] = [];
+    const { hub, clock, session, polls } = fresh({}, (callerKey, manual) => {
+      buckets ??= new MemoryBuckets(100, () => manual.now());
+      keys.push(callerKey);
+      return new OperationLedger(buckets, policy, callerKey, 0);
+    });
+    const acme = accountOf(sandbox, ACME);
+    const subscriber = hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery(null), null);
+    clock.advance(0);
+    expect(await polls()).toEqual(['ok']);
+    sandbox.live.step();
+    clock.advance(POLL_MS);
+    expect(await polls()).toEqual(['skipped']);
+    expect(subscriber.queued).toBe(0);
+    clock.advance(POLL_MS);
+    expect(await polls()).toEqual(['ok']);
+    const expected = changedExceptions(acme, '2026-10-08T00:01:00.000+0000').map((record) => record.id);
+    expect(nodes(await drain(subscriber, expected.length))).toEqual(expected);
+    expect(reads()).toEqual(['GET /exceptions', 'GET /exceptions']);
+    expect(new Set(keys).size).toBe(1);
+    expect(keys[0]).toMatch(/^token:[0-9a-f]{32}$/);
+  });
+});

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createHash } from 'node:crypto';
+import { createClient } from '@redis/client';
+import pino from 'pino';
+import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
+import { exceptionFeed, exceptionFeedQuery } from '../../src/exceptions/feeds.ts';
+import { queryString } from '../../src/platform/client.ts';
+import { parseCaller } from '../../src/request/caller-token.ts';
+import { RedisFeedShare } from '../../src/subscriptions/index.ts';
+import type { FeedEvent } from '../../src/subscriptions/subscriber.ts';
+import { accountOf } from '../support/expected.ts';
+import { hasRedisServer, startRedisServer, type RedisServer } from '../support/redis-server.ts';
+import { sleep } from '../support/time.ts';
+import { drain, hubOver, POLL_MS, type HubUnderTest } from './support.ts';
+
+const ACME = 'demo-token-acme';
+
+if (!hasRedisServer && process.env.CI) throw new Error('redis-server is missing but CI is set: install it with apt-get install redis-server');
+
+let sandbox: Sandbox;
+let redis: RedisServer;
+const hubs: HubUnderTest[] = [];
+
+beforeAll(async () => {
+  if (!hasRedisServer) return;
+  [sandbox, redis] = await Promise.all([startSandbox(), startRedisServer()]);
+});
+afterAll(async () => {
+  for (const hub of hubs) hub.close();
+  await sandbox?.close();
+  await redis?.stop();
+});
+
+const replica = async () => {
+  const hub = hubOver(sandbox.url, {}, undefined, await RedisFeedShare.connect(redis.url, pino({ level: 'silent' })));
+  hubs.push(hub);
+  return hub;
+};
+const reads = () => sandbox.requests.filter((request) => request.path === '/exceptions').length;
+const nodes = (events: readonly FeedEvent[]) => events.map((event) => ('value' in event ? (event.value as { node: { id: string } }).node.id : event.error.message));
+
+(hasRedisServer ? describe : describe.skip)('one poller per feed across replicas on one Redis', () => {
+  it('one replica polls and the others receive its outcomes; when it dies, another takes the lease and misses no change', async () => {
+    const [a, b] = [await replica(), await replica()];
+    const acme = accountOf(sandbox, ACME);
+    const mine = [0, 1, 2, 3, 4].map(() => a.hub.openList(a.session(ACME), exceptionFeed, exceptionFeedQuery(null), null));
+    const theirs = [0, 1, 2, 3, 4].map(() => b.hub.openList(b.session(ACME), exceptionFeed, exceptionFeedQuery(null), null));
+    const key = `${parseCaller(`Bearer ${ACME}`).key}\0exceptionsChanged\0${queryString(exceptionFeedQuery(null))}`;
+    // Both replicas listen before the first poll is published: Redis counts two subscribers on the feed's channel.
+    const channel = `gateway-feed:${createHash('sha256').update(key).digest('base64url')}`;
+    const probe = createClient({ url: redis.url });
+    await probe.connect();
+    while ((await probe.pubSubNumSub(channel))[channel] !== 2) await sleep(10);
+    await probe.close();
+
+    a.clock.advance(0);
+    expect(await a.polls()).toEqual(['ok']);
+    expect(await b.polls()).toEqual(['received']);
+    // B's tick finds A's lease: no read of its own.
+    await b.hub.poller(key)!.tick();
+    expect(reads()).toBe(1);
+
+    sandbox.live.step();
+    a.clock.advance(POLL_MS);
+    expect(await a.polls()).toEqual(['ok']);
+    expect(await b.polls()).toEqual(['received']);
+    const first = sandbox.store.exceptions(acme).filter((record) => record.updatedAt === '2026-10-08T00:01:00.000+0000').map((record) => record.id).sort();
+    for (const subscriber of [...mine, ...theirs]) expect(nodes(await drain(subscriber, first.length))).toEqual(first);
+    expect(reads()).toBe(2);
+
+    // A dies: it polls no more and its lease runs out (two intervals). A change made right away reaches B's subscribers once B polls.
+    sandbox.live.step();
+    const second = sandbox.store.exceptions(acme).filter((record) => record.updatedAt === '2026-10-08T00:02:00.000+0000').map((record) => record.id).sort();
+    let takeovers = 0;
+    while (reads() === 2) {
+      takeovers += 1;
+      await b.hub.poller(key)!.tick();
+      if (reads() === 2) await sleep(POLL_MS / 4);
+    }
+    expect(takeovers).toBeGreaterThan(1);
+    expect(reads()).toBe(3);
+    for (const subscriber of theirs) expect(nodes(await drain(subscriber, second.length))).toEqual(second);
+    expect(theirs.map((subscriber) => subscriber.queued)).toEqual([0, 0, 0, 0, 0]);
+  });
+});
