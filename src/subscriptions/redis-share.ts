@@ -12,6 +12,7 @@ interface RedisClient {
   subscribe(channel: string, listener: (message: string) => void): Promise<void>;
   unsubscribe(channel: string, listener?: (message: string) => void): Promise<void>;
   on(event: 'error', listener: (error: unknown) => void): unknown;
+  on(event: 'ready', listener: () => void): unknown;
   close(): Promise<void>;
   destroy(): void;
   readonly isReady: boolean;
@@ -41,7 +42,10 @@ function names(key: string): { lease: string; channel: string } {
  * on the feed's channel; the others' pollers apply what they receive to their own subscribers. The
  * lease lasts two intervals: when the polling replica dies, another one's next tick after that
  * takes it and polls from its own subscribers' places, so no change is missed. A replica that
- * cannot reach Redis polls for itself (as it would alone): subscribers are served either way.
+ * cannot reach Redis polls for itself (as it would alone): subscribers are served either way. So
+ * does a replica not yet listening on a feed's channel (Redis was down when the feed opened): it
+ * would miss the outcomes another replica publishes, so it never defers to that replica's lease.
+ * Start-up does not wait for Redis: the clients connect (and reconnect) in the background.
  */
 export class RedisFeedShare implements FeedShare {
   readonly #client: RedisClient;
@@ -50,6 +54,9 @@ export class RedisFeedShare implements FeedShare {
   /** This replica, in the lease and in each message, so it ignores its own. */
   readonly #replica = randomBytes(9).toString('base64url');
   #warnedAt = 0;
+  /** The channels this replica's pollers listen on, and which of them Redis confirmed. */
+  readonly #wanted = new Map<string, (message: string) => void>();
+  readonly #confirmed = new Set<string>();
 
   private constructor(client: RedisClient, subscriber: RedisClient, logger: Logger) {
     this.#client = client;
@@ -64,8 +71,22 @@ export class RedisFeedShare implements FeedShare {
     const share = new RedisFeedShare(client, subscriber, logger);
     client.on('error', (error) => share.#warn(error));
     subscriber.on('error', (error) => share.#warn(error));
-    await Promise.all([client.connect(), subscriber.connect()]).catch((error: unknown) => share.#warn(error));
+    // A channel whose subscription failed while Redis was away is subscribed once it is back.
+    subscriber.on('ready', () => {
+      for (const [channel, listener] of share.#wanted) if (!share.#confirmed.has(channel)) share.#subscribe(channel, listener);
+    });
+    // Not awaited: a gateway starts, and serves every feed alone, while Redis is down.
+    Promise.all([client.connect(), subscriber.connect()]).catch((error: unknown) => share.#warn(error));
     return share;
+  }
+
+  #subscribe(channel: string, listener: (message: string) => void): void {
+    this.#subscriber.subscribe(channel, listener).then(
+      () => {
+        if (this.#wanted.get(channel) === listener) this.#confirmed.add(channel);
+      },
+      (error: unknown) => this.#warn(error),
+    );
   }
 
   #warn(error: unknown): void {
@@ -76,7 +97,7 @@ export class RedisFeedShare implements FeedShare {
   }
 
   async lead(key: string, ttlMs: number): Promise<boolean> {
-    if (!this.#client.isReady) return true;
+    if (!this.#client.isReady || !this.#confirmed.has(names(key).channel)) return true;
     try {
       return (await this.#client.sendCommand<number>(['EVAL', LEAD, '1', names(key).lease, this.#replica, String(ttlMs)])) === 1;
     } catch (error) {
@@ -101,8 +122,13 @@ export class RedisFeedShare implements FeedShare {
       }
       if (parsed.from !== this.#replica && parsed.outcome !== undefined) receive(parsed.outcome);
     };
-    this.#subscriber.subscribe(channel, listener).catch((error: unknown) => this.#warn(error));
-    return () => void this.#subscriber.unsubscribe(channel, listener).catch((error: unknown) => this.#warn(error));
+    this.#wanted.set(channel, listener);
+    if (this.#subscriber.isReady) this.#subscribe(channel, listener);
+    return () => {
+      this.#wanted.delete(channel);
+      this.#confirmed.delete(channel);
+      if (this.#subscriber.isReady) this.#subscriber.unsubscribe(channel, listener).catch((error: unknown) => this.#warn(error));
+    };
   }
 
   release(key: string): void {

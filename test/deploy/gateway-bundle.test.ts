@@ -103,8 +103,9 @@ describe('the built gateway', () => {
 
   it('leaves pino to node_modules (its development transport loads its own files by path), and no other package', () => {
     const external = new Set([...outputs.values()].flatMap((output) => output.imports.filter((imported) => imported.external && !BUILTINS.has(imported.path)).map((imported) => imported.path)));
-    // @node-rs/xxhash: an optional dependency of the Redis client, which falls back when it is not installed.
-    expect([...external].sort()).toEqual(['@node-rs/xxhash', 'pino']);
+    // @node-rs/xxhash: an optional dependency of the Redis client, which falls back when it is not installed;
+    // bufferutil and utf-8-validate: ws's optional native add-ons (the WebSocket transport), likewise.
+    expect([...external].sort()).toEqual(['@node-rs/xxhash', 'bufferutil', 'pino', 'utf-8-validate']);
   });
 
   it('loads at start-up none of what the sources load only on demand', () => {

@@ -11,6 +11,7 @@ import type { FeedEvent } from '../../src/subscriptions/subscriber.ts';
 import { accountOf } from '../support/expected.ts';
 import { hasRedisServer, startRedisServer, type RedisServer } from '../support/redis-server.ts';
 import { sleep } from '../support/time.ts';
+import { closedPort } from '../platform/support.ts';
 import { drain, hubOver, POLL_MS, type HubUnderTest } from './support.ts';
 
 const ACME = 'demo-token-acme';
@@ -81,5 +82,19 @@ const nodes = (events: readonly FeedEvent[]) => events.map((event) => ('value' i
     expect(reads()).toBe(3);
     for (const subscriber of theirs) expect(nodes(await drain(subscriber, second.length))).toEqual(second);
     expect(theirs.map((subscriber) => subscriber.queued)).toEqual([0, 0, 0, 0, 0]);
+  });
+});
+
+describe('a replica whose shared Redis is down', () => {
+  it('starts without waiting for it, and polls every feed itself while it is away', async () => {
+    const url = `redis://127.0.0.1:${await closedPort()}`;
+    const share = await RedisFeedShare.connect(url, pino({ level: 'silent' }));
+    try {
+      const stop = share.listen('a feed', () => undefined);
+      expect(await share.lead('a feed', 1_000)).toBe(true);
+      stop();
+    } finally {
+      await share.close();
+    }
   });
 });
