@@ -18,6 +18,9 @@ import { ErrorCode } from '../errors.ts';
 import type { GatewayContext } from '../context.ts';
 import type { Transport } from '../subscriptions/index.ts';
 
+/** Subscription texts whose parsed document (and validation) is kept to share. */
+const DOCUMENTS_KEPT = 200;
+
 /** A GraphQL request as every transport carries it (a POST body, a GET's parameters, a graphql-ws `subscribe` payload). */
 export interface SubscribeRequest {
   query?: unknown;
@@ -52,6 +55,12 @@ export class SubscribePath {
   readonly #rules: readonly ValidationRule[];
   /** Documents parsed by `isSubscription` for the `prepare` right after it, by request object. */
   readonly #parsed = new WeakMap<object, DocumentNode | GraphQLError>();
+  /**
+   * Parsed documents by text, with their validation errors once validated: the many subscribers of
+   * one screen send one text, and each open subscription keeps its document for its whole life, so
+   * they share one instead of a copy each (oldest text forgotten first past the bound).
+   */
+  readonly #documents = new Map<string, { document: DocumentNode; errors?: readonly GraphQLError[] }>();
 
   constructor(options: SubscribePathOptions) {
     this.#options = options;
@@ -65,13 +74,27 @@ export class SubscribePath {
       parsed = new GraphQLError('Send the operation as `query` (a string), or a trusted document\'s id', { extensions: { code: ErrorCode.BAD_REQUEST } });
     } else {
       try {
-        parsed = parse(request.query, this.#options.parseOptions);
+        parsed = this.#documents.get(request.query)?.document ?? this.#remember(request.query, parse(request.query, this.#options.parseOptions));
       } catch (error) {
         parsed = error instanceof GraphQLError ? new GraphQLError(error.message, { extensions: { code: ErrorCode.GRAPHQL_PARSE_FAILED } }) : new GraphQLError(String(error));
       }
     }
     this.#parsed.set(request, parsed);
     return parsed;
+  }
+
+  #remember(text: string, document: DocumentNode): DocumentNode {
+    if (this.#documents.size >= DOCUMENTS_KEPT) this.#documents.delete(this.#documents.keys().next().value as string);
+    this.#documents.set(text, { document });
+    return document;
+  }
+
+  #validate(text: string | undefined, document: DocumentNode): readonly GraphQLError[] {
+    const known = text === undefined ? undefined : this.#documents.get(text);
+    if (known?.document === document && known.errors !== undefined) return known.errors;
+    const errors = validate(this.#options.schema, document, this.#rules);
+    if (known?.document === document) known.errors = errors;
+    return errors;
   }
 
   /** Whether the request names a subscription (a document that does not parse is not one: the query path answers it). */
@@ -89,7 +112,7 @@ export class SubscribePath {
     if (getOperationAST(document, operationName)?.operation !== 'subscription') {
       return { refused: this.format({ errors: [new GraphQLError('Only subscriptions run here; send queries and mutations to /graphql over plain HTTP', { extensions: { code: ErrorCode.BAD_REQUEST } })] }) };
     }
-    const errors = validate(this.#options.schema, document, this.#rules);
+    const errors = this.#validate(typeof request.query === 'string' ? request.query : undefined, document);
     if (errors.length > 0) {
       return { refused: this.format({ errors: errors.map((error) => new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED, ...error.extensions } })) }) };
     }
