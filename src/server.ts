@@ -191,9 +191,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const subscriptions = new SubscriptionHub({
     limits: { ...config.subscriptions, queueLimit: SUBSCRIBER_QUEUE_LIMIT },
     client: (identity) => {
-      const { platform } = createContext(contextDependencies, { authorization: identity.authorization });
-      platform.requestCalls.ledger = budgets.pollLedger(`token:${identity.tokenKey}`);
-      return platform;
+      return createContext(contextDependencies, { authorization: identity.authorization }, undefined, budgets.pollLedger(`token:${identity.tokenKey}`)).platform;
     },
     logger,
     observer: observability.metrics?.subscriptions,

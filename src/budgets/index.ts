@@ -13,7 +13,7 @@ import { MAX_BUCKETS, MemoryBuckets, type BucketPolicy, type BucketState, type B
 import { callerToken, canonicalAuthorization } from '../request/caller-token.ts';
 import { addressUnit, clientAddress } from '../request/client-address.ts';
 import { CallEstimator } from './estimate.ts';
-import { OperationLedger, retryAfterSeconds } from './ledger.ts';
+import { RequestBudget, retryAfterSeconds } from './ledger.ts';
 import { CALLS_POLICY_NAME, costPlugin, type BudgetContext, type BudgetObserver } from './plugin.ts';
 import { RedisBuckets } from './redis-buckets.ts';
 import { TokenVerdicts } from '../platform/token-verdicts.ts';
@@ -51,8 +51,8 @@ export interface Budgets {
   /** What the process knows of tokens; the per-request platform client consults it. */
   tokens: TokenVerdicts;
   /**
-   * The ledger one subscription poll of `callerKey` draws from, attempt by attempt, with nothing
-   * reserved: each attempt takes one unit of the caller's bucket as it goes, and one the bucket cannot
+   * The budget one subscription poll of `callerKey` draws from, given to its client when made,
+   * attempt by attempt, with nothing reserved: each attempt takes one unit of the caller's bucket as it goes, and one the bucket cannot
    * pay is not sent (RATE_LIMITED). Undefined without a budget (RATE_LIMIT_PER_SECOND unset).
    */
   pollLedger(callerKey: string): CallLedger | undefined;
@@ -111,6 +111,9 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
     });
   };
 
+  const limit = config.rateLimit;
+  const callsPolicy: BucketPolicy | undefined = limit && { name: CALLS_POLICY_NAME, perSecond: limit.perSecond, burst: limit.burst };
+
   const admission: Stage = (req, res, next) => {
     const caller = callerToken(req.headers);
     const token = caller.token;
@@ -118,11 +121,14 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
     // Every later reader (context, platform client, shared reads) sees the one canonical spelling.
     if (token !== undefined) req.headers.authorization = canonicalAuthorization(token);
     // The client's address is read only where it counts: a request without a token, or with one the platform has not accepted yet.
+    const callerKey = key === undefined ? `address:${addressUnit(addressOf(req))}` : `token:${key}`;
     const admitted: Admission = {
-      callerKey: key === undefined ? `address:${addressUnit(addressOf(req))}` : `token:${key}`,
+      callerKey,
       caller: key === undefined ? 'address' : 'token',
       tokenKey: key,
       refusedByPlatform: false,
+      // The request's budget, made once here: its platform client holds it from the start.
+      budget: callsPolicy && new RequestBudget(store, callsPolicy, callerKey),
     };
     admit(req, admitted);
     if (key === undefined || tokens.verdict(key) !== 'unknown') {
@@ -164,15 +170,11 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
   };
 
   const plugin = (schema: GraphQLSchema): ApolloServerPlugin<BudgetContext> => {
-    const limit = config.rateLimit;
     const estimator = new CallEstimator(schema, { defaultSize: config.paging.defaultSize, maxSize: config.paging.maxSize, upstreamPageSize: config.upstream.maxPageSize });
-    const policy: BucketPolicy | undefined = limit && { name: CALLS_POLICY_NAME, perSecond: limit.perSecond, burst: limit.burst };
-    return costPlugin(estimator, policy && { policy, store, logger, observer });
+    return costPlugin(estimator, callsPolicy && { policy: callsPolicy, logger, observer });
   };
 
-  const limit = config.rateLimit;
-  const callsPolicy: BucketPolicy | undefined = limit && { name: CALLS_POLICY_NAME, perSecond: limit.perSecond, burst: limit.burst };
-  const pollLedger = (callerKey: string) => callsPolicy && new OperationLedger(store, callsPolicy, callerKey, 0);
+  const pollLedger = (callerKey: string) => callsPolicy && new RequestBudget(store, callsPolicy, callerKey);
 
   return { admission, plugin, tokens, pollLedger, close: () => store.close() };
 }

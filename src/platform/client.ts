@@ -5,7 +5,7 @@ import { ErrorCode } from '../errors.ts';
 import { transportError } from './error-mapping.ts';
 import { PlatformError } from './platform-error.ts';
 import type { PlatformHttp } from './http.ts';
-import { RequestCalls } from './request-calls.ts';
+import { RequestCalls, type CallLedger } from './request-calls.ts';
 
 /** Query parameters in send order; arrays become repeated keys (`sort=a&sort=b`). */
 export type Query = Record<string, string | number | boolean | readonly string[] | null | undefined>;
@@ -60,6 +60,8 @@ export interface PlatformClientOptions {
   onTokenRefused?: () => void;
   /** The request's caller as src/request/caller-token.ts read it, so the header is not parsed again. */
   caller?: CallerToken;
+  /** The request's budget every attempt is drawn from (its admission's, or a subscription poll's), when one is set. */
+  ledger?: CallLedger;
 }
 
 /** A GET as the request's loader keeps it: identical paths are one GET, whichever route asks. */
@@ -98,12 +100,13 @@ export class PlatformClient {
       token,
       tokenKey: options.tokenKey ?? options.caller?.key,
       onTokenRefused: options.onTokenRefused,
+      ledger: options.ledger,
     });
   }
 
   /**
    * The same request's platform for one operation of its batch: its own GET cache, count of attempts
-   * sent and budget ledger, the request's token, deadline and MAX_PLATFORM_CALLS_PER_REQUEST.
+   * sent and budget, the request's token, deadline and MAX_PLATFORM_CALLS_PER_REQUEST.
    */
   forOperation(): PlatformClient {
     return new PlatformClient(this.http, this.authorization, this.signal, {}, this.requestCalls.forOperation());

@@ -40,6 +40,7 @@ function ledgerPaying(allowed: number): CallLedger & { draws: number } {
       if (ledger.draws > allowed) return Promise.reject(new CallNotSent(new PlatformError(ErrorCode.RATE_LIMITED, 'spent', { retryAfter: 3 })));
       return undefined;
     },
+    forOperation: (): CallLedger => ledgerPaying(allowed),
   };
   return ledger;
 }
@@ -100,9 +101,8 @@ describe('the bucket draw', () => {
   it('draws every attempt, retries included, and counts what the platform received', async () => {
     const { http: seam } = platform({ UPSTREAM_RETRY_LIMIT: '2' });
     const scope = nock(PLATFORM_URL).get('/exceptions').twice().reply(503, '').get('/exceptions').reply(200, json(PAGE));
-    const client = new RequestClient(seam, TOKEN, REQUEST_ID);
     const ledger = ledgerPaying(10);
-    client.requestCalls.ledger = ledger;
+    const client = new RequestClient(seam, TOKEN, REQUEST_ID, undefined, { ledger });
     await expect(client.get('exceptions.list', '/exceptions')).resolves.toEqual(PAGE);
     scope.done();
     expect([ledger.draws, client.sent, client.calls]).toEqual([3, 3, 1]);
@@ -110,8 +110,7 @@ describe('the bucket draw', () => {
 
   it('does not send a call the budget cannot pay: RATE_LIMITED with retryAfter, reported, and the breaker not told', async () => {
     const { http: seam, events } = platform({ UPSTREAM_BREAKER_THRESHOLD: '1' });
-    const client = new RequestClient(seam, TOKEN, REQUEST_ID);
-    client.requestCalls.ledger = ledgerPaying(0);
+    const client = new RequestClient(seam, TOKEN, REQUEST_ID, undefined, { ledger: ledgerPaying(0) });
     const error = await failure(client.get('exceptions.list', '/exceptions'));
     expect([error.message, error.extensions]).toEqual(['spent', { code: 'RATE_LIMITED', retryAfter: 3 }]);
     expect(client.sent).toBe(0);
@@ -122,9 +121,8 @@ describe('the bucket draw', () => {
   it('sends no retry the budget cannot pay: the last answer stands', async () => {
     const { http: seam, events } = platform({ UPSTREAM_RETRY_LIMIT: '2' });
     const scope = nock(PLATFORM_URL).get('/exceptions').reply(503, json({ traceId: 't-1', message: 'down' }));
-    const client = new RequestClient(seam, TOKEN, REQUEST_ID);
     const ledger = ledgerPaying(1);
-    client.requestCalls.ledger = ledger;
+    const client = new RequestClient(seam, TOKEN, REQUEST_ID, undefined, { ledger });
     const error = await failure(client.get('exceptions.list', '/exceptions'));
     scope.done();
     expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', upstream: { status: 503, traceId: 't-1' } });

@@ -66,9 +66,7 @@ export function hubOver(
   const hub = new SubscriptionHub({
     limits: { pollMs: POLL_MS, perToken: limits.perToken ?? 20, max: limits.max ?? 1_000, queueLimit: limits.queueLimit ?? 1_000 },
     client: (identity) => {
-      const { platform } = createContext({ config, http, logger: pino({ level: 'silent' }), tokens }, { authorization: identity.authorization });
-      platform.requestCalls.ledger = ledger?.(`token:${identity.tokenKey}`, clock);
-      return platform;
+      return createContext({ config, http, logger: pino({ level: 'silent' }), tokens }, { authorization: identity.authorization }, undefined, ledger?.(`token:${identity.tokenKey}`, clock)).platform;
     },
     logger: pino({ level: 'silent' }),
     clock,
