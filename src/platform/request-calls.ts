@@ -58,6 +58,12 @@ export class RequestCalls {
     this.#tokenKey = options.tokenKey;
   }
 
+  /** One attempt is about to go to the platform, paid: the one place attempts are counted, for the operation and its request. */
+  attemptSent(): void {
+    this.sent++;
+    this.tally.sent++;
+  }
+
   /** The token's key in TokenVerdicts, computed once. */
   get tokenKey(): string | undefined {
     if (this.#tokenKey === undefined && this.options.token !== undefined) this.#tokenKey = tokenKey(this.options.token);

@@ -47,7 +47,7 @@ function ledgerPaying(allowed: number): CallLedger & { draws: number } {
 
 describe('the list of policies', () => {
   it('names every policy in the order a call meets them', () => {
-    expect(platform({}).http.policyNames).toEqual(['token gate', 'calls budget', 'report', 'shared reads', 'breaker gate', 'bulkhead', 'breaker', 'retries', 'bucket draw', 'transport']);
+    expect(platform({}).http.policyNames).toEqual(['token gate', 'calls budget', 'report', 'deadline', 'shared reads', 'breaker gate', 'bulkhead', 'breaker', 'retries', 'bucket draw', 'transport']);
   });
 
   it('takes a new policy as one more entry: it sees every attempt, retries included, and what it adds reaches the platform', async () => {

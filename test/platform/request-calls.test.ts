@@ -40,6 +40,15 @@ describe('RequestCalls', () => {
     expect(request.tally.sent).toBe(1);
   });
 
+  it("counts an attempt sent in one place, for the operation and its request's tally", () => {
+    const request = new RequestCalls(options());
+    const operation = request.forOperation();
+    request.attemptSent();
+    operation.attemptSent();
+    operation.attemptSent();
+    expect([request.sent, operation.sent, request.tally.sent]).toEqual([1, 2, 3]);
+  });
+
   it('shares a tally it is given', () => {
     const tally = { calls: 4, sent: 6 };
     expect(new RequestCalls(options(), tally).tally).toBe(tally);
