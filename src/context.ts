@@ -5,14 +5,14 @@ import type { Admission, CallLedger } from './request/admission.ts';
 import { admissionOf } from './request/scope.ts';
 import type { TokenVerdicts } from './platform/token-verdicts.ts';
 import type { Config } from './config.ts';
-import { CursorCaller } from './connections/caller.ts';
+import { CursorOwner } from './connections/owner-tag.ts';
 import { pagingFactsFor, type PagingFacts } from './connections/paging-facts.ts';
 import { createDocumentLoader } from './documents/loader.ts';
 import type { DocumentModel } from './documents/records.ts';
 import { callerToken } from './request/caller-token.ts';
 import { requestSignal } from './request/deadline.ts';
 import { PlatformClient } from './platform/client.ts';
-import type { PlatformHttp } from './platform/http.ts';
+import type { PolicyChain } from './platform/policy-chain.ts';
 import type { SubscriptionSession } from './subscriptions/index.ts';
 
 /**
@@ -26,7 +26,7 @@ export interface GatewayContext {
   /** Who is asking and whose budget pays (src/budgets/); absent for a request that did not come through the GraphQL route. */
   admission?: Admission;
   /** The caller, by its token, that connection cursors are sealed for: another caller's are refused. */
-  caller: CursorCaller;
+  caller: CursorOwner;
   /** What this gateway instance learned about the platform's lists (page-size caps); shared by its requests. */
   paging: PagingFacts;
   loaders: {
@@ -44,7 +44,7 @@ export interface GatewayContext {
 
 export interface ContextDependencies {
   config: Config;
-  http: PlatformHttp;
+  http: PolicyChain;
   logger: Logger;
   /** What the process knows of tokens: a made-up token costs the platform at most one refused call. */
   tokens?: TokenVerdicts;
@@ -79,7 +79,7 @@ export function createContext(
     logger: deps.logger,
     platform,
     admission,
-    caller: new CursorCaller(callerToken(headers)),
+    caller: new CursorOwner(callerToken(headers)),
     paging: pagingFactsFor(deps.http),
     loaders: new RequestLoaders(platform, deps.config.documentLoaderConcurrency),
     forOperation: () => {

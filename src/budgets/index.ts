@@ -13,7 +13,7 @@ import { MAX_BUCKETS, MemoryBuckets, type BucketPolicy, type BucketState, type B
 import { callerToken, canonicalAuthorization } from '../request/caller-token.ts';
 import { addressUnit, clientAddress } from '../request/client-address.ts';
 import { CallEstimator } from './estimate.ts';
-import { RequestBudget, retryAfterSeconds } from './ledger.ts';
+import { RequestBudget, secondsToWait } from './ledger.ts';
 import { CALLS_POLICY_NAME, costPlugin, type BudgetContext, type BudgetObserver } from './plugin.ts';
 import { RedisBuckets } from './redis-buckets.ts';
 import { TokenVerdicts } from '../platform/token-verdicts.ts';
@@ -39,7 +39,7 @@ import { WorkerGroupBuckets } from './worker-group.ts';
  * - **Cost** (always, the same plugin): every operation's answer shows its estimate and the attempts
  *   the platform received for it in `extensions.cost`, with or without a budget.
  *
- * A call joined to another request's identical read in flight (same token: see PlatformHttp) draws
+ * A call joined to another request's identical read in flight (same token: see PolicyChain) draws
  * nothing: the platform received one call, paid by the request that sent it.
  */
 
@@ -102,7 +102,7 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
   };
   const refuseFailures = (res: ServerResponse, state: BucketState) => {
     observer?.recordRateLimited('auth-failures');
-    const retryAfter = retryAfterSeconds(state.retryAfterMs);
+    const retryAfter = secondsToWait(state.retryAfterMs);
     logger.debug({ requestId: currentRequestId(), retryAfter }, 'refused: too many tokens the platform has not accepted from this address');
     res.setHeader('Retry-After', String(retryAfter));
     refuse(res, 429, `Too many requests with tokens the platform has not accepted from this address: retry after ${retryAfter} s`, {
@@ -179,5 +179,5 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
   return { admission, plugin, tokens, pollLedger, close: () => store.close() };
 }
 
-export { retryAfterSeconds } from './ledger.ts';
+export { secondsToWait } from './ledger.ts';
 export type { BudgetObserver } from './plugin.ts';

@@ -4,8 +4,12 @@ import type { CallLedger } from '../platform/request-calls.ts';
 import { CallNotSent } from '../platform/upstream-call.ts';
 import type { BucketPolicy, BucketState, BucketStore } from './bucket.ts';
 
-/** Whole seconds until the wait is over; never 0, which would invite an immediate retry. */
-export function retryAfterSeconds(ms: number): number {
+/**
+ * Seconds to wait: a wait in milliseconds rounded up to whole seconds, for the gateway's own
+ * `Retry-After` and `retryAfter`; never 0, which would invite an immediate retry. (Reading the
+ * platform's `Retry-After` is src/platform/retry-after.ts's, a different function.)
+ */
+export function secondsToWait(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
 }
 
@@ -77,7 +81,7 @@ export class RequestBudget implements CallLedger {
         throw signal.reason;
       }
       if (!state.allowed) {
-        const retryAfter = retryAfterSeconds(state.retryAfterMs);
+        const retryAfter = secondsToWait(state.retryAfterMs);
         throw new CallNotSent(
           new PlatformError(ErrorCode.RATE_LIMITED, `Too many platform calls from this caller: this query needed more than its estimate and the budget is spent; retry after ${retryAfter} s`, {
             retryAfter,

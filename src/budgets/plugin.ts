@@ -6,7 +6,7 @@ import type { RequestCalls } from '../platform/request-calls.ts';
 import { currentRequestId } from '../request/scope.ts';
 import type { BucketPolicy, BucketState } from './bucket.ts';
 import type { CallEstimator, ListPageSizes } from './estimate.ts';
-import { RequestBudget, retryAfterSeconds } from './ledger.ts';
+import { RequestBudget, secondsToWait } from './ledger.ts';
 
 export interface BudgetObserver {
   recordRateLimited(caller: RateLimitedCaller): void;
@@ -116,7 +116,7 @@ export function costPlugin(estimator: CallEstimator, budget: CallsBudget | undef
             reserved = await budgeted.reserve(requested);
             if (!reserved.allowed) {
               observer?.recordRateLimited(admission!.caller);
-              const retryAfter = retryAfterSeconds(reserved.retryAfterMs);
+              const retryAfter = secondsToWait(reserved.retryAfterMs);
               logger.debug({ requestId: currentRequestId(), caller: admission!.caller, requested, retryAfter }, 'rate limited');
               return refusedResponse(
                 429,

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { testConfig } from '../../src/config.ts';
 import { setupBudgets, type Budgets } from '../../src/budgets/index.ts';
 import { createContext } from '../../src/context.ts';
-import type { PlatformHttp } from '../../src/platform/http.ts';
+import type { PolicyChain } from '../../src/platform/policy-chain.ts';
 import { tokenKey } from '../../src/request/caller-token.ts';
 import { admissionOf, runWithRequestId } from '../../src/request/scope.ts';
 
@@ -62,7 +62,7 @@ describe('the admission stage', () => {
     const { req, res } = await admitted(budgets.admission, 'Bearer tok-1');
     const budget = admissionOf(req)!.budget!;
     (res as unknown as { req: IncomingMessage }).req = req;
-    const context = createContext({ config: testConfig(), http: {} as PlatformHttp, logger: {} as Logger }, req.headers, res);
+    const context = createContext({ config: testConfig(), http: {} as PolicyChain, logger: {} as Logger }, req.headers, res);
     expect(context.platform.requestCalls.ledger).toBe(budget);
     const operation = context.forOperation().platform.requestCalls.ledger;
     expect([operation === undefined, operation === budget, operation?.constructor]).toEqual([false, false, budget.constructor]);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import nock from 'nock';
 import { ErrorCode } from '../../src/errors.ts';
-import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
+import { PolicyChain, type UpstreamCallEvent } from '../../src/platform/policy-chain.ts';
 import { PlatformError } from '../../src/platform/platform-error.ts';
 import type { Policy } from '../../src/platform/policy.ts';
 import type { CallLedger } from '../../src/platform/request-calls.ts';
@@ -17,15 +17,15 @@ useNock();
 
 const REQUEST_ID = 'req-policies-1';
 const PAGE = { totalElements: 0, totalPages: 0, number: 0, numberOfElements: 0, hasNext: false, content: [] };
-let http: PlatformHttp | undefined;
+let http: PolicyChain | undefined;
 
 afterEach(() => {
   http?.close();
   http = undefined;
 });
 
-function platform(overrides: Record<string, string>, policies?: (defaults: Policy[]) => Policy[]): { http: PlatformHttp; events: UpstreamCallEvent[] } {
-  http = new PlatformHttp(PLATFORM_URL, upstreamSettings(overrides), undefined, undefined, { policies });
+function platform(overrides: Record<string, string>, policies?: (defaults: Policy[]) => Policy[]): { http: PolicyChain; events: UpstreamCallEvent[] } {
+  http = new PolicyChain(PLATFORM_URL, upstreamSettings(overrides), undefined, undefined, { policies });
   const events: UpstreamCallEvent[] = [];
   http.observe((event) => events.push(event));
   return { http, events };

@@ -14,7 +14,7 @@ import { sharedReadsPolicy } from './shared-reads.ts';
 import { tokenGate } from './token-gate.ts';
 import { transportPolicy } from './transport.ts';
 
-/** The process-wide parts the policies keep their state in (PlatformHttp builds them once). */
+/** The process-wide parts the policies keep their state in (PolicyChain builds them once). */
 export interface PolicyParts {
   reads: SharedReads;
   breakers: RouteBreakers;
