@@ -15,7 +15,7 @@ import { testConfig } from '../src/config.ts';
 import { createContext } from '../src/context.ts';
 import { CompiledExecution } from '../src/execution/compiled-executor.ts';
 import { createLogger } from '../src/logger.ts';
-import { PlatformHttp } from '../src/platform/http.ts';
+import { PolicyChain } from '../src/platform/policy-chain.ts';
 import { buildSchema } from '../src/schema.ts';
 import { readCommandLine } from '../src/command-line.ts';
 
@@ -35,7 +35,7 @@ if (!gc) throw new Error('run with --expose-gc');
 
 const sandbox = await startSandbox();
 const config = testConfig();
-const http = new PlatformHttp(sandbox.url, { ...config.upstream, retryLimit: 0 });
+const http = new PolicyChain(sandbox.url, { ...config.upstream, retryLimit: 0 });
 const logger = createLogger('silent');
 const token = `Bearer ${sandbox.tokens[0]!.token}`;
 const execution = new CompiledExecution(buildSchema(), { maxEntries: kept, maxBytes: 2 ** 40, minUses: 1 });

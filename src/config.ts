@@ -8,7 +8,7 @@ import { configFrom, schema, SETTINGS, tracesEndpoint, withComputedDefaults } fr
 // then immutable. A bad value stops start-up with a message naming the variable.
 // The variables, their defaults and their meaning are defined in ./settings.ts.
 
-/** The route limits' defaults for a socket pool (src/platform/http.ts uses them when given no configuration). */
+/** The route limits' defaults for a socket pool (src/platform/policy-chain.ts uses them when given no configuration). */
 export { routeLimits } from './settings.ts';
 
 export interface CorsConfig {

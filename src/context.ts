@@ -1,18 +1,18 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type DataLoader from 'dataloader';
 import type { Logger } from 'pino';
-import type { Admission } from './request/admission.ts';
+import type { Admission, CallLedger } from './request/admission.ts';
 import { admissionOf } from './request/scope.ts';
 import type { TokenVerdicts } from './platform/token-verdicts.ts';
 import type { Config } from './config.ts';
-import { CursorCaller } from './connections/caller.ts';
+import { CursorOwner } from './connections/owner-tag.ts';
 import { pagingFactsFor, type PagingFacts } from './connections/paging-facts.ts';
 import { createDocumentLoader } from './documents/loader.ts';
 import type { DocumentModel } from './documents/records.ts';
 import { callerToken } from './request/caller-token.ts';
 import { requestSignal } from './request/deadline.ts';
 import { PlatformClient } from './platform/client.ts';
-import type { PlatformHttp } from './platform/http.ts';
+import type { PolicyChain } from './platform/policy-chain.ts';
 import type { SubscriptionSession } from './subscriptions/index.ts';
 
 /**
@@ -26,7 +26,7 @@ export interface GatewayContext {
   /** Who is asking and whose budget pays (src/budgets/); absent for a request that did not come through the GraphQL route. */
   admission?: Admission;
   /** The caller, by its token, that connection cursors are sealed for: another caller's are refused. */
-  caller: CursorCaller;
+  caller: CursorOwner;
   /** What this gateway instance learned about the platform's lists (page-size caps); shared by its requests. */
   paging: PagingFacts;
   loaders: {
@@ -36,7 +36,7 @@ export interface GatewayContext {
   subscriptions?: SubscriptionSession;
   /**
    * The same request's context for one operation of its batch (the operations of a batch share one
-   * context otherwise): its own platform client (GET cache, budget ledger, attempts counted) and
+   * context otherwise): its own platform client (GET cache, budget, attempts counted) and
    * loaders; the request's token, deadline, caller and MAX_PLATFORM_CALLS_PER_REQUEST.
    */
   forOperation(): GatewayContext;
@@ -44,7 +44,7 @@ export interface GatewayContext {
 
 export interface ContextDependencies {
   config: Config;
-  http: PlatformHttp;
+  http: PolicyChain;
   logger: Logger;
   /** What the process knows of tokens: a made-up token costs the platform at most one refused call. */
   tokens?: TokenVerdicts;
@@ -54,12 +54,14 @@ export interface ContextDependencies {
  * The per-request client and its loaders, created together so they share the caller's token and lifetime.
  * With the HTTP `response`, a caller that closes the connection early stops the request's platform calls;
  * the request deadline (REQUEST_DEADLINE_MS) stops them in any case, and the request makes at most
- * MAX_PLATFORM_CALLS_PER_REQUEST of them.
+ * MAX_PLATFORM_CALLS_PER_REQUEST of them. Every attempt is drawn from the request's budget, its
+ * admission's, or `budget` for a context made outside an HTTP request (a subscription poll's).
  */
 export function createContext(
   deps: ContextDependencies,
   headers: IncomingHttpHeaders,
   response?: ServerResponse,
+  budget?: CallLedger,
 ): GatewayContext {
   const signal = requestSignal(deps.config.requestDeadlineMs, response);
   const admission = admissionOf(response?.req);
@@ -69,6 +71,7 @@ export function createContext(
     caller: callerToken(headers),
     tokenKey: admission?.tokenKey,
     onTokenRefused: admission && (() => (admission.refusedByPlatform = true)),
+    ledger: budget ?? admission?.budget,
   });
   if (admission !== undefined) admission.callsSent = () => platform.requestCalls.tally.sent;
   const context: GatewayContext = {
@@ -76,7 +79,7 @@ export function createContext(
     logger: deps.logger,
     platform,
     admission,
-    caller: new CursorCaller(callerToken(headers)),
+    caller: new CursorOwner(callerToken(headers)),
     paging: pagingFactsFor(deps.http),
     loaders: new RequestLoaders(platform, deps.config.documentLoaderConcurrency),
     forOperation: () => {

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import type { PlatformHttp } from './platform/http.ts';
+import type { PolicyChain } from './platform/policy-chain.ts';
 
 type NotReadyReason = 'shutting down' | 'upstream unreachable';
 
@@ -12,7 +12,7 @@ export type ReadinessReport =
 
 export interface ReadinessOptions {
   upstreamUrl: string;
-  http: PlatformHttp;
+  http: PolicyChain;
   /** Longest wait for the TCP handshake with the platform. */
   probeTimeoutMs: number;
   /** A probe result is reused this long, so frequent /readyz polls cost one connection per period. */

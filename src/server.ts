@@ -22,7 +22,7 @@ import { requestPath, type RequestPathStages } from './http/request-path.ts';
 import { operatorRoutesStage } from './http/routes.ts';
 import { createLogger } from './logger.ts';
 import { setupObservability, type ObservabilityParts } from './observability/index.ts';
-import { PlatformHttp } from './platform/http.ts';
+import { PolicyChain } from './platform/policy-chain.ts';
 import type { Policy } from './platform/policy.ts';
 import type { Stage } from './http/stage.ts';
 import type { ExampleValues } from './playground/index.ts';
@@ -36,7 +36,7 @@ import { RedisFeedShare, SUBSCRIBER_QUEUE_LIMIT, SubscriptionHub, subscriptionSe
 export interface Gateway {
   server: Server;
   apollo: ApolloServer<GatewayContext>;
-  http: PlatformHttp;
+  http: PolicyChain;
   logger: Logger;
   /** Base URL once listening, e.g. http://127.0.0.1:4000 */
   url: string;
@@ -134,7 +134,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   // Refusals (of the HTTP request, of a budget) are shaped by the same rules as GraphQL errors.
   useErrorShaping({ production, echoChars: config.echoChars });
   const { parts } = options;
-  const http = new PlatformHttp(upstreamUrl, config.upstream, config.platformProtection, undefined, parts?.policies && { policies: parts.policies });
+  const http = new PolicyChain(upstreamUrl, config.upstream, config.platformProtection, undefined, parts?.policies && { policies: parts.policies });
   // The listener is set once the GraphQL stage exists; the drain plugin needs the server first.
   const server = boundedServer(config, logger);
   const observability = await setupObservability({ config, http, logger, parts: parts?.observability });
@@ -191,9 +191,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const subscriptions = new SubscriptionHub({
     limits: { ...config.subscriptions, queueLimit: SUBSCRIBER_QUEUE_LIMIT },
     client: (identity) => {
-      const { platform } = createContext(contextDependencies, { authorization: identity.authorization });
-      platform.requestCalls.ledger = budgets.pollLedger(`token:${identity.tokenKey}`);
-      return platform;
+      return createContext(contextDependencies, { authorization: identity.authorization }, undefined, budgets.pollLedger(`token:${identity.tokenKey}`)).platform;
     },
     logger,
     observer: observability.metrics?.subscriptions,

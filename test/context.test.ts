@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { testConfig } from '../src/config.ts';
 import { createContext } from '../src/context.ts';
 import { createLogger } from '../src/logger.ts';
-import type { PlatformHttp, UpstreamRequest } from '../src/platform/http.ts';
+import type { PolicyChain, UpstreamRequest } from '../src/platform/policy-chain.ts';
 
 const config = testConfig();
 const logger = createLogger('silent');
@@ -16,7 +16,7 @@ function recordingHttp() {
       const id = request.pathAndQuery.split('/').pop()!.split('?')[0];
       return { status: 200, body: JSON.stringify({ id, name: `doc ${id}`, status: 'NEW', documentType: 'passport' }) };
     },
-  } as unknown as PlatformHttp;
+  } as unknown as PolicyChain;
   return { http, calls };
 }
 

@@ -13,7 +13,7 @@ import { MAX_BUCKETS, MemoryBuckets, type BucketPolicy, type BucketState, type B
 import { callerToken, canonicalAuthorization } from '../request/caller-token.ts';
 import { addressUnit, clientAddress } from '../request/client-address.ts';
 import { CallEstimator } from './estimate.ts';
-import { OperationLedger, retryAfterSeconds } from './ledger.ts';
+import { RequestBudget, secondsToWait } from './ledger.ts';
 import { CALLS_POLICY_NAME, costPlugin, type BudgetContext, type BudgetObserver } from './plugin.ts';
 import { RedisBuckets } from './redis-buckets.ts';
 import { TokenVerdicts } from '../platform/token-verdicts.ts';
@@ -39,7 +39,7 @@ import { WorkerGroupBuckets } from './worker-group.ts';
  * - **Cost** (always, the same plugin): every operation's answer shows its estimate and the attempts
  *   the platform received for it in `extensions.cost`, with or without a budget.
  *
- * A call joined to another request's identical read in flight (same token: see PlatformHttp) draws
+ * A call joined to another request's identical read in flight (same token: see PolicyChain) draws
  * nothing: the platform received one call, paid by the request that sent it.
  */
 
@@ -51,8 +51,8 @@ export interface Budgets {
   /** What the process knows of tokens; the per-request platform client consults it. */
   tokens: TokenVerdicts;
   /**
-   * The ledger one subscription poll of `callerKey` draws from, attempt by attempt, with nothing
-   * reserved: each attempt takes one unit of the caller's bucket as it goes, and one the bucket cannot
+   * The budget one subscription poll of `callerKey` draws from, given to its client when made,
+   * attempt by attempt, with nothing reserved: each attempt takes one unit of the caller's bucket as it goes, and one the bucket cannot
    * pay is not sent (RATE_LIMITED). Undefined without a budget (RATE_LIMIT_PER_SECOND unset).
    */
   pollLedger(callerKey: string): CallLedger | undefined;
@@ -102,7 +102,7 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
   };
   const refuseFailures = (res: ServerResponse, state: BucketState) => {
     observer?.recordRateLimited('auth-failures');
-    const retryAfter = retryAfterSeconds(state.retryAfterMs);
+    const retryAfter = secondsToWait(state.retryAfterMs);
     logger.debug({ requestId: currentRequestId(), retryAfter }, 'refused: too many tokens the platform has not accepted from this address');
     res.setHeader('Retry-After', String(retryAfter));
     refuse(res, 429, `Too many requests with tokens the platform has not accepted from this address: retry after ${retryAfter} s`, {
@@ -111,6 +111,9 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
     });
   };
 
+  const limit = config.rateLimit;
+  const callsPolicy: BucketPolicy | undefined = limit && { name: CALLS_POLICY_NAME, perSecond: limit.perSecond, burst: limit.burst };
+
   const admission: Stage = (req, res, next) => {
     const caller = callerToken(req.headers);
     const token = caller.token;
@@ -118,11 +121,14 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
     // Every later reader (context, platform client, shared reads) sees the one canonical spelling.
     if (token !== undefined) req.headers.authorization = canonicalAuthorization(token);
     // The client's address is read only where it counts: a request without a token, or with one the platform has not accepted yet.
+    const callerKey = key === undefined ? `address:${addressUnit(addressOf(req))}` : `token:${key}`;
     const admitted: Admission = {
-      callerKey: key === undefined ? `address:${addressUnit(addressOf(req))}` : `token:${key}`,
+      callerKey,
       caller: key === undefined ? 'address' : 'token',
       tokenKey: key,
       refusedByPlatform: false,
+      // The request's budget, made once here: its platform client holds it from the start.
+      budget: callsPolicy && new RequestBudget(store, callsPolicy, callerKey),
     };
     admit(req, admitted);
     if (key === undefined || tokens.verdict(key) !== 'unknown') {
@@ -164,18 +170,14 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
   };
 
   const plugin = (schema: GraphQLSchema): ApolloServerPlugin<BudgetContext> => {
-    const limit = config.rateLimit;
     const estimator = new CallEstimator(schema, { defaultSize: config.paging.defaultSize, maxSize: config.paging.maxSize, upstreamPageSize: config.upstream.maxPageSize });
-    const policy: BucketPolicy | undefined = limit && { name: CALLS_POLICY_NAME, perSecond: limit.perSecond, burst: limit.burst };
-    return costPlugin(estimator, policy && { policy, store, logger, observer });
+    return costPlugin(estimator, callsPolicy && { policy: callsPolicy, logger, observer });
   };
 
-  const limit = config.rateLimit;
-  const callsPolicy: BucketPolicy | undefined = limit && { name: CALLS_POLICY_NAME, perSecond: limit.perSecond, burst: limit.burst };
-  const pollLedger = (callerKey: string) => callsPolicy && new OperationLedger(store, callsPolicy, callerKey, 0);
+  const pollLedger = (callerKey: string) => callsPolicy && new RequestBudget(store, callsPolicy, callerKey);
 
   return { admission, plugin, tokens, pollLedger, close: () => store.close() };
 }
 
-export { retryAfterSeconds } from './ledger.ts';
+export { secondsToWait } from './ledger.ts';
 export type { BudgetObserver } from './plugin.ts';

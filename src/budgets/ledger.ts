@@ -4,35 +4,60 @@ import type { CallLedger } from '../platform/request-calls.ts';
 import { CallNotSent } from '../platform/upstream-call.ts';
 import type { BucketPolicy, BucketState, BucketStore } from './bucket.ts';
 
-/** Whole seconds until the wait is over; never 0, which would invite an immediate retry. */
-export function retryAfterSeconds(ms: number): number {
+/**
+ * Seconds to wait: a wait in milliseconds rounded up to whole seconds, for the gateway's own
+ * `Retry-After` and `retryAfter`; never 0, which would invite an immediate retry. (Reading the
+ * platform's `Retry-After` is src/platform/retry-after.ts's, a different function.)
+ */
+export function secondsToWait(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
 }
 
 /**
- * What one operation may spend of its caller's bucket, attempt by attempt (policies/bucket-draw.ts).
- * Its estimate was taken from the bucket before it ran (the reservation); each attempt sent draws
- * one unit of the reservation, and past it one unit of the bucket at the moment it goes, so no
- * attempt reaches the platform unpaid whatever the estimate said. An attempt the bucket cannot pay
- * is not sent. At the end, what was reserved and not drawn is given back; an attempt still in flight
- * afterwards (a shared read another request waits on, retried) draws from the bucket.
+ * One request's budget: the one object that holds its reservation, its draws and its refund. The
+ * admission makes it (budgets/index.ts) and the request's platform client holds it from the start;
+ * the cost plugin reserves the operation's estimate on it before the operation runs (`reserve`),
+ * the bucket draw takes every attempt from it (policies/bucket-draw.ts), and the plugin closes it
+ * for the answer (`close`). Each operation of a batch has one of its own (`forOperation`); a
+ * subscription poll's is made with its client and reserves nothing.
+ *
+ * Each attempt sent draws one unit of the reservation, and past it one unit of the bucket at the
+ * moment it goes, so no attempt reaches the platform unpaid whatever the estimate said. An attempt
+ * the bucket cannot pay is not sent. At the end, what was reserved and not drawn is given back; an
+ * attempt still in flight afterwards (a shared read another request waits on, retried) draws from
+ * the bucket.
  */
-export class OperationLedger implements CallLedger {
+export class RequestBudget implements CallLedger {
   readonly #store: BucketStore;
   readonly #policy: BucketPolicy;
   readonly #key: string;
-  readonly #reserved: number;
+  #reserved = 0;
   /** Units of the reservation drawn. */
   #drawn = 0;
   /** Units drawn from the bucket beyond the reservation. */
   #beyond = 0;
   #closed = false;
 
-  constructor(store: BucketStore, policy: BucketPolicy, callerKey: string, reserved: number) {
+  constructor(store: BucketStore, policy: BucketPolicy, callerKey: string) {
     this.#store = store;
     this.#policy = policy;
     this.#key = callerKey;
-    this.#reserved = reserved;
+  }
+
+  /** The same caller's budget for another operation of the request's batch. */
+  forOperation(): RequestBudget {
+    return new RequestBudget(this.#store, this.#policy, this.#key);
+  }
+
+  /**
+   * Reserves `units` from the caller's bucket in one atomic take, all or nothing, and resolves with
+   * the bucket as the take left it (`allowed` false: nothing was taken). 0 reads the bucket back.
+   */
+  reserve(units: number): Promise<BucketState> {
+    return this.#store.take(this.#policy, this.#key, units).then((state) => {
+      if (state.allowed) this.#reserved += units;
+      return state;
+    });
   }
 
   /** Units drawn so far, reservation and beyond: the attempts paid for. */
@@ -56,7 +81,7 @@ export class OperationLedger implements CallLedger {
         throw signal.reason;
       }
       if (!state.allowed) {
-        const retryAfter = retryAfterSeconds(state.retryAfterMs);
+        const retryAfter = secondsToWait(state.retryAfterMs);
         throw new CallNotSent(
           new PlatformError(ErrorCode.RATE_LIMITED, `Too many platform calls from this caller: this query needed more than its estimate and the budget is spent; retry after ${retryAfter} s`, {
             retryAfter,

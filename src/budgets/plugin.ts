@@ -4,9 +4,9 @@ import { errorEntry, ErrorCode } from '../errors.ts';
 import type { RateLimitedCaller } from '../observability/metrics.ts';
 import type { RequestCalls } from '../platform/request-calls.ts';
 import { currentRequestId } from '../request/scope.ts';
-import type { BucketPolicy, BucketState, BucketStore } from './bucket.ts';
+import type { BucketPolicy, BucketState } from './bucket.ts';
 import type { CallEstimator, ListPageSizes } from './estimate.ts';
-import { OperationLedger, retryAfterSeconds } from './ledger.ts';
+import { RequestBudget, secondsToWait } from './ledger.ts';
 
 export interface BudgetObserver {
   recordRateLimited(caller: RateLimitedCaller): void;
@@ -54,10 +54,9 @@ function refusedResponse(status: number, headers: Record<string, string>, messag
   };
 }
 
-/** The calls budget of every caller, when one is set (RATE_LIMIT_PER_SECOND). */
+/** The calls budget of every caller, when one is set (RATE_LIMIT_PER_SECOND); each request's own is its admission's (RequestBudget). */
 interface CallsBudget {
   policy: BucketPolicy;
-  store: BucketStore;
   logger: Logger;
   observer: BudgetObserver | undefined;
 }
@@ -72,8 +71,8 @@ interface CallsBudget {
  *
  * With a budget, the estimate is reserved from the caller's bucket before the operation runs, in
  * one atomic take (refused whole: 400 COST_EXCEEDS_BURST past the burst, 429 RATE_LIMITED when the
- * bucket holds less now), and the operation gets a ledger its platform calls draw from, attempt by
- * attempt (OperationLedger). At the end the unspent reservation goes back, and the answer adds
+ * bucket holds less now), on the request's budget its platform calls draw from, attempt by attempt
+ * (RequestBudget, made at admission). At the end the unspent reservation goes back, and the answer adds
  * `throttleStatus` and the RateLimit headers. Without one, the calls are counted as they are sent
  * anyway (policies/bucket-draw.ts), so the cost costs an estimate per operation and nothing per call.
  */
@@ -82,22 +81,30 @@ export function costPlugin(estimator: CallEstimator, budget: CallsBudget | undef
     async requestDidStart(): Promise<GraphQLRequestListener<BudgetContext>> {
       let requested = 0;
       let reserved: BucketState | undefined;
-      let ledger: OperationLedger | undefined;
+      let ledger: RequestBudget | undefined;
       let calls: RequestCalls | undefined;
       return {
         async responseForOperation(requestContext) {
-          const { contextValue, document, operation, request, queryHash } = requestContext;
+          const { document, operation, request, queryHash } = requestContext;
           // No operation to run (an operationName the document does not hold): execution refuses it before any call.
           if (operation === undefined) return null;
+          // The operations of a batch share one context: each runs on a view of its own, so its calls are its own (and draw from its own budget).
+          if (requestContext.requestIsBatched && requestContext.contextValue.forOperation) {
+            (requestContext as { contextValue: BudgetContext }).contextValue = requestContext.contextValue.forOperation();
+          }
+          const contextValue = requestContext.contextValue;
+          const own = contextValue.platform.requestCalls;
           const estimate = estimator.estimateSent(queryHash, document, operation, request.variables ?? {}, contextValue.paging);
           const admission = contextValue.admission;
-          if (budget !== undefined && admission !== undefined) {
-            const { policy, store, logger, observer } = budget;
+          // The request's budget, made at admission when a budget is set: the one object reserved, drawn from and refunded.
+          const budgeted = budget !== undefined && admission !== undefined && own.ledger instanceof RequestBudget ? own.ledger : undefined;
+          if (budgeted !== undefined) {
+            const { policy, logger, observer } = budget!;
             // An operation is never free: a caller could otherwise spin the gateway on documents that reach no platform call.
             requested = Math.max(1, estimate);
             if (requested > policy.burst) {
-              // Nothing is taken: the bucket is read back for the answer by taking nothing.
-              const now = await store.take(policy, admission.callerKey, 0);
+              // Nothing is taken: the bucket is read back for the answer by reserving nothing.
+              const now = await budgeted.reserve(0);
               return refusedResponse(
                 400,
                 rateLimitHeaders(policy, now),
@@ -106,11 +113,11 @@ export function costPlugin(estimator: CallEstimator, budget: CallsBudget | undef
                 costExtension(policy, requested, null, now),
               );
             }
-            reserved = await store.take(policy, admission.callerKey, requested);
+            reserved = await budgeted.reserve(requested);
             if (!reserved.allowed) {
-              observer?.recordRateLimited(admission.caller);
-              const retryAfter = retryAfterSeconds(reserved.retryAfterMs);
-              logger.debug({ requestId: currentRequestId(), caller: admission.caller, requested, retryAfter }, 'rate limited');
+              observer?.recordRateLimited(admission!.caller);
+              const retryAfter = secondsToWait(reserved.retryAfterMs);
+              logger.debug({ requestId: currentRequestId(), caller: admission!.caller, requested, retryAfter }, 'rate limited');
               return refusedResponse(
                 429,
                 { 'Retry-After': String(retryAfter), ...rateLimitHeaders(policy, reserved) },
@@ -119,18 +126,12 @@ export function costPlugin(estimator: CallEstimator, budget: CallsBudget | undef
                 costExtension(policy, requested, null, reserved),
               );
             }
+            ledger = budgeted;
           } else {
             requested = estimate;
           }
-          // The operations of a batch share one context: each runs on a view of its own, so its calls are its own (and draw from its own ledger).
-          if (requestContext.requestIsBatched && contextValue.forOperation) {
-            (requestContext as { contextValue: BudgetContext }).contextValue = contextValue.forOperation();
-          }
-          calls = requestContext.contextValue.platform.requestCalls;
-          if (reserved !== undefined) {
-            ledger = new OperationLedger(budget!.store, budget!.policy, admission!.callerKey, requested);
-            calls.ledger = ledger;
-          }
+          // Only an operation that runs gets its cost counted over a refusal's.
+          calls = own;
           return null;
         },
         async willSendResponse({ response }) {

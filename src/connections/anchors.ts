@@ -3,7 +3,7 @@ import { ownedByReader, requireOwnedByReader } from './cursor-owner.ts';
 import { cursorRefusal } from './cursor-refusal.ts';
 import { ListKnowledge } from './list-knowledge.ts';
 import { anchorOf, compareToAnchor, idOf, type SortKey } from './order.ts';
-import type { ParsedArgs, Settings } from './settings.ts';
+import type { ParsedArgs, Settings } from './paging-arguments.ts';
 import type { AnchorOutcome, FetchPage, PageRequest } from './types.ts';
 import { boundedWindow, windowArgs, type Window } from './window.ts';
 

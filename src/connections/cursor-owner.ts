@@ -1,4 +1,4 @@
-import type { CursorOwner, DecodedCursor } from './cursor.ts';
+import type { SealedOwner, DecodedCursor } from './cursor.ts';
 import { cursorRefusal } from './cursor-refusal.ts';
 import type { ListKnowledge } from './list-knowledge.ts';
 import { idOf } from './order.ts';
@@ -37,7 +37,7 @@ export function accountOfPage(records: readonly unknown[]): string | null {
  * true when it was issued to this very token, when a row names the cursor's account, or when its
  * record is among them; false when a row names another account; null when nothing read tells.
  */
-export function ownedByReader<T>(lists: readonly ListKnowledge<T>[], owner: CursorOwner, id: string): boolean | null {
+export function ownedByReader<T>(lists: readonly ListKnowledge<T>[], owner: SealedOwner, id: string): boolean | null {
   if (owner.sameCaller) return true;
   let shown = false;
   for (const list of lists) {

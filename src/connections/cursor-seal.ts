@@ -156,7 +156,8 @@ export function sealInto(out: Buffer, clearBytes: number, plain: Buffer): void {
   let at = clearBytes;
   at += sealing.secret.id.copy(out, at);
   at += sealing.salt.copy(out, at);
-  // The counter's 53 bits, big-endian in the nonce's last 8 bytes: far more seals than a process makes.
+  // The counter in the nonce's last 6 bytes (48 bits, big-endian; the 6 before them zero): 2^48 seals,
+  // far more than a process makes, and writeUIntBE refuses a larger count rather than repeat a nonce.
   out.fill(0, at, at + NONCE_BYTES - 6);
   out.writeUIntBE(sealing.sealed++, at + NONCE_BYTES - 6, 6);
   const nonce = out.subarray(at, at + NONCE_BYTES);

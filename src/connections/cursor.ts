@@ -1,6 +1,6 @@
 import { ANCHORED_VERSION, EARLIER_ANCHORED_VERSIONS, packAnchoredPage, unpackAnchored } from './anchored-cursor.ts';
 import { BINDING_DIGEST_BYTES, hashesOf, previousHashesOf } from './binding-hash.ts';
-import { NO_CALLER, type CursorCaller } from './caller.ts';
+import { NO_OWNER, type CursorOwner } from './owner-tag.ts';
 import { cursorRefusal } from './cursor-refusal.ts';
 import { POSITION_VERSION, packPosition, unpackPosition } from './position-cursor.ts';
 import type { Anchor } from './types.ts';
@@ -36,8 +36,8 @@ export const MAX_CURSOR_LENGTH = 1703;
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
-/** Whose a sealed cursor is, as far as its seal tells (cursor-owner.ts decides with the rows read). */
-export interface CursorOwner {
+/** Whose a sealed cursor is, as far as its seal tells (cursor-owner.ts decides with the rows read); the seal's view of a CursorOwner. */
+export interface SealedOwner {
   /** The Business Account of the rows of the page it was issued with; null when they named none. */
   account: string | null;
   /** Whether it was issued to the token reading it. */
@@ -52,7 +52,7 @@ export interface DecodedCursor {
   /** Where the anchor's record was, when it is not the cursor's own (a middle edge's cursor). */
   anchorPosition?: number;
   /** Null for position-only cursors: anyone can write one, and it places nothing but an offset. */
-  owner: CursorOwner | null;
+  owner: SealedOwner | null;
 }
 
 function isPosition(value: unknown): value is number {
@@ -86,7 +86,7 @@ export function anchoredCursorEncoder(binding: string): (position: number, ancho
 
 /** Who a page's anchored cursors are issued to: the caller, and the account its rows belong to (null when they name none). */
 export interface PageIssue {
-  caller: CursorCaller;
+  caller: CursorOwner;
   account: string | null;
 }
 
@@ -98,7 +98,7 @@ export type PageSealer = (start: number, count: number, anchorAt: (index: number
  * only the anchors of a page's ends are read. A page whose records' ids are all too long to carry
  * gets position-only cursors.
  */
-export function anchoredPageSealer(binding: string, issue: PageIssue = { caller: NO_CALLER, account: null }): PageSealer {
+export function anchoredPageSealer(binding: string, issue: PageIssue = { caller: NO_OWNER, account: null }): PageSealer {
   const { hash, digest } = hashesOf(binding);
   return (start, count, anchorAt) => {
     if (count === 0) return [];
@@ -149,7 +149,7 @@ export function encodeAnchoredCursor(position: number, anchor: Anchor, binding: 
  * this gateway made for `binding` is BAD_USER_INPUT with its reason: a cursor from another filter or
  * order would silently page through a different list.
  */
-export function readCursor(cursor: string, binding: string, argumentName = 'cursor', caller: CursorCaller = NO_CALLER): DecodedCursor {
+export function readCursor(cursor: string, binding: string, argumentName = 'cursor', caller: CursorOwner = NO_OWNER): DecodedCursor {
   const refuse = (reason: Parameters<typeof cursorRefusal>[0]) => cursorRefusal(reason, argumentName);
   if (typeof cursor !== 'string' || cursor.length > MAX_CURSOR_LENGTH || !BASE64URL.test(cursor)) throw refuse('CURSOR_MALFORMED');
   const bytes = Buffer.from(cursor, 'base64url');

@@ -1,7 +1,7 @@
 import { locateJoin } from './anchors.ts';
 import { ListKnowledge } from './list-knowledge.ts';
 import { planPages } from './plan-pages.ts';
-import type { Settings } from './settings.ts';
+import type { Settings } from './paging-arguments.ts';
 import type { FetchPage } from './types.ts';
 import type { Window } from './window.ts';
 

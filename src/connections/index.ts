@@ -12,7 +12,7 @@ export type {
   SortKey,
 } from './types.ts';
 export { encodeCursor, decodeCursor, encodeAnchoredCursor, readCursor, MAX_CURSOR_POSITION } from './cursor.ts';
-export { CursorCaller } from './caller.ts';
+export { CursorOwner } from './owner-tag.ts';
 export { planPages } from './plan-pages.ts';
 export { paginate } from './paginate.ts';
 export { listConnection } from './list-connection.ts';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { currentRequestId } from '../request/scope.ts';
 import { queryString, type PlatformClient, type Query } from '../platform/client.ts';
-import type { CursorCaller } from './caller.ts';
+import type { CursorOwner } from './owner-tag.ts';
 import { orderOf } from './order.ts';
 import { paginate } from './paginate.ts';
 import type { PagingFacts } from './paging-facts.ts';
@@ -16,7 +16,7 @@ export interface ConnectionContext {
   logger: Pick<Logger, 'info' | 'warn'>;
   platform: PlatformClient;
   /** The caller the connection's anchored cursors are sealed for, and the only one who may use them. */
-  caller: CursorCaller;
+  caller: CursorOwner;
   paging: PagingFacts;
   config: {
     paging: { defaultSize: number; maxSize: number };

@@ -5,7 +5,7 @@ import { fillWindow } from './fill-window.ts';
 import { ListKnowledge } from './list-knowledge.ts';
 import { anchorReader } from './order.ts';
 import { planPages } from './plan-pages.ts';
-import { readArgs, readOptions, type Settings } from './settings.ts';
+import { readArgs, readOptions, type Settings } from './paging-arguments.ts';
 import { tailWindow } from './tail-window.ts';
 import type { Connection, ConnectionArgs, Edge, FetchPage, PageInfo, PagingOptions } from './types.ts';
 import { boundedWindow, neededRange, windowArgs, type Window } from './window.ts';

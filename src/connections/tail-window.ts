@@ -1,7 +1,7 @@
 import { badUserInput } from '../errors.ts';
 import type { ListKnowledge } from './list-knowledge.ts';
 import { planPages } from './plan-pages.ts';
-import type { Settings } from './settings.ts';
+import type { Settings } from './paging-arguments.ts';
 import type { Window, WindowArgs } from './window.ts';
 
 /** `last` without `before`: a window that ends where the list ends, which has to be learned first. */

@@ -1,5 +1,5 @@
 import type { PlatformClient, Query } from '../platform/client.ts';
-import type { CursorCaller } from './caller.ts';
+import type { CursorOwner } from './owner-tag.ts';
 
 /** One sort key of a connection, named by the record field the platform sorts on. */
 export interface SortKey {
@@ -59,7 +59,7 @@ export interface PagingOptions {
    * Who the request's anchored cursors are sealed for and read by (the request's token); no caller
    * without it. Another caller's anchored cursor is refused.
    */
-  caller?: CursorCaller;
+  caller?: CursorOwner;
   /** Told, for each anchored cursor of a request, how it was found again. */
   onAnchor?: (outcome: AnchorOutcome) => void;
   /** Told when a response shows the platform serving fewer rows per page than asked, with the size it served. */

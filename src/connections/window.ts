@@ -1,5 +1,5 @@
 import { mostPages, planPages } from './plan-pages.ts';
-import type { ParsedArgs, Settings } from './settings.ts';
+import type { ParsedArgs, Settings } from './paging-arguments.ts';
 
 /** Window arithmetic: which positions of the full ordered list a request selects, and which rows around them it needs. */
 

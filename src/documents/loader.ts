@@ -15,7 +15,7 @@ import type { DocumentModel } from './records.ts';
  */
 export function createDocumentLoader(client: PlatformClient, concurrency: number): DataLoader<string, DocumentModel> {
   // The platform routes' bulkhead, with an unbounded queue: a request waits for its own slots,
-  // never refused; its deadline stops a queued fetch when the fetch starts (PlatformHttp.send).
+  // never refused; its deadline stops a queued fetch when the fetch starts (PolicyChain.send).
   const slots = new Bulkhead(concurrency, Number.POSITIVE_INFINITY);
   const fetchWithin = async (id: string): Promise<DocumentModel> => {
     const queued = slots.acquire();

@@ -4,7 +4,7 @@ import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { GatewayContext } from '../context.ts';
-import type { PlatformHttp, UpstreamCallEvent } from '../platform/http.ts';
+import type { PolicyChain, UpstreamCallEvent } from '../platform/policy-chain.ts';
 import { joinGroupMetrics } from './cluster-metrics.ts';
 import { withInlineTrace } from './inline-trace.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';
@@ -31,7 +31,7 @@ export interface MetricsAnswer {
 
 export interface ObservabilityDependencies {
   config: Config;
-  http: PlatformHttp;
+  http: PolicyChain;
   logger: Logger;
   /** Replaces the configured span exporter (tests). */
   spanExporter?: SpanExporter;

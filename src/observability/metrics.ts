@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { clip } from '../client-text.ts';
 import { pagingFactsFor } from '../connections/paging-facts.ts';
-import type { PlatformHttp, UpstreamCallEvent } from '../platform/http.ts';
+import type { PolicyChain, UpstreamCallEvent } from '../platform/policy-chain.ts';
 import type { RequestSummary } from './request-summary.ts';
 import type { SubscriptionObserver, Transport } from '../subscriptions/index.ts';
 
@@ -49,7 +49,7 @@ export interface GatewayMetrics {
 export type RateLimitedCaller = 'token' | 'address' | 'auth-failures';
 
 /** Metrics of one gateway instance, fed by the request plugin and the platform seam's observer. */
-export function createMetrics(http: PlatformHttp, limits: MetricsLimits = { maxOperations: MAX_OPERATION_LABELS, labelChars: 64 }): GatewayMetrics {
+export function createMetrics(http: PolicyChain, limits: MetricsLimits = { maxOperations: MAX_OPERATION_LABELS, labelChars: 64 }): GatewayMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = requestMetrics(registry, limits);
@@ -109,7 +109,7 @@ function requestMetrics(registry: Registry, limits: MetricsLimits): Pick<Gateway
  * Platform calls (count, duration, retries, shared answers, refusals at a route's bound) and, read
  * at scrape time, the breakers' state, the sockets and each route's load. Route labels come from code only.
  */
-function upstreamMetrics(registry: Registry, http: PlatformHttp): GatewayMetrics['recordUpstream'] {
+function upstreamMetrics(registry: Registry, http: PolicyChain): GatewayMetrics['recordUpstream'] {
   const upstreamRequests = new Counter({
     name: 'upstream_requests_total',
     help: 'Calls to the platform (retries included in one call) by route, method and final status (0: no answer)',
@@ -192,7 +192,7 @@ function upstreamMetrics(registry: Registry, http: PlatformHttp): GatewayMetrics
 }
 
 /** How anchored cursors were found again, and the page-size cap learned per list; returns what stops observing the anchors. */
-function pagingMetrics(registry: Registry, http: PlatformHttp): () => void {
+function pagingMetrics(registry: Registry, http: PolicyChain): () => void {
   // Labels come from code only: list names of the area descriptors and the fixed set of anchor outcomes.
   const paging = pagingFactsFor(http);
   const cursorAnchors = new Counter({

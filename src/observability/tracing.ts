@@ -3,7 +3,7 @@ import type * as OtelApi from '@opentelemetry/api';
 import type { Span, TextMapGetter, TextMapPropagator, TextMapSetter, Tracer } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Config } from '../config.ts';
-import type { UpstreamCallEvent, UpstreamSpan, UpstreamTracer } from '../platform/http.ts';
+import type { UpstreamCallEvent, UpstreamSpan, UpstreamTracer } from '../platform/policy-chain.ts';
 import type { RequestSummary } from './request-summary.ts';
 
 /** The span of one GraphQL request, from Apollo taking it to the response being ready. */

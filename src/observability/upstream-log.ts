@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { ErrorCode } from '../errors.ts';
-import type { UpstreamObserver } from '../platform/http.ts';
+import type { UpstreamObserver } from '../platform/policy-chain.ts';
 
 /** Codes that mean the platform (or the way to it) failed, as opposed to the caller's request being refused. */
 const PLATFORM_FAILURES = new Set<string>([ErrorCode.UPSTREAM_ERROR, ErrorCode.UPSTREAM_TIMEOUT, ErrorCode.RATE_LIMITED, ErrorCode.UPSTREAM_BUSY]);

@@ -4,8 +4,8 @@ import type { TokenVerdicts } from './token-verdicts.ts';
 import { ErrorCode } from '../errors.ts';
 import { transportError } from './error-mapping.ts';
 import { PlatformError } from './platform-error.ts';
-import type { PlatformHttp } from './http.ts';
-import { RequestCalls } from './request-calls.ts';
+import type { PolicyChain } from './policy-chain.ts';
+import { RequestCalls, type CallLedger } from './request-calls.ts';
 
 /** Query parameters in send order; arrays become repeated keys (`sort=a&sort=b`). */
 export type Query = Record<string, string | number | boolean | readonly string[] | null | undefined>;
@@ -60,6 +60,8 @@ export interface PlatformClientOptions {
   onTokenRefused?: () => void;
   /** The request's caller as src/request/caller-token.ts read it, so the header is not parsed again. */
   caller?: CallerToken;
+  /** The request's budget every attempt is drawn from (its admission's, or a subscription poll's), when one is set. */
+  ledger?: CallLedger;
 }
 
 /** A GET as the request's loader keeps it: identical paths are one GET, whichever route asks. */
@@ -72,13 +74,13 @@ interface PlatformGet {
  * The platform as seen by one GraphQL request: it carries the caller's
  * Authorization header (the request id is the request scope's), makes each distinct GET once per
  * request, and makes at most `maxCalls` calls. Never shared between requests,
- * so nothing one caller fetched can reach another (PlatformHttp may answer
+ * so nothing one caller fetched can reach another (PolicyChain may answer
  * identical GETs of concurrent requests with one call, but each request parses
  * its own copy of the answer).
  */
 export class PlatformClient {
   private readonly authorization: string | undefined;
-  private readonly http: PlatformHttp;
+  private readonly http: PolicyChain;
   /** Built on the first cached GET: a request that reads only documents (their own loader) needs none. */
   #gets: DataLoader<PlatformGet, unknown, string> | undefined;
   /** Stops every call of this request: its deadline, or the caller hanging up (src/request/deadline.ts). */
@@ -86,7 +88,7 @@ export class PlatformClient {
   /** What the policies need of this request: its calls budget, token gate and bucket draw. */
   readonly requestCalls: RequestCalls;
 
-  constructor(http: PlatformHttp, authorization: string | undefined, signal?: AbortSignal, options: PlatformClientOptions = {}, requestCalls?: RequestCalls) {
+  constructor(http: PolicyChain, authorization: string | undefined, signal?: AbortSignal, options: PlatformClientOptions = {}, requestCalls?: RequestCalls) {
     this.http = http;
     // One spelling upstream whatever the client wrote (`bearer  T` is `Bearer T`): one shared-read key per token.
     const token = options.caller?.token ?? bearerToken(authorization);
@@ -98,12 +100,13 @@ export class PlatformClient {
       token,
       tokenKey: options.tokenKey ?? options.caller?.key,
       onTokenRefused: options.onTokenRefused,
+      ledger: options.ledger,
     });
   }
 
   /**
    * The same request's platform for one operation of its batch: its own GET cache, count of attempts
-   * sent and budget ledger, the request's token, deadline and MAX_PLATFORM_CALLS_PER_REQUEST.
+   * sent and budget, the request's token, deadline and MAX_PLATFORM_CALLS_PER_REQUEST.
    */
   forOperation(): PlatformClient {
     return new PlatformClient(this.http, this.authorization, this.signal, {}, this.requestCalls.forOperation());
@@ -112,7 +115,7 @@ export class PlatformClient {
   /**
    * Deduplication within this request (docs/platform.md): identical GETs, whichever route asks,
    * are one call and one parsed answer for the request's lifetime. Across requests, the shared
-   * reads of PlatformHttp join identical GETs in flight; they keep nothing once a call settles.
+   * reads of PolicyChain join identical GETs in flight; they keep nothing once a call settles.
    */
   private get gets(): DataLoader<PlatformGet, unknown, string> {
     return (this.#gets ??= new DataLoader((gets) => Promise.all(gets.map((get) => this.fetchGet(get).catch((error: Error) => error))), {

@@ -1,6 +1,6 @@
 /**
  * Where the platform seam reads the time and waits: breaker cool-downs, retry back-off, and how
- * long a stopped call had waited. One per PlatformHttp, so a test can drive every wait of the
+ * long a stopped call had waited. One per PolicyChain, so a test can drive every wait of the
  * seam through its own clock instead of sleeping through them.
  */
 export interface Clock {

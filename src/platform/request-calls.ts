@@ -1,15 +1,8 @@
 import type { TokenVerdicts } from './token-verdicts.ts';
+import type { CallLedger } from '../request/admission.ts';
 import { tokenKey } from '../request/caller-token.ts';
 
-/**
- * What pays for the platform calls of one operation, call by call (src/budgets/): `draw()` is asked
- * once for every attempt about to be sent, retries included, and throws (CallNotSent) when the
- * attempt may not go, or the attempt's signal's reason when it fired while the draw waited. It
- * answers without a promise while the operation's reservation covers it.
- */
-export interface CallLedger {
-  draw(signal?: AbortSignal): Promise<void> | undefined;
-}
+export type { CallLedger } from '../request/admission.ts';
 
 export interface RequestCallsOptions {
   /** Platform calls the request may make (MAX_PLATFORM_CALLS_PER_REQUEST); further calls fail without being sent. */
@@ -22,6 +15,8 @@ export interface RequestCallsOptions {
   tokenKey: string | undefined;
   /** Told when the platform refuses the token (401). */
   onTokenRefused: (() => void) | undefined;
+  /** The request's budget (its admission's, or a subscription poll's), when one is set (RATE_LIMIT_PER_SECOND). */
+  ledger?: CallLedger;
 }
 
 /** The calls a request has made, shared by the per-operation views of one request (a batch's operations). */
@@ -41,8 +36,8 @@ export interface CallTally {
 export class RequestCalls {
   readonly options: RequestCallsOptions;
   readonly tally: CallTally;
-  /** The operation's share of the caller's bucket, when a budget is set (RATE_LIMIT_PER_SECOND). */
-  ledger: CallLedger | undefined;
+  /** The request's (or this operation's) budget, when one is set (RATE_LIMIT_PER_SECOND): fixed when made, never reassigned. */
+  readonly ledger: CallLedger | undefined;
   /** Calls handed to the platform seam for this request or operation (joined shared reads included): its log line's `upstreamCalls`. */
   calls = 0;
   /** Attempts the platform was sent for this request or operation, retries included (`actualQueryCost`). */
@@ -56,10 +51,17 @@ export class RequestCalls {
   /** The credentials' key in the shared reads, computed on the first GET. */
   credential: string | undefined;
 
-  constructor(options: RequestCallsOptions, tally: CallTally = { calls: 0, sent: 0 }) {
+  constructor(options: RequestCallsOptions, tally: CallTally = { calls: 0, sent: 0 }, ledger: CallLedger | undefined = options.ledger) {
     this.options = options;
     this.tally = tally;
+    this.ledger = ledger;
     this.#tokenKey = options.tokenKey;
+  }
+
+  /** One attempt is about to go to the platform, paid: the one place attempts are counted, for the operation and its request. */
+  attemptSent(): void {
+    this.sent++;
+    this.tally.sent++;
   }
 
   /** The token's key in TokenVerdicts, computed once. */
@@ -68,9 +70,9 @@ export class RequestCalls {
     return this.#tokenKey;
   }
 
-  /** The same request's calls for another operation of its batch: its own ledger and count of attempts, the request's tally. */
+  /** The same request's calls for another operation of its batch: its own budget and count of attempts, the request's tally. */
   forOperation(): RequestCalls {
-    const view = new RequestCalls(this.options, this.tally);
+    const view = new RequestCalls(this.options, this.tally, this.ledger?.forOperation());
     view.#tokenKey = this.#tokenKey;
     view.credential = this.credential;
     return view;

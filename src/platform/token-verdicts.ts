@@ -13,7 +13,7 @@ import { systemClock, type Clock } from './clock.ts';
  *   probe in turn; while no probe has settled for PROBE_PATIENCE_MS since the newest one started,
  *   one more waiting call goes as a further probe (preferably to a route no probe is waiting on),
  *   and the others keep waiting, on whichever probe settles first;
- * - a GET identical to one in flight joins it (PlatformHttp's shared reads) without waiting: it costs
+ * - a GET identical to one in flight joins it (PolicyChain's shared reads) without waiting: it costs
  *   the platform nothing.
  * Both lists are bounded (oldest forgotten first) and expire, so nothing a caller sends can grow them
  * without end, and a token the platform starts or stops accepting is seen again soon.

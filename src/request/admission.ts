@@ -14,4 +14,22 @@ export interface Admission {
   refusedByPlatform: boolean;
   /** Attempts the platform was sent for this request so far (its context sets it; none before). */
   callsSent?: () => number;
+  /**
+   * The request's budget (src/budgets/ledger.ts), made here once when a budget is set
+   * (RATE_LIMIT_PER_SECOND): its platform client draws every attempt from it, and the cost plugin
+   * reserves, refunds and reads it. It is the one object that holds them; nothing reassigns it.
+   */
+  readonly budget?: CallLedger;
+}
+
+/**
+ * A request's budget as its platform calls see it: `draw()` is asked once for every attempt about
+ * to be sent, retries included, and throws (CallNotSent) when the attempt may not go, or the
+ * attempt's signal's reason when it fired while the draw waited. It answers without a promise
+ * while the reservation covers it. Declared here, below the seam and the budgets, so both read it.
+ */
+export interface CallLedger {
+  draw(signal?: AbortSignal): Promise<void> | undefined;
+  /** The same caller's budget for another operation of the request's batch: nothing reserved or drawn yet. */
+  forOperation(): CallLedger;
 }

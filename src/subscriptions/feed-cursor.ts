@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CursorCaller } from '../connections/caller.ts';
+import type { CursorOwner } from '../connections/owner-tag.ts';
 import { open, seal } from '../connections/cursor-seal.ts';
 import { cursorRefusal } from '../connections/cursor-refusal.ts';
 
@@ -34,7 +34,7 @@ export function isAfter(a: FeedPosition, b: FeedPosition): boolean {
   return a.ms > b.ms || (a.ms === b.ms && a.id > b.id);
 }
 
-export function sealFeedCursor(binding: Buffer, caller: CursorCaller, position: FeedPosition): string {
+export function sealFeedCursor(binding: Buffer, caller: CursorOwner, position: FeedPosition): string {
   const tag = caller.tag();
   const id = Buffer.from(position.id, 'utf8');
   const plain = Buffer.allocUnsafe(BINDING_BYTES + 1 + tag.length + 8 + id.length);
@@ -47,7 +47,7 @@ export function sealFeedCursor(binding: Buffer, caller: CursorCaller, position: 
 }
 
 /** The position `text` names, or the BAD_USER_INPUT refusal of `after` with its reason. */
-export function openFeedCursor(text: string, binding: Buffer, caller: CursorCaller): FeedPosition {
+export function openFeedCursor(text: string, binding: Buffer, caller: CursorOwner): FeedPosition {
   const bytes = /^[A-Za-z0-9_-]+$/.test(text) ? Buffer.from(text, 'base64url') : Buffer.alloc(0);
   if (bytes.length <= CLEAR.length || !bytes.subarray(0, CLEAR.length).equals(CLEAR)) throw cursorRefusal('CURSOR_MALFORMED', 'after');
   const opened = open(CLEAR, bytes.subarray(CLEAR.length));

@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
-import { CursorCaller } from '../connections/caller.ts';
+import { CursorOwner } from '../connections/owner-tag.ts';
 import { ErrorCode } from '../errors.ts';
 import { queryString, type PlatformClient, type Query } from '../platform/client.ts';
 import { pathSegment } from '../platform/client.ts';
@@ -64,7 +64,7 @@ export function subscriptionSession(hub: SubscriptionHub, authorization: string 
   const caller = parseCaller(authorization);
   const identity = caller.token === undefined || caller.key === undefined
     ? undefined
-    : { authorization: canonicalAuthorization(caller.token), tokenKey: caller.key, caller: new CursorCaller(caller) };
+    : { authorization: canonicalAuthorization(caller.token), tokenKey: caller.key, caller: new CursorOwner(caller) };
   return { hub, identity, transport, tokenRefused };
 }
 

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import type { CursorCaller } from '../connections/caller.ts';
+import type { CursorOwner } from '../connections/owner-tag.ts';
 import { platformTimestampMillis } from '../date-time.ts';
 import { ErrorCode } from '../errors.ts';
 import type { PlatformClient, Query } from '../platform/client.ts';
@@ -27,7 +27,7 @@ export interface PollIdentity {
   readonly authorization: string;
   /** The token's key (SHA-256): the pollers and counts are per token. */
   readonly tokenKey: string;
-  readonly caller: CursorCaller;
+  readonly caller: CursorOwner;
 }
 
 /** What a poller needs from its owner (the hub). */

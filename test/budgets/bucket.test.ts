@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { adjust, MemoryBuckets, take, type BucketPolicy } from '../../src/budgets/bucket.ts';
 import { bearerToken, canonicalAuthorization, tokenKey } from '../../src/request/caller-token.ts';
-import { retryAfterSeconds } from '../../src/budgets/index.ts';
+import { secondsToWait } from '../../src/budgets/index.ts';
 import { TokenVerdicts } from '../../src/platform/token-verdicts.ts';
 import { ManualClock } from '../platform/manual-clock.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -49,7 +49,7 @@ describe('the bucket (GCRA)', () => {
   });
 
   it('rounds Retry-After up to whole seconds, at least 1', () => {
-    expect([0, 1, 999, 1000, 1001, 2500].map(retryAfterSeconds)).toEqual([1, 1, 1, 1, 2, 3]);
+    expect([0, 1, 999, 1000, 1001, 2500].map(secondsToWait)).toEqual([1, 1, 1, 1, 2, 3]);
   });
 });
 

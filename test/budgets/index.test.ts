@@ -4,6 +4,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { testConfig } from '../../src/config.ts';
 import { setupBudgets, type Budgets } from '../../src/budgets/index.ts';
+import { createContext } from '../../src/context.ts';
+import type { PolicyChain } from '../../src/platform/policy-chain.ts';
 import { tokenKey } from '../../src/request/caller-token.ts';
 import { admissionOf, runWithRequestId } from '../../src/request/scope.ts';
 
@@ -53,6 +55,25 @@ describe('the admission stage', () => {
       expect(outcome).toEqual({ passed: true });
       expect(admissionOf(req)).toEqual({ callerKey: 'address:203.0.113.7', caller: 'address', tokenKey: undefined, refusedByPlatform: false });
     }
+  });
+
+  it("makes the request's budget once, with a budget set: its platform client and each operation's hold one from the start", async () => {
+    const { budgets } = await setup({ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '10' });
+    const { req, res } = await admitted(budgets.admission, 'Bearer tok-1');
+    const budget = admissionOf(req)!.budget!;
+    (res as unknown as { req: IncomingMessage }).req = req;
+    const context = createContext({ config: testConfig(), http: {} as PolicyChain, logger: {} as Logger }, req.headers, res);
+    expect(context.platform.requestCalls.ledger).toBe(budget);
+    const operation = context.forOperation().platform.requestCalls.ledger;
+    expect([operation === undefined, operation === budget, operation?.constructor]).toEqual([false, false, budget.constructor]);
+    // Reserved, drawn from and refunded on that one object: 10 in the bucket, 3 reserved, 1 drawn, 2 given back.
+    const held = budget as unknown as { reserve(units: number): Promise<{ available: number }>; close(): Promise<{ available: number }> | undefined };
+    expect((await held.reserve(3)).available).toBe(7);
+    expect(budget.draw()).toBeUndefined();
+    expect((await held.close())?.available).toBe(9);
+    // Without a budget the admission makes none.
+    const { budgets: free } = await setup();
+    expect(admissionOf((await admitted(free.admission, 'Bearer tok-1')).req)!.budget).toBeUndefined();
   });
 
   it('keys a bearer token by its key, however the header spells it, and rewrites the header in the one spelling', async () => {

@@ -3,6 +3,7 @@ import { ApolloServer } from '@apollo/server';
 import type { Logger } from 'pino';
 import { MemoryBuckets, type BucketPolicy } from '../../src/budgets/bucket.ts';
 import type { CallEstimator } from '../../src/budgets/estimate.ts';
+import { RequestBudget } from '../../src/budgets/ledger.ts';
 import { CALLS_POLICY_NAME, costPlugin, type BudgetContext, type BudgetObserver } from '../../src/budgets/plugin.ts';
 import { RequestCalls } from '../../src/platform/request-calls.ts';
 
@@ -45,12 +46,13 @@ async function setup({ estimate, budget = true, admitted = true }: Setup) {
   const observer: BudgetObserver = { recordRateLimited: (caller) => void limited.push(caller), recordRateLimitStoreFailure: () => undefined };
   const logger = { debug: (fields: unknown) => void debug.push(fields) } as unknown as Logger;
   const estimator = { estimateSent: () => estimate } as unknown as CallEstimator;
-  server = new ApolloServer<BudgetContext>({ typeDefs, resolvers, plugins: [costPlugin(estimator, budget ? { policy: POLICY, store, logger, observer } : undefined)] });
+  server = new ApolloServer<BudgetContext>({ typeDefs, resolvers, plugins: [costPlugin(estimator, budget ? { policy: POLICY, logger, observer } : undefined)] });
   await server.start();
   const run = async (query: string, operationName?: string) => {
     const contextValue: BudgetContext = {
       admission: admitted ? { callerKey: CALLER, caller: 'token' } : undefined,
-      platform: { requestCalls: new RequestCalls({ maxCalls: 100, tokens: undefined, token: undefined, tokenKey: undefined, onTokenRefused: undefined }) },
+      // The request's budget, as the admission makes it when a budget is set.
+      platform: { requestCalls: new RequestCalls({ maxCalls: 100, tokens: undefined, token: undefined, tokenKey: undefined, onTokenRefused: undefined, ledger: admitted && budget ? new RequestBudget(store, POLICY, CALLER) : undefined }) },
     };
     const response = await server!.executeOperation({ query, operationName }, { contextValue });
     const body = response.body.kind === 'single' ? response.body.singleResult : undefined;

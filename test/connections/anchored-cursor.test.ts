@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, hkdfSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { hashesOf } from '../../src/connections/binding-hash.ts';
 import { useCursorSecret } from '../../src/connections/cursor-seal.ts';
-import { CursorCaller } from '../../src/connections/caller.ts';
+import { CursorOwner } from '../../src/connections/owner-tag.ts';
 import { anchoredPageEncoder, anchoredPageSealer, MAX_CURSOR_LENGTH } from '../../src/connections/cursor.ts';
 import { decodeCursor, encodeAnchoredCursor, encodeCursor, readCursor } from '../../src/connections/index.ts';
 import type { Anchor } from '../../src/connections/index.ts';
@@ -115,7 +115,7 @@ describe('the cursors of a page', () => {
   });
 
   it('take at most 200 characters for the default order with the account and caller of a request', () => {
-    const issue = { caller: new CursorCaller('Bearer demo-token-acme'), account: '3f6c1e2a-8b4d-4c7e-9f10-2a5b6c7d8e01' };
+    const issue = { caller: new CursorOwner('Bearer demo-token-acme'), account: '3f6c1e2a-8b4d-4c7e-9f10-2a5b6c7d8e01' };
     const page = Array.from({ length: 100 }, (_, index) => anchorOf(index));
     const cursors = anchoredPageEncoder(BINDING, issue)(page.map((_, index) => 1_000_000 + index), page);
     expect(Math.max(...cursors.map((cursor) => cursor.length))).toBe(196);
@@ -250,7 +250,7 @@ describe('what an anchored cursor packs', () => {
   });
 
   it('makes its largest cursors of an account and two ends with ids of 128 bytes and keys of 400, which it reads back', () => {
-    const issue = { caller: new CursorCaller('Bearer token'), account: 'a'.repeat(128) };
+    const issue = { caller: new CursorOwner('Bearer token'), account: 'a'.repeat(128) };
     const end = (letter: string): Anchor => ({ id: letter.repeat(128), keys: [letter.repeat(397)] });
     const cursors = anchoredPageEncoder(BINDING, issue)([2 ** 30 - 300, 2 ** 30 - 299, 2 ** 30 - 298], [end('f'), end('m'), end('l')]);
     // A page of 65536 records has its count and indexes take two bytes more each.
@@ -312,7 +312,7 @@ describe('the seal of a page, as docs/security.md says', () => {
 
   it('hands the same page out again without another seal: the same cursors, the nonce not advanced', () => {
     useCursorSecret(SECRET);
-    const caller = new CursorCaller('Bearer renewed-token');
+    const caller = new CursorOwner('Bearer renewed-token');
     const seal = anchoredPageSealer(BINDING, { caller, account: UUID });
     const anchors = (index: number): Anchor => ({ id: `${UUID.slice(0, -2)}${String(index).padStart(2, '0')}`, keys: ANCHOR.keys });
     const nonceOf = (cursor: string) => Buffer.from(cursor, 'base64url').subarray(AT.nonce, AT.sealed);
@@ -322,7 +322,7 @@ describe('the seal of a page, as docs/security.md says', () => {
     expect(nonceOf(seal(60, 20, anchors)[0]!)).toEqual(Buffer.from([...Buffer.alloc(11), 1]));
     // Another caller, account, binding or secret: a seal of its own.
     const others = [
-      anchoredPageSealer(BINDING, { caller: new CursorCaller('Bearer another-token'), account: UUID })(40, 20, anchors),
+      anchoredPageSealer(BINDING, { caller: new CursorOwner('Bearer another-token'), account: UUID })(40, 20, anchors),
       anchoredPageSealer(BINDING, { caller, account: null })(40, 20, anchors),
       anchoredPageSealer(`${BINDING}&status=NEW`, { caller, account: UUID })(40, 20, anchors),
     ];

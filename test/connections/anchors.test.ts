@@ -4,7 +4,7 @@ import { anchoredCursors, anchoredWindow, locateJoin } from '../../src/connectio
 import type { DecodedCursor } from '../../src/connections/cursor.ts';
 import { ListKnowledge } from '../../src/connections/list-knowledge.ts';
 import { anchorOf, orderOf } from '../../src/connections/order.ts';
-import { readOptions, type ParsedArgs, type Settings } from '../../src/connections/settings.ts';
+import { readOptions, type ParsedArgs, type Settings } from '../../src/connections/paging-arguments.ts';
 import type { AnchorOutcome, FetchPage, PageRequest, PagingOptions } from '../../src/connections/types.ts';
 
 // Finding an anchored cursor's record again (docs/paging.md, "Serving a page after a cursor"), over

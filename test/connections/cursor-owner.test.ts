@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import type { GraphQLError } from 'graphql';
 import { accountOfPage } from '../../src/connections/cursor-owner.ts';
 import { useCursorSecret } from '../../src/connections/cursor-seal.ts';
-import { CursorCaller, paginate, type AnchorOutcome, type Connection, type ConnectionArgs, type PagingOptions } from '../../src/connections/index.ts';
+import { CursorOwner, paginate, type AnchorOutcome, type Connection, type ConnectionArgs, type PagingOptions } from '../../src/connections/index.ts';
 import { callerToken } from '../../src/request/caller-token.ts';
 import { DEFAULT_ORDER, KeyedPlatform, item, type Item } from './keyed-platform.ts';
 
@@ -25,7 +25,7 @@ function reader(platform: KeyedPlatform, token: string) {
   const outcomes: AnchorOutcome[] = [];
   const options: PagingOptions = {
     pageBase: 0, defaultSize: 20, maxSize: 100, upstreamMaxPageSize: 100, binding: BINDING, totals: 'always', order: DEFAULT_ORDER,
-    caller: new CursorCaller(`Bearer ${token}`),
+    caller: new CursorOwner(`Bearer ${token}`),
     onAnchor: (outcome) => outcomes.push(outcome),
   };
   const page = (args: ConnectionArgs): Promise<Connection<Item>> => paginate(args, options, platform.fetchPage);
@@ -100,13 +100,13 @@ describe('the caller a page is sealed for', () => {
   it("is named by 64 bits of its token's SHA-256, the request's token key's first, the same for any spelling of its header", () => {
     const tag = createHash('sha256').update('acme-token-1').digest().subarray(0, 8);
     const headers = { authorization: 'bearer  acme-token-1' };
-    expect([new CursorCaller('Bearer acme-token-1').tag(), new CursorCaller(callerToken(headers)).tag()]).toEqual([tag, tag]);
+    expect([new CursorOwner('Bearer acme-token-1').tag(), new CursorOwner(callerToken(headers)).tag()]).toEqual([tag, tag]);
     expect(callerToken(headers).key!.slice(0, 16)).toBe(tag.toString('hex'));
-    expect(new CursorCaller(callerToken(headers)).isNamedBy(tag)).toBe(true);
-    expect(new CursorCaller('Bearer acme-token-2').isNamedBy(tag)).toBe(false);
+    expect(new CursorOwner(callerToken(headers)).isNamedBy(tag)).toBe(true);
+    expect(new CursorOwner('Bearer acme-token-2').isNamedBy(tag)).toBe(false);
     // No bearer token: the empty tag, which names the pages of code paging without a request only.
-    expect([new CursorCaller(undefined).tag(), new CursorCaller('Basic YTpi').tag()]).toEqual([Buffer.alloc(0), Buffer.alloc(0)]);
-    expect(new CursorCaller(undefined).isNamedBy(tag)).toBe(false);
+    expect([new CursorOwner(undefined).tag(), new CursorOwner('Basic YTpi').tag()]).toEqual([Buffer.alloc(0), Buffer.alloc(0)]);
+    expect(new CursorOwner(undefined).isNamedBy(tag)).toBe(false);
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { fillWindow } from '../../src/connections/fill-window.ts';
 import { ListKnowledge } from '../../src/connections/list-knowledge.ts';
 import { orderOf } from '../../src/connections/order.ts';
-import { readOptions, type Settings } from '../../src/connections/settings.ts';
+import { readOptions, type Settings } from '../../src/connections/paging-arguments.ts';
 import type { FetchPage, PageRequest, PagingOptions } from '../../src/connections/types.ts';
 
 // Completing a window after the first call, over a list ordered by one number (n ASC, then the id

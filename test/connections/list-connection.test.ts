@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { testConfig } from '../../src/config.ts';
-import { NO_CALLER } from '../../src/connections/caller.ts';
+import { NO_OWNER } from '../../src/connections/owner-tag.ts';
 import { listConnection, PagingFacts, readCursor, type ListDescriptor, type PageResult } from '../../src/connections/index.ts';
 import type { Query } from '../../src/platform/client.ts';
 
@@ -44,7 +44,7 @@ function context(paging = new PagingFacts()) {
     info: (fields: unknown, message: string) => logged.push({ level: 'info', fields, message }),
     warn: (fields: unknown, message: string) => logged.push({ level: 'warn', fields, message }),
   };
-  return { logged, ctx: { config: testConfig(), logger: logger as never, platform: undefined as never, caller: NO_CALLER, paging } };
+  return { logged, ctx: { config: testConfig(), logger: logger as never, platform: undefined as never, caller: NO_OWNER, paging } };
 }
 
 const BINDING = (query: string) => `payments${query}`;

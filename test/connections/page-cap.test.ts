@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { testConfig } from '../../src/config.ts';
-import { NO_CALLER } from '../../src/connections/caller.ts';
+import { NO_OWNER } from '../../src/connections/owner-tag.ts';
 import { capShownBy, encodeCursor, listConnection, paginate, PAGE_CAP_FLOOR, PAGE_CAP_TTL_MS, PagingFacts, type ListDescriptor } from '../../src/connections/index.ts';
 import { pageCapFloor, plannedPageSize, RequestPageSize } from '../../src/connections/page-cap.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -166,7 +166,7 @@ describe('a learned cap', () => {
   }
 
   function context(paging: PagingFacts) {
-    return { requestId: 'r1', config: testConfig(), logger: createLogger('silent'), platform: undefined as never, caller: NO_CALLER, paging };
+    return { requestId: 'r1', config: testConfig(), logger: createLogger('silent'), platform: undefined as never, caller: NO_OWNER, paging };
   }
 
   it('expires, and the next request asks for the configured size again', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { GraphQLError } from 'graphql';
 import { ListKnowledge } from '../../src/connections/list-knowledge.ts';
 import { orderOf } from '../../src/connections/order.ts';
-import { readOptions, type Settings } from '../../src/connections/settings.ts';
+import { readOptions, type Settings } from '../../src/connections/paging-arguments.ts';
 import { tailWindow } from '../../src/connections/tail-window.ts';
 import type { FetchPage, PageRequest, PagingOptions } from '../../src/connections/types.ts';
 import { FakePlatform, rows, type Row, type Shape } from './fake-platform.ts';

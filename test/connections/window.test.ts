@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ParsedArgs, Settings } from '../../src/connections/settings.ts';
+import type { ParsedArgs, Settings } from '../../src/connections/paging-arguments.ts';
 import { boundedWindow, neededRange, windowArgs } from '../../src/connections/window.ts';
 
 const settings = (totals: 'always' | 'sometimes', defaultSize = 10) => ({ defaultSize, totals }) as Settings;

@@ -237,7 +237,7 @@ describe('deploy/kubernetes manifests', () => {
 
   it('let a platform call time out, retries included, before the request deadline stops it', () => {
     // Every attempt of a GET to a hanging route then ends by its own timeout, which tells the route's
-    // breaker at once (src/platform/http.ts), and the field answers before the request's deadline.
+    // breaker at once (src/platform/policy-chain.ts), and the field answers before the request's deadline.
     const longestCall = (config: ReturnType<typeof loadConfig>) => {
       const { retryLimit, responseTimeoutMs, retryBaseMs } = config.upstream;
       const backoff = Array.from({ length: retryLimit }, (_, n) => retryBaseMs * 2 ** n).reduce((a, b) => a + b, 0);

@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { createDocumentLoader } from '../../src/documents/loader.ts';
-import { PlatformHttp } from '../../src/platform/http.ts';
+import { PolicyChain } from '../../src/platform/policy-chain.ts';
 import { RequestClient } from '../support/request-client.ts';
 import { TOKEN, eventually, json, startServer, upstreamSettings, type TestServer } from '../platform/support.ts';
 
@@ -9,7 +9,7 @@ import { TOKEN, eventually, json, startServer, upstreamSettings, type TestServer
 // bound on fetches in flight, one fetch per id, and that it is the request's only cache of documents.
 
 let server: TestServer | undefined;
-let platform: PlatformHttp | undefined;
+let platform: PolicyChain | undefined;
 /** Answers held until released, in arrival order. */
 let held: { url: string; response: http.ServerResponse }[] = [];
 
@@ -18,7 +18,7 @@ const record = (id: string, name = `Document ${id}`) => ({ id, documentType: 'OT
 async function setup(): Promise<RequestClient> {
   held = [];
   server = await startServer((request, response) => void held.push({ url: request.url ?? '', response }));
-  platform = new PlatformHttp(server.url, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0' }));
+  platform = new PolicyChain(server.url, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0' }));
   return new RequestClient(platform, TOKEN, 'req-loader-1');
 }
 

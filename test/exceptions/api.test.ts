@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import nock from 'nock';
 import { exceptionList, exceptionsQuery, fetchExceptions } from '../../src/exceptions/api.ts';
-import type { PlatformHttp } from '../../src/platform/http.ts';
+import type { PolicyChain } from '../../src/platform/policy-chain.ts';
 import { RequestClient } from '../support/request-client.ts';
 import { useNock } from '../platform/nock-guard.ts';
 import { PLATFORM_URL, TOKEN, json, observedPlatformHttp } from '../platform/support.ts';
@@ -78,7 +78,7 @@ describe('exceptionList', () => {
 });
 
 describe('fetchExceptions', () => {
-  let http: PlatformHttp;
+  let http: PolicyChain;
   beforeEach(() => {
     ({ http } = observedPlatformHttp());
   });

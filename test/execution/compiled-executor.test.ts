@@ -5,7 +5,7 @@ import { testConfig } from '../../src/config.ts';
 import { createContext } from '../../src/context.ts';
 import { CompiledExecution } from '../../src/execution/compiled-executor.ts';
 import { createLogger } from '../../src/logger.ts';
-import { PlatformHttp, type UpstreamRequest, type UpstreamResponse } from '../../src/platform/http.ts';
+import { PolicyChain, type UpstreamRequest, type UpstreamResponse } from '../../src/platform/policy-chain.ts';
 import { exampleTabs } from '../../src/playground/examples.ts';
 import { sandboxExampleValues } from '../../src/playground/sandbox-examples.ts';
 import { buildSchema } from '../../src/schema.ts';
@@ -16,7 +16,7 @@ import { ANCHORED_VERSION } from '../../src/connections/anchored-cursor.ts';
 // nulls, and every error's message, path, locations and extensions.
 
 let sandbox: Sandbox;
-let http: PlatformHttp;
+let http: PolicyChain;
 let schema: GraphQLSchema;
 let compiled: CompiledExecution;
 const config = testConfig();
@@ -24,7 +24,7 @@ const logger = createLogger('silent');
 
 beforeAll(async () => {
   sandbox = await startSandbox({ scanDelayMs: 50 });
-  http = new PlatformHttp(sandbox.url, { ...config.upstream, retryLimit: 0 });
+  http = new PolicyChain(sandbox.url, { ...config.upstream, retryLimit: 0 });
   schema = buildSchema();
   compiled = new CompiledExecution(schema, { maxEntries: 50, maxBytes: 33_554_432, minUses: 1 });
   await compiled.load();
@@ -80,18 +80,18 @@ function recordingPlatform() {
     const answer = http.send(request);
     answers.set(key(request), answer);
     return answer;
-  } } as unknown as PlatformHttp;
+  } } as unknown as PolicyChain;
   const replaying = { send: (request: UpstreamRequest) => {
     calls.compiled.push(key(request));
     return answers.get(key(request)) ?? Promise.reject(new Error(`unexpected platform call ${key(request)}`));
-  } } as unknown as PlatformHttp;
+  } } as unknown as PolicyChain;
   return { recording, replaying, calls };
 }
 
 async function both(query: string, variables: Record<string, unknown> | undefined, token: string | undefined = `Bearer ${acme().token}`) {
   const document = parse(query);
   const platform = recordingPlatform();
-  const context = (through: PlatformHttp) => createContext({ config, http: through, logger }, { authorization: token, 'x-request-id': 'equivalence' });
+  const context = (through: PolicyChain) => createContext({ config, http: through, logger }, { authorization: token, 'x-request-id': 'equivalence' });
   // Expiry times are computed from the clock when an answer arrives: both runs read the same instant.
   const now = Date.now();
   const clock = jest.spyOn(Date, 'now').mockReturnValue(now);

@@ -4,7 +4,7 @@ import { testConfig } from '../../src/config.ts';
 import { createContext } from '../../src/context.ts';
 import { CompiledExecution } from '../../src/execution/compiled-executor.ts';
 import { createLogger } from '../../src/logger.ts';
-import { PlatformHttp } from '../../src/platform/http.ts';
+import { PolicyChain } from '../../src/platform/policy-chain.ts';
 import { buildSchema } from '../../src/schema.ts';
 
 // graphql-jit is not loaded at start-up: a process answers its probes without waiting for about a
@@ -12,7 +12,7 @@ import { buildSchema } from '../../src/schema.ts';
 
 const config = testConfig();
 const schema = buildSchema();
-const http = new PlatformHttp('http://127.0.0.1:9', config.upstream);
+const http = new PolicyChain('http://127.0.0.1:9', config.upstream);
 afterAll(() => http.close());
 
 const run = (execution: CompiledExecution, key: string, text: string) =>

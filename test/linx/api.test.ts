@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import nock from 'nock';
 import { linxBatchList, linxQuery } from '../../src/linx/api.ts';
-import type { PlatformHttp } from '../../src/platform/http.ts';
+import type { PolicyChain } from '../../src/platform/policy-chain.ts';
 import { RequestClient } from '../support/request-client.ts';
 import { useNock } from '../platform/nock-guard.ts';
 import { PLATFORM_URL, TOKEN, failure, json, observedPlatformHttp } from '../platform/support.ts';
@@ -46,7 +46,7 @@ describe('linxBatchList', () => {
   });
 
   describe('its fetch', () => {
-    let http: PlatformHttp;
+    let http: PolicyChain;
     let client: RequestClient;
     beforeEach(() => {
       ({ http } = observedPlatformHttp());

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { testConfig } from '../../src/config.ts';
-import { NO_CALLER } from '../../src/connections/caller.ts';
+import { NO_OWNER } from '../../src/connections/owner-tag.ts';
 import { PagingFacts, readCursor } from '../../src/connections/index.ts';
 import { linxResolvers } from '../../src/linx/resolvers.ts';
 import { queryString } from '../../src/platform/client.ts';
@@ -21,7 +21,7 @@ function context(body: unknown) {
     },
   };
   const logger = { info: () => undefined, warn: () => undefined };
-  return { gets, ctx: { config: testConfig(), logger, platform, caller: NO_CALLER, paging: new PagingFacts() } };
+  return { gets, ctx: { config: testConfig(), logger, platform, caller: NO_OWNER, paging: new PagingFacts() } };
 }
 
 describe('Query.linxBatches', () => {

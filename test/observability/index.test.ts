@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { FeatureSwitches } from '../../bench/lib/feature-switches.ts';
 import { testConfig } from '../../src/config.ts';
 import { setupObservability, type Observability } from '../../src/observability/index.ts';
-import { PlatformHttp } from '../../src/platform/http.ts';
+import { PolicyChain } from '../../src/platform/policy-chain.ts';
 import type { Policy } from '../../src/platform/policy.ts';
 import { PLATFORM_URL, TOKEN, upstreamSettings } from '../platform/support.ts';
 
@@ -13,7 +13,7 @@ import { PLATFORM_URL, TOKEN, upstreamSettings } from '../platform/support.ts';
 // in its own file (metrics.test.ts, tracing.test.ts, request-plugin.test.ts).
 
 let observability: Observability | undefined;
-let http: PlatformHttp | undefined;
+let http: PolicyChain | undefined;
 afterEach(async () => {
   await observability?.close();
   http?.close();
@@ -24,7 +24,7 @@ afterEach(async () => {
 /** A seam whose transport answers every call with `status`, and a logger whose lines are kept. */
 function parts(status: number) {
   const transport: Policy = { name: 'transport', send: async () => ({ status, body: '', headers: {}, retries: 0 }) };
-  http = new PlatformHttp(PLATFORM_URL, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0' }), undefined, undefined, { policies: (defaults) => [...defaults.slice(0, -1), transport] });
+  http = new PolicyChain(PLATFORM_URL, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0' }), undefined, undefined, { policies: (defaults) => [...defaults.slice(0, -1), transport] });
   const lines: Record<string, unknown>[] = [];
   const logger = pino(
     { level: 'debug' },
@@ -38,7 +38,7 @@ function parts(status: number) {
   return { http, logger, lines };
 }
 
-const call = (seam: PlatformHttp) => seam.send({ route: 'exceptions.list', method: 'GET', pathAndQuery: '/exceptions', authorization: TOKEN }).catch(() => undefined);
+const call = (seam: PolicyChain) => seam.send({ route: 'exceptions.list', method: 'GET', pathAndQuery: '/exceptions', authorization: TOKEN }).catch(() => undefined);
 const upstreamSamples = (body: string) => body.split('\n').filter((line) => line.startsWith('upstream_requests_total{'));
 
 describe('setupObservability', () => {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { CallerGone, RequestDeadlineExceeded } from '../../src/request/deadline.ts';
 import { RequestClient } from '../support/request-client.ts';
 import { systemClock, type Clock } from '../../src/platform/clock.ts';
-import { PlatformHttp } from '../../src/platform/http.ts';
+import { PolicyChain } from '../../src/platform/policy-chain.ts';
 import { ManualClock } from './manual-clock.ts';
 import { TOKEN, eventually, failure, startServer, upstreamSettings, type Handler, type TestServer } from './support.ts';
 
@@ -11,7 +11,7 @@ import { TOKEN, eventually, failure, startServer, upstreamSettings, type Handler
 // had waited a response timeout's worth; never a caller hanging up.
 
 let server: TestServer | undefined;
-let http: PlatformHttp | undefined;
+let http: PolicyChain | undefined;
 let transitions: string[] = [];
 
 afterEach(async () => {
@@ -23,7 +23,7 @@ afterEach(async () => {
 
 async function setup(handler: Handler, overrides: Record<string, string>, clock: Clock = systemClock) {
   server = await startServer(handler);
-  http = new PlatformHttp(server.url, upstreamSettings(overrides), undefined, clock);
+  http = new PolicyChain(server.url, upstreamSettings(overrides), undefined, clock);
   transitions = [];
   http.onBreakerStateChange((state, route) => transitions.push(`${route}:${state}`));
   return { server, http };
@@ -31,7 +31,7 @@ async function setup(handler: Handler, overrides: Record<string, string>, clock:
 
 const hang: Handler = () => {};
 const unavailable: Handler = (_request, response) => response.writeHead(503, { 'content-type': 'application/json' }).end('{}');
-const exceptions = (platform: PlatformHttp, n: number, signal?: AbortSignal) =>
+const exceptions = (platform: PolicyChain, n: number, signal?: AbortSignal) =>
   new RequestClient(platform, TOKEN, `req-${n}`, signal).get('exceptions.list', '/exceptions', { page: n });
 
 describe('timed-out attempts', () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { RequestClient } from '../support/request-client.ts';
-import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
+import { PolicyChain, type UpstreamCallEvent } from '../../src/platform/policy-chain.ts';
 import { ManualClock } from './manual-clock.ts';
 import { TOKEN, closedPort, eventsOf, eventually, failure, json, startServer, upstreamSettings, type Handler, type TestServer } from './support.ts';
 
@@ -10,7 +10,7 @@ const COOL_DOWN_MS = 150;
 const RECORD = { id: 'd1' };
 
 let server: TestServer | undefined;
-let http: PlatformHttp | undefined;
+let http: PolicyChain | undefined;
 let events: UpstreamCallEvent[] = [];
 let transitions: string[] = [];
 let status = 200;
@@ -26,7 +26,7 @@ async function setup(handler: Handler = byStatus, overrides: Record<string, stri
   server = await startServer(handler);
   clock = new ManualClock({ autoAdvance: true });
   // No retries: each call is one request, so server counts equal call counts.
-  http = new PlatformHttp(
+  http = new PolicyChain(
     server.url,
     upstreamSettings({
       UPSTREAM_RETRY_LIMIT: '0',
@@ -55,9 +55,9 @@ afterEach(async () => {
   server = undefined;
 });
 
-const call = (platform: PlatformHttp) => new RequestClient(platform, TOKEN, REQUEST_ID).get('documents.get', '/v1/documents/d1');
+const call = (platform: PolicyChain) => new RequestClient(platform, TOKEN, REQUEST_ID).get('documents.get', '/v1/documents/d1');
 
-async function tripWith(platform: PlatformHttp, failingStatus: number) {
+async function tripWith(platform: PolicyChain, failingStatus: number) {
   status = failingStatus;
   for (let i = 0; i < THRESHOLD; i++) expect((await failure(call(platform))).extensions.code).toBe('UPSTREAM_ERROR');
 }
@@ -141,7 +141,7 @@ describe('circuit breaker', () => {
   });
 
   it('refused connections trip it', async () => {
-    http = new PlatformHttp(`http://127.0.0.1:${await closedPort()}`, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0', UPSTREAM_BREAKER_THRESHOLD: String(THRESHOLD) }));
+    http = new PolicyChain(`http://127.0.0.1:${await closedPort()}`, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0', UPSTREAM_BREAKER_THRESHOLD: String(THRESHOLD) }));
     for (let i = 0; i < THRESHOLD; i++) expect((await failure(call(http))).message).toBe('The platform could not be reached (ECONNREFUSED)');
     expect(http.breakerState).toBe('open');
     expect((await failure(call(http))).message).toBe('The platform is failing; calls are paused for a short cool-down');
@@ -182,7 +182,7 @@ describe('circuit breaker', () => {
 });
 
 describe('one breaker per platform route', () => {
-  const exceptions = (platform: PlatformHttp) => new RequestClient(platform, TOKEN, REQUEST_ID).get('exceptions.list', '/exceptions');
+  const exceptions = (platform: PolicyChain) => new RequestClient(platform, TOKEN, REQUEST_ID).get('exceptions.list', '/exceptions');
 
   it('a route failing opens only its own breaker: other routes are still called', async () => {
     const wire = await setup();
@@ -213,7 +213,7 @@ describe('one breaker per platform route', () => {
 });
 
 describe('calls stopped by their request', () => {
-  const stoppable = (platform: PlatformHttp, signal: AbortSignal) =>
+  const stoppable = (platform: PolicyChain, signal: AbortSignal) =>
     new RequestClient(platform, TOKEN, REQUEST_ID, signal).get('documents.get', '/v1/documents/d1');
 
   it('never count as failures, however many there are', async () => {

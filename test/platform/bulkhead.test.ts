@@ -4,7 +4,7 @@ import { createMetrics } from '../../src/observability/metrics.ts';
 import { Bulkhead, RouteBusy } from '../../src/platform/bulkhead.ts';
 import { RequestDeadlineExceeded } from '../../src/request/deadline.ts';
 import { RequestClient } from '../support/request-client.ts';
-import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
+import { PolicyChain, type UpstreamCallEvent } from '../../src/platform/policy-chain.ts';
 import { TOKEN, eventsOf, eventually, failure, json, protectionSettings, startServer, upstreamSettings, type TestServer } from './support.ts';
 
 describe('Bulkhead', () => {
@@ -71,7 +71,7 @@ describe('Bulkhead', () => {
 
 describe('a route at its bound (UPSTREAM_ROUTE_MAX_IN_FLIGHT, UPSTREAM_ROUTE_QUEUE)', () => {
   let server: TestServer | undefined;
-  let http: PlatformHttp | undefined;
+  let http: PolicyChain | undefined;
   let metrics: ReturnType<typeof createMetrics> | undefined;
 
   afterEach(async () => {
@@ -88,7 +88,7 @@ describe('a route at its bound (UPSTREAM_ROUTE_MAX_IN_FLIGHT, UPSTREAM_ROUTE_QUE
       if (request.url?.startsWith('/v1/documents/')) response.writeHead(200, { 'content-type': 'application/json' }).end(json({ id: 'd1' }));
     });
     const env = { UPSTREAM_ROUTE_MAX_IN_FLIGHT: '2', UPSTREAM_ROUTE_QUEUE: '1', UPSTREAM_RESPONSE_TIMEOUT_MS: '60000', UPSTREAM_REQUEST_TIMEOUT_MS: '60000' };
-    http = new PlatformHttp(server.url, upstreamSettings(env), protectionSettings(env));
+    http = new PolicyChain(server.url, upstreamSettings(env), protectionSettings(env));
     const events: UpstreamCallEvent[] = [];
     metrics = createMetrics(http);
     const recorded = metrics;
@@ -99,7 +99,7 @@ describe('a route at its bound (UPSTREAM_ROUTE_MAX_IN_FLIGHT, UPSTREAM_ROUTE_QUE
     return { server, http, events, metrics: recorded };
   }
 
-  const exceptions = (platform: PlatformHttp, n: number, signal?: AbortSignal) =>
+  const exceptions = (platform: PolicyChain, n: number, signal?: AbortSignal) =>
     new RequestClient(platform, TOKEN, `req-${n}`, signal).get('exceptions.list', '/exceptions', { page: n });
 
   it('refuses further calls with UPSTREAM_BUSY, sends nothing for them, and leaves the other routes and the breaker alone', async () => {

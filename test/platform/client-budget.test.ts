@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import nock from 'nock';
 import { RequestClient } from '../support/request-client.ts';
-import type { PlatformHttp} from '../../src/platform/http.ts';
-import { type UpstreamCallEvent } from '../../src/platform/http.ts';
+import type { PolicyChain} from '../../src/platform/policy-chain.ts';
+import { type UpstreamCallEvent } from '../../src/platform/policy-chain.ts';
 import { useNock } from './nock-guard.ts';
 import { PLATFORM_URL, TOKEN, eventsOf, failure, json, observedPlatformHttp } from './support.ts';
 
@@ -11,7 +11,7 @@ import { PLATFORM_URL, TOKEN, eventsOf, failure, json, observedPlatformHttp } fr
 useNock();
 
 const REQUEST_ID = 'req-budget-1';
-let http: PlatformHttp;
+let http: PolicyChain;
 let events: UpstreamCallEvent[];
 
 beforeEach(() => {

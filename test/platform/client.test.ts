@@ -5,8 +5,8 @@ import { createLogger } from '../../src/logger.ts';
 import { runWithRequestId } from '../../src/request/scope.ts';
 import { pathSegment, queryString } from '../../src/platform/client.ts';
 import { RequestClient } from '../support/request-client.ts';
-import type { PlatformHttp} from '../../src/platform/http.ts';
-import { type UpstreamCallEvent } from '../../src/platform/http.ts';
+import type { PolicyChain} from '../../src/platform/policy-chain.ts';
+import { type UpstreamCallEvent } from '../../src/platform/policy-chain.ts';
 import { useNock } from './nock-guard.ts';
 import { PLATFORM_URL, TOKEN, TOKEN_SECRET, failure, json, syncFailure, observedPlatformHttp } from './support.ts';
 
@@ -15,7 +15,7 @@ useNock();
 const REQUEST_ID = 'req-client-1';
 const page = (ids: string[]) => ({ totalElements: ids.length, totalPages: 1, number: 0, numberOfElements: ids.length, hasNext: false, content: ids.map((id) => ({ id })) });
 
-let http: PlatformHttp;
+let http: PolicyChain;
 let events: UpstreamCallEvent[];
 
 beforeEach(() => {

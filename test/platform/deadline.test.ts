@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { testConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import type { UpstreamCallEvent } from '../../src/platform/http.ts';
+import type { UpstreamCallEvent } from '../../src/platform/policy-chain.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
 import { graphqlClient, postJson, type GraphQLClient } from '../support/graphql-client.ts';
 import { TOKEN, eventsOf, eventually, json, startServer, type Handler, type TestServer } from './support.ts';

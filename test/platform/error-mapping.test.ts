@@ -5,8 +5,8 @@ import { RequestClient } from '../support/request-client.ts';
 import { parseErrorBody } from '../../src/platform/error-body.ts';
 import { runWithRequestId } from '../../src/request/scope.ts';
 import { errorFromResponse, retryAfterSeconds } from '../../src/platform/error-mapping.ts';
-import type { PlatformHttp} from '../../src/platform/http.ts';
-import { type UpstreamCallEvent } from '../../src/platform/http.ts';
+import type { PolicyChain} from '../../src/platform/policy-chain.ts';
+import { type UpstreamCallEvent } from '../../src/platform/policy-chain.ts';
 import { useNock } from './nock-guard.ts';
 import { PLATFORM_URL, TOKEN, eventsOf, failure, json, observedPlatformHttp } from './support.ts';
 
@@ -15,7 +15,7 @@ useNock();
 const REQUEST_ID = 'req-map-1';
 const TIMESTAMP = '2026-11-20T10:15:30.123Z';
 
-let http: PlatformHttp;
+let http: PolicyChain;
 let events: UpstreamCallEvent[];
 let client: RequestClient;
 

@@ -6,7 +6,7 @@ import type { PlatformClient } from '../../src/platform/client.ts';
 import { runWithRequestId } from '../../src/request/scope.ts';
 import { RequestClient } from '../support/request-client.ts';
 import { PlatformError } from '../../src/platform/platform-error.ts';
-import { PlatformHttp } from '../../src/platform/http.ts';
+import { PolicyChain } from '../../src/platform/policy-chain.ts';
 import { pageFetcher, readPage, readRecord } from '../../src/platform/pages.ts';
 import { useNock } from './nock-guard.ts';
 import { PLATFORM_URL, TOKEN, failure, json, syncFailure, upstreamSettings } from './support.ts';
@@ -17,10 +17,10 @@ const ARGUMENTS = { status: ['filter', 'status'], sort: ['orderBy'] } as const;
 describe('pageFetcher', () => {
   useNock();
 
-  let http: PlatformHttp;
+  let http: PolicyChain;
   let client: PlatformClient;
   beforeEach(() => {
-    http = new PlatformHttp(PLATFORM_URL, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0' }));
+    http = new PolicyChain(PLATFORM_URL, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0' }));
     client = new RequestClient(http, TOKEN, REQUEST_ID);
   });
   afterEach(() => http.close());

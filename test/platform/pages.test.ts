@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import nock from 'nock';
 import { RequestClient } from '../support/request-client.ts';
-import { PlatformHttp } from '../../src/platform/http.ts';
+import { PolicyChain } from '../../src/platform/policy-chain.ts';
 import { runWithRequestId } from '../../src/request/scope.ts';
 import { readPage, readRecord } from '../../src/platform/pages.ts';
 import { useNock } from './nock-guard.ts';
@@ -84,10 +84,10 @@ describe('readRecord', () => {
 describe('a 200 the contract does not describe, through the client', () => {
   useNock();
 
-  let http: PlatformHttp;
+  let http: PolicyChain;
   let client: RequestClient;
   beforeEach(() => {
-    http = new PlatformHttp(PLATFORM_URL, upstreamSettings());
+    http = new PolicyChain(PLATFORM_URL, upstreamSettings());
     client = new RequestClient(http, TOKEN, REQUEST_ID);
   });
   afterEach(() => http.close());

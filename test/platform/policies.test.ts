@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import nock from 'nock';
 import { ErrorCode } from '../../src/errors.ts';
-import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
+import { PolicyChain, type UpstreamCallEvent } from '../../src/platform/policy-chain.ts';
 import { PlatformError } from '../../src/platform/platform-error.ts';
 import type { Policy } from '../../src/platform/policy.ts';
 import type { CallLedger } from '../../src/platform/request-calls.ts';
@@ -17,15 +17,15 @@ useNock();
 
 const REQUEST_ID = 'req-policies-1';
 const PAGE = { totalElements: 0, totalPages: 0, number: 0, numberOfElements: 0, hasNext: false, content: [] };
-let http: PlatformHttp | undefined;
+let http: PolicyChain | undefined;
 
 afterEach(() => {
   http?.close();
   http = undefined;
 });
 
-function platform(overrides: Record<string, string>, policies?: (defaults: Policy[]) => Policy[]): { http: PlatformHttp; events: UpstreamCallEvent[] } {
-  http = new PlatformHttp(PLATFORM_URL, upstreamSettings(overrides), undefined, undefined, { policies });
+function platform(overrides: Record<string, string>, policies?: (defaults: Policy[]) => Policy[]): { http: PolicyChain; events: UpstreamCallEvent[] } {
+  http = new PolicyChain(PLATFORM_URL, upstreamSettings(overrides), undefined, undefined, { policies });
   const events: UpstreamCallEvent[] = [];
   http.observe((event) => events.push(event));
   return { http, events };
@@ -40,13 +40,14 @@ function ledgerPaying(allowed: number): CallLedger & { draws: number } {
       if (ledger.draws > allowed) return Promise.reject(new CallNotSent(new PlatformError(ErrorCode.RATE_LIMITED, 'spent', { retryAfter: 3 })));
       return undefined;
     },
+    forOperation: (): CallLedger => ledgerPaying(allowed),
   };
   return ledger;
 }
 
 describe('the list of policies', () => {
   it('names every policy in the order a call meets them', () => {
-    expect(platform({}).http.policyNames).toEqual(['token gate', 'calls budget', 'report', 'shared reads', 'breaker gate', 'bulkhead', 'breaker', 'retries', 'bucket draw', 'transport']);
+    expect(platform({}).http.policyNames).toEqual(['token gate', 'calls budget', 'report', 'deadline', 'shared reads', 'breaker gate', 'bulkhead', 'breaker', 'retries', 'bucket draw', 'transport']);
   });
 
   it('takes a new policy as one more entry: it sees every attempt, retries included, and what it adds reaches the platform', async () => {
@@ -100,9 +101,8 @@ describe('the bucket draw', () => {
   it('draws every attempt, retries included, and counts what the platform received', async () => {
     const { http: seam } = platform({ UPSTREAM_RETRY_LIMIT: '2' });
     const scope = nock(PLATFORM_URL).get('/exceptions').twice().reply(503, '').get('/exceptions').reply(200, json(PAGE));
-    const client = new RequestClient(seam, TOKEN, REQUEST_ID);
     const ledger = ledgerPaying(10);
-    client.requestCalls.ledger = ledger;
+    const client = new RequestClient(seam, TOKEN, REQUEST_ID, undefined, { ledger });
     await expect(client.get('exceptions.list', '/exceptions')).resolves.toEqual(PAGE);
     scope.done();
     expect([ledger.draws, client.sent, client.calls]).toEqual([3, 3, 1]);
@@ -110,8 +110,7 @@ describe('the bucket draw', () => {
 
   it('does not send a call the budget cannot pay: RATE_LIMITED with retryAfter, reported, and the breaker not told', async () => {
     const { http: seam, events } = platform({ UPSTREAM_BREAKER_THRESHOLD: '1' });
-    const client = new RequestClient(seam, TOKEN, REQUEST_ID);
-    client.requestCalls.ledger = ledgerPaying(0);
+    const client = new RequestClient(seam, TOKEN, REQUEST_ID, undefined, { ledger: ledgerPaying(0) });
     const error = await failure(client.get('exceptions.list', '/exceptions'));
     expect([error.message, error.extensions]).toEqual(['spent', { code: 'RATE_LIMITED', retryAfter: 3 }]);
     expect(client.sent).toBe(0);
@@ -122,9 +121,8 @@ describe('the bucket draw', () => {
   it('sends no retry the budget cannot pay: the last answer stands', async () => {
     const { http: seam, events } = platform({ UPSTREAM_RETRY_LIMIT: '2' });
     const scope = nock(PLATFORM_URL).get('/exceptions').reply(503, json({ traceId: 't-1', message: 'down' }));
-    const client = new RequestClient(seam, TOKEN, REQUEST_ID);
     const ledger = ledgerPaying(1);
-    client.requestCalls.ledger = ledger;
+    const client = new RequestClient(seam, TOKEN, REQUEST_ID, undefined, { ledger });
     const error = await failure(client.get('exceptions.list', '/exceptions'));
     scope.done();
     expect(error.extensions).toEqual({ code: 'UPSTREAM_ERROR', upstream: { status: 503, traceId: 't-1' } });

@@ -24,19 +24,29 @@ describe('RequestCalls', () => {
   });
 
   it("gives each operation of a batch its own ledger and attempts, on the request's tally, options, token key and credentials", () => {
-    const request = new RequestCalls(options());
+    const own = { draw: () => undefined, forOperation: () => own };
+    const request = new RequestCalls(options({ ledger: { draw: () => undefined, forOperation: () => own } }));
     const key = request.tokenKey;
     request.credential = 'cred';
-    request.ledger = { draw: () => undefined };
     request.sent = 2;
     request.tally.calls = 3;
     const operation = request.forOperation();
     expect(operation).not.toBe(request);
     expect([operation.options, operation.tally, operation.tokenKey, operation.credential]).toEqual([request.options, request.tally, key, 'cred']);
     expect(operation.tally).toBe(request.tally);
-    expect([operation.ledger, operation.sent]).toEqual([undefined, 0]);
+    expect([operation.ledger, operation.sent]).toEqual([own, 0]);
+    expect(operation.ledger).not.toBe(request.ledger);
     operation.tally.sent++;
     expect(request.tally.sent).toBe(1);
+  });
+
+  it("counts an attempt sent in one place, for the operation and its request's tally", () => {
+    const request = new RequestCalls(options());
+    const operation = request.forOperation();
+    request.attemptSent();
+    operation.attemptSent();
+    operation.attemptSent();
+    expect([request.sent, operation.sent, request.tally.sent]).toEqual([1, 2, 3]);
   });
 
   it('shares a tally it is given', () => {

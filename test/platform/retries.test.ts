@@ -3,8 +3,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import nock from 'nock';
 import { RequestClient } from '../support/request-client.ts';
-import type { PlatformHttp} from '../../src/platform/http.ts';
-import { type UpstreamCallEvent } from '../../src/platform/http.ts';
+import type { PolicyChain} from '../../src/platform/policy-chain.ts';
+import { type UpstreamCallEvent } from '../../src/platform/policy-chain.ts';
 import type { Clock } from '../../src/platform/clock.ts';
 import { ManualClock } from './manual-clock.ts';
 import { useNock } from './nock-guard.ts';
@@ -15,10 +15,10 @@ useNock();
 const REQUEST_ID = 'req-retry-1';
 const PAGE = { totalElements: 1, totalPages: 1, number: 0, numberOfElements: 1, hasNext: false, content: [{ id: 'e1' }] };
 
-let http: PlatformHttp | undefined;
+let http: PolicyChain | undefined;
 let events: UpstreamCallEvent[] = [];
 
-/** A client over a fresh PlatformHttp (retry limit 2, 5 ms backoff unless overridden), waiting on `clock`. */
+/** A client over a fresh PolicyChain (retry limit 2, 5 ms backoff unless overridden), waiting on `clock`. */
 function setup(overrides: Record<string, string> = {}, clock?: Clock): RequestClient {
   ({ http, events } = observedPlatformHttp({ UPSTREAM_RETRY_LIMIT: '2', ...overrides }, clock));
   return new RequestClient(http, TOKEN, REQUEST_ID);

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { testConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import type { UpstreamCallEvent } from '../../src/platform/http.ts';
+import type { UpstreamCallEvent } from '../../src/platform/policy-chain.ts';
 import { SharedReads } from '../../src/platform/shared-reads.ts';
 import type { Answer as PlatformAnswer, Exchange } from '../../src/platform/upstream-call.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';

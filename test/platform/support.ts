@@ -4,7 +4,7 @@ import { expect } from '@jest/globals';
 import { testConfig, type Config } from '../../src/config.ts';
 import { PlatformError } from '../../src/platform/platform-error.ts';
 import { systemClock, type Clock } from '../../src/platform/clock.ts';
-import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
+import { PolicyChain, type UpstreamCallEvent } from '../../src/platform/policy-chain.ts';
 import { sleep } from '../support/time.ts';
 
 /** Host the nock-based suites fake; nothing real ever answers there. */
@@ -30,11 +30,11 @@ export function upstreamSettings(overrides: Record<string, string> = {}): Config
 }
 
 /**
- * A PlatformHttp over the nock host with `upstreamSettings(overrides)` (no retries unless the
+ * A PolicyChain over the nock host with `upstreamSettings(overrides)` (no retries unless the
  * overrides give some: most suites test what a single call does), and the list of what it reports.
  */
-export function observedPlatformHttp(overrides: Record<string, string> = {}, clock: Clock = systemClock): { http: PlatformHttp; events: UpstreamCallEvent[] } {
-  const http = new PlatformHttp(PLATFORM_URL, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0', ...overrides }), undefined, clock);
+export function observedPlatformHttp(overrides: Record<string, string> = {}, clock: Clock = systemClock): { http: PolicyChain; events: UpstreamCallEvent[] } {
+  const http = new PolicyChain(PLATFORM_URL, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0', ...overrides }), undefined, clock);
   const events: UpstreamCallEvent[] = [];
   http.observe((event) => events.push(event));
   return { http, events };
@@ -67,7 +67,7 @@ export function syncFailure(call: () => unknown): PlatformError {
   throw new Error('expected the call to fail');
 }
 
-/** Collects what an observer of PlatformHttp reports, with durations checked and dropped. */
+/** Collects what an observer of PolicyChain reports, with durations checked and dropped. */
 export function eventsOf(events: UpstreamCallEvent[]): Omit<UpstreamCallEvent, 'durationMs'>[] {
   return events.map(({ durationMs, ...rest }) => {
     expect(durationMs).toBeGreaterThanOrEqual(0);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import nock from 'nock';
 import { TokenVerdicts } from '../../src/platform/token-verdicts.ts';
-import type { PlatformHttp } from '../../src/platform/http.ts';
+import type { PolicyChain } from '../../src/platform/policy-chain.ts';
 import { tokenKey } from '../../src/request/caller-token.ts';
 import { RequestDeadlineExceeded } from '../../src/request/deadline.ts';
 import { RequestClient } from '../support/request-client.ts';
@@ -15,7 +15,7 @@ import { PLATFORM_URL, TOKEN, TOKEN_SECRET, failure, json, observedPlatformHttp 
 useNock();
 
 const KEY = tokenKey(TOKEN_SECRET);
-let http: PlatformHttp;
+let http: PolicyChain;
 let tokens: TokenVerdicts;
 
 beforeEach(() => {

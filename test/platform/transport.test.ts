@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { RequestClient } from '../support/request-client.ts';
-import { PlatformHttp, type UpstreamCallEvent } from '../../src/platform/http.ts';
+import { PolicyChain, type UpstreamCallEvent } from '../../src/platform/policy-chain.ts';
 import { PlatformTransport } from '../../src/platform/transport.ts';
 import { TOKEN, closedPort, eventsOf, eventually, failure, json, protectionSettings, startServer, upstreamSettings, type Handler, type TestServer } from './support.ts';
 
@@ -12,12 +12,12 @@ const REQUEST_ID = 'req-wire-1';
 const PAGE = { totalElements: 1, totalPages: 1, number: 0, numberOfElements: 1, hasNext: false, content: [{ id: 'e1' }] };
 
 let server: TestServer | undefined;
-let http: PlatformHttp | undefined;
+let http: PolicyChain | undefined;
 let events: UpstreamCallEvent[] = [];
 
-async function setup(handler: Handler, overrides: Record<string, string> = {}): Promise<{ client: RequestClient; http: PlatformHttp; server: TestServer }> {
+async function setup(handler: Handler, overrides: Record<string, string> = {}): Promise<{ client: RequestClient; http: PolicyChain; server: TestServer }> {
   server = await startServer(handler);
-  http = new PlatformHttp(server.url, upstreamSettings(overrides), protectionSettings(overrides));
+  http = new PolicyChain(server.url, upstreamSettings(overrides), protectionSettings(overrides));
   events = [];
   http.observe((event) => events.push(event));
   return { client: new RequestClient(http, TOKEN, REQUEST_ID), http, server };
@@ -35,7 +35,7 @@ const ok: Handler = (_request, response) => response.writeHead(200, { 'content-t
 const reset: Handler = (request) => request.socket.destroy();
 
 /** Both ends agree the connection is gone and nothing is pooled. */
-async function expectNoSocketsLeft(platform: PlatformHttp, testServer: TestServer) {
+async function expectNoSocketsLeft(platform: PolicyChain, testServer: TestServer) {
   await eventually(() => platform.socketCounts().active === 0 && platform.socketCounts().idle === 0);
   await eventually(() => testServer.openSockets() === 0);
   expect(platform.socketCounts()).toEqual({ active: 0, idle: 0 });
@@ -109,7 +109,7 @@ describe('timeouts', () => {
 describe('network errors', () => {
   it('connection refused → UPSTREAM_ERROR after the GET retries', async () => {
     const port = await closedPort();
-    http = new PlatformHttp(`http://127.0.0.1:${port}`, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '2' }));
+    http = new PolicyChain(`http://127.0.0.1:${port}`, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '2' }));
     events = [];
     http.observe((event) => events.push(event));
 
@@ -351,7 +351,7 @@ describe('an outbound proxy', () => {
     server = await startServer(ok);
     process.env.NODE_USE_ENV_PROXY = '1';
     process.env.HTTP_PROXY = server.url;
-    http = new PlatformHttp(platformUrl, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0' }), protectionSettings({}));
+    http = new PolicyChain(platformUrl, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0' }), protectionSettings({}));
 
     const page = await new RequestClient(http, TOKEN, REQUEST_ID).get('exceptions.list', '/exceptions?page=0');
 
@@ -365,7 +365,7 @@ describe('an outbound proxy', () => {
     server = await startServer(ok);
     delete process.env.NODE_USE_ENV_PROXY;
     process.env.HTTP_PROXY = server.url;
-    http = new PlatformHttp(platformUrl, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0', UPSTREAM_CONNECT_TIMEOUT_MS: '2000' }), protectionSettings({}));
+    http = new PolicyChain(platformUrl, upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0', UPSTREAM_CONNECT_TIMEOUT_MS: '2000' }), protectionSettings({}));
 
     await failure(new RequestClient(http, TOKEN, REQUEST_ID).get('exceptions.list', '/exceptions?page=0'));
 

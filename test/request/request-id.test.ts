@@ -6,8 +6,8 @@ import { formatError } from '../../src/format-error.ts';
 import { createLogger } from '../../src/logger.ts';
 import { runWithRequestId } from '../../src/request/scope.ts';
 import { PlatformClient } from '../../src/platform/client.ts';
-import type { PlatformHttp} from '../../src/platform/http.ts';
-import { type UpstreamCallEvent } from '../../src/platform/http.ts';
+import type { PolicyChain} from '../../src/platform/policy-chain.ts';
+import { type UpstreamCallEvent } from '../../src/platform/policy-chain.ts';
 import { PlatformError } from '../../src/platform/platform-error.ts';
 import { useNock } from '../platform/nock-guard.ts';
 import { PLATFORM_URL, TOKEN, failure, observedPlatformHttp } from '../platform/support.ts';
@@ -20,7 +20,7 @@ import { PLATFORM_URL, TOKEN, failure, observedPlatformHttp } from '../platform/
 describe('platform calls and the request scope', () => {
   useNock();
 
-  let http: PlatformHttp;
+  let http: PolicyChain;
   let events: UpstreamCallEvent[];
   beforeEach(() => {
     ({ http, events } = observedPlatformHttp({ UPSTREAM_RETRY_LIMIT: '2' }));

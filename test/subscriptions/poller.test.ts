@@ -7,7 +7,7 @@ import type { FeedEvent, Subscriber } from '../../src/subscriptions/subscriber.t
 import type { PlatformStore } from '../../sandbox/data/store.ts';
 import { accountOf } from '../support/expected.ts';
 import { MemoryBuckets } from '../../src/budgets/bucket.ts';
-import { OperationLedger } from '../../src/budgets/ledger.ts';
+import { RequestBudget } from '../../src/budgets/ledger.ts';
 import { drain, hubOver, POLL_MS, type HubUnderTest } from './support.ts';
 
 const ACME = 'demo-token-acme';
@@ -225,7 +225,7 @@ describe('one shared poller per token, field and arguments', () => {
     const { hub, clock, session, polls } = fresh({}, (callerKey, manual) => {
       buckets ??= new MemoryBuckets(100, () => manual.now());
       keys.push(callerKey);
-      return new OperationLedger(buckets, policy, callerKey, 0);
+      return new RequestBudget(buckets, policy, callerKey);
     });
     const acme = accountOf(sandbox, ACME);
     const subscriber = hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery(null), null);

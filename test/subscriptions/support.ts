@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { testConfig } from '../../src/config.ts';
 import { createContext } from '../../src/context.ts';
-import { PlatformHttp } from '../../src/platform/http.ts';
+import { PolicyChain } from '../../src/platform/policy-chain.ts';
 import { TokenVerdicts } from '../../src/platform/token-verdicts.ts';
 import type { CallLedger } from '../../src/platform/request-calls.ts';
 import type { FeedShare } from '../../src/subscriptions/share.ts';
@@ -40,7 +40,7 @@ export class ManualClock implements PollClock {
 export interface HubUnderTest {
   hub: SubscriptionHub;
   clock: ManualClock;
-  http: PlatformHttp;
+  http: PolicyChain;
   session(token: string | undefined): SubscriptionSession;
   /** Resolves when the next `count` polls have ended (events queued). */
   polls(count?: number): Promise<('ok' | 'skipped' | 'failed' | 'received')[]>;
@@ -58,7 +58,7 @@ export function hubOver(
 ): HubUnderTest {
   // No retries within a poll and a breaker slower to open than the tests' failing polls: each poll is one read.
   const config = testConfig({ UPSTREAM_RETRY_LIMIT: '0', UPSTREAM_BREAKER_THRESHOLD: '20' });
-  const http = new PlatformHttp(url, config.upstream, config.platformProtection);
+  const http = new PolicyChain(url, config.upstream, config.platformProtection);
   const tokens = new TokenVerdicts();
   const clock = new ManualClock();
   const outcomes: ('ok' | 'skipped' | 'failed' | 'received')[] = [];
@@ -66,9 +66,7 @@ export function hubOver(
   const hub = new SubscriptionHub({
     limits: { pollMs: POLL_MS, perToken: limits.perToken ?? 20, max: limits.max ?? 1_000, queueLimit: limits.queueLimit ?? 1_000 },
     client: (identity) => {
-      const { platform } = createContext({ config, http, logger: pino({ level: 'silent' }), tokens }, { authorization: identity.authorization });
-      platform.requestCalls.ledger = ledger?.(`token:${identity.tokenKey}`, clock);
-      return platform;
+      return createContext({ config, http, logger: pino({ level: 'silent' }), tokens }, { authorization: identity.authorization }, undefined, ledger?.(`token:${identity.tokenKey}`, clock)).platform;
     },
     logger: pino({ level: 'silent' }),
     clock,

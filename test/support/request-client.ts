@@ -1,6 +1,6 @@
 import { runWithRequestId } from '../../src/request/scope.ts';
 import { PlatformClient, type PlatformClientOptions, type Query } from '../../src/platform/client.ts';
-import type { PlatformHttp } from '../../src/platform/http.ts';
+import type { PolicyChain } from '../../src/platform/policy-chain.ts';
 
 /**
  * The platform client of one request, with each call made inside that request's scope, as the
@@ -10,7 +10,7 @@ import type { PlatformHttp } from '../../src/platform/http.ts';
 export class RequestClient extends PlatformClient {
   readonly #requestId: string;
 
-  constructor(http: PlatformHttp, authorization: string | undefined, requestId: string, signal?: AbortSignal, options?: PlatformClientOptions) {
+  constructor(http: PolicyChain, authorization: string | undefined, requestId: string, signal?: AbortSignal, options?: PlatformClientOptions) {
     super(http, authorization, signal, options);
     this.#requestId = requestId;
   }

@@ -33,7 +33,6 @@ export function breakerPolicy(breakers: RouteBreakers, responseTimeoutMs: number
     name: 'breaker',
     async send(call, next) {
       const breaker = breakers.for(call.route);
-      if (call.signal?.aborted) throw call.signal.reason;
       if (!breaker.admit()) throw new CircuitOpen();
       const sent = clock.now();
       let told = false;

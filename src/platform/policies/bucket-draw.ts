@@ -4,7 +4,8 @@ import type { Policy } from '../policy.ts';
  * The caller's calls budget (src/budgets/), attempt by attempt: every attempt about to be sent,
  * retries included, is drawn from the operation's reservation, and past it from the caller's bucket
  * at the moment it goes; one the bucket cannot pay is not sent (the ledger throws CallNotSent,
- * answered RATE_LIMITED with `retryAfter`). What was drawn is what the platform received.
+ * answered RATE_LIMITED with `retryAfter`). What was drawn is what the platform received, and
+ * each attempt drawn is counted here (RequestCalls.attemptSent), nowhere else.
  */
 export const bucketDraw: Policy = {
   name: 'bucket draw',
@@ -14,13 +15,11 @@ export const bucketDraw: Policy = {
     const ledger = caller.ledger;
     const drawing = ledger?.draw(call.signal);
     if (drawing === undefined) {
-      caller.sent++;
-      caller.tally.sent++;
+      caller.attemptSent();
       return next(call);
     }
     return drawing.then(() => {
-      caller.sent++;
-      caller.tally.sent++;
+      caller.attemptSent();
       return next(call);
     });
   },

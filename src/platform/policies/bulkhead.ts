@@ -38,7 +38,8 @@ export class RouteBulkheads {
 
 /**
  * The route's bulkhead (bulkhead.ts): a call waits for one of the route's slots, so a hung route can
- * hold neither every socket nor every caller; it holds the slot for all its attempts.
+ * hold neither every socket nor every caller; it holds the slot for all its attempts. A call whose
+ * request was stopped while it waited goes no further (its slot handed over as the signal fired).
  */
 export function bulkheadPolicy(bulkheads: RouteBulkheads): Policy {
   return {
@@ -48,6 +49,7 @@ export function bulkheadPolicy(bulkheads: RouteBulkheads): Policy {
       const queued = bulkhead.acquire(call.signal);
       if (queued !== undefined) await queued;
       try {
+        if (queued !== undefined && call.signal?.aborted) throw call.signal.reason;
         return await next(call);
       } finally {
         bulkhead.release();

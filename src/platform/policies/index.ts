@@ -7,13 +7,14 @@ import { bucketDraw } from './bucket-draw.ts';
 import { breakerGate, breakerPolicy } from './breaker.ts';
 import { bulkheadPolicy, type RouteBulkheads } from './bulkhead.ts';
 import { callsBudget } from './calls-budget.ts';
+import { deadline } from './deadline.ts';
 import { report, type Reporting } from './report.ts';
 import { retries, type RetrySettings } from './retries.ts';
 import { sharedReadsPolicy } from './shared-reads.ts';
 import { tokenGate } from './token-gate.ts';
 import { transportPolicy } from './transport.ts';
 
-/** The process-wide parts the policies keep their state in (PlatformHttp builds them once). */
+/** The process-wide parts the policies keep their state in (PolicyChain builds them once). */
 export interface PolicyParts {
   reads: SharedReads;
   breakers: RouteBreakers;
@@ -35,6 +36,7 @@ export function platformPolicies(parts: PolicyParts): Policy[] {
     tokenGate(parts.reads), //                           an unknown token's calls one at a time, a refused one's not at all
     callsBudget, //                                      MAX_PLATFORM_CALLS_PER_REQUEST
     report(parts.reporting), //                          failure mapping, events, spans
+    deadline, //                                         a stopped request's call goes no further
     sharedReadsPolicy(parts.reads), //                   an identical GET in flight is joined
     breakerGate(parts.breakers), //                      an open breaker refuses before the queue
     bulkheadPolicy(parts.bulkheads), //                  a slot among the route's calls in flight

@@ -29,8 +29,6 @@ export function report(reporting: Reporting): Policy {
       let retries = 0;
       let status = 0;
       try {
-        // A call queued behind others (a loader's concurrency limit) may start after its request was stopped.
-        if (call.signal?.aborted) throw call.signal.reason;
         const answer = await next(call);
         status = answer.status;
         retries = answer.retries;

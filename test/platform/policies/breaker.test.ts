@@ -3,6 +3,7 @@ import { ErrorCode } from '../../../src/errors.ts';
 import { CircuitOpen, RouteBreakers } from '../../../src/platform/breaker.ts';
 import { PlatformError } from '../../../src/platform/platform-error.ts';
 import { breakerGate, breakerPolicy } from '../../../src/platform/policies/breaker.ts';
+import { deadline } from '../../../src/platform/policies/deadline.ts';
 import type { Next, PlatformCall } from '../../../src/platform/policy.ts';
 import { CallNotSent, type Answer } from '../../../src/platform/upstream-call.ts';
 import { CallerGone, RequestDeadlineExceeded } from '../../../src/request/deadline.ts';
@@ -129,12 +130,13 @@ describe('breakerPolicy: failures', () => {
     expect(state()).toBe('closed');
   });
 
-  it('throws the reason of a call stopped before it starts, telling the breaker nothing', async () => {
+  it('throws the reason of a call stopped before it starts (the deadline policy above it), telling the breaker nothing', async () => {
     const controller = new AbortController();
     const reason = new CallerGone();
     controller.abort(reason);
     const next = sending(200);
-    await expect(policy().send(call({ signal: controller.signal }), next)).rejects.toBe(reason);
+    const breaker = policy();
+    await expect(deadline.send(call({ signal: controller.signal }), (given) => breaker.send(given, next))).rejects.toBe(reason);
     expect(next.calls).toEqual([]);
   });
 

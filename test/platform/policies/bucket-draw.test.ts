@@ -8,10 +8,9 @@ import { CallNotSent, type Answer } from '../../../src/platform/upstream-call.ts
 
 const OK: Answer = { status: 200, body: '', headers: {}, retries: 0 };
 
-function caller(ledger?: CallLedger): RequestCalls {
-  const calls = new RequestCalls({ maxCalls: 10, tokens: undefined, token: 't', tokenKey: undefined, onTokenRefused: undefined });
-  calls.ledger = ledger;
-  return calls;
+function caller(draw?: CallLedger['draw']): RequestCalls {
+  const ledger: CallLedger | undefined = draw && { draw, forOperation: () => ledger! };
+  return new RequestCalls({ maxCalls: 10, tokens: undefined, token: 't', tokenKey: undefined, onTokenRefused: undefined, ledger });
 }
 
 function call(given?: RequestCalls): PlatformCall {
@@ -29,10 +28,10 @@ describe('bucketDraw', () => {
 
   it('draws each attempt from the ledger before sending it, synchronously while the reservation covers it', async () => {
     const order: string[] = [];
-    const covered = caller({ draw: () => void order.push('draw') });
+    const covered = caller(() => void order.push('draw'));
     await bucketDraw.send(call(covered), async () => (order.push('send'), OK));
     let pay: () => void = () => undefined;
-    const waiting = caller({ draw: () => (order.push('wait'), new Promise<void>((resolve) => (pay = resolve))) });
+    const waiting = caller(() => (order.push('wait'), new Promise<void>((resolve) => (pay = resolve))));
     const sent = bucketDraw.send(call(waiting), async () => (order.push('send late'), OK));
     expect(waiting.sent).toBe(0);
     pay();
@@ -43,7 +42,7 @@ describe('bucketDraw', () => {
 
   it('does not send an attempt the ledger refuses, nor count it', async () => {
     const spent = new CallNotSent(new PlatformError(ErrorCode.RATE_LIMITED, 'budget spent', { retryAfter: 2 }));
-    const refused = caller({ draw: () => Promise.reject(spent) });
+    const refused = caller(() => Promise.reject(spent));
     let sent = 0;
     await expect(bucketDraw.send(call(refused), async () => (sent++, OK))).rejects.toBe(spent);
     expect([sent, refused.sent, refused.tally.sent]).toEqual([0, 0, 0]);

@@ -91,4 +91,24 @@ describe('bulkheadPolicy', () => {
     expect(bulkheads.load()).toEqual([{ route: 'documents', inFlight: 1, queued: 0 }]);
     expect(platform.arrived).toEqual(['documents.get']);
   });
+
+  it('sends no call whose request stopped as its slot was handed over, and gives the slot on', async () => {
+    const bulkheads = new RouteBulkheads({ maxInFlight: 1, queue: 2 });
+    const platform = held();
+    void bulkheadPolicy(bulkheads).send(call('documents.get'), platform.next);
+    const controller = new AbortController();
+    const late = bulkheadPolicy(bulkheads).send(call('documents.get', controller.signal), platform.next);
+    const after = bulkheadPolicy(bulkheads).send(call('documents.update'), platform.next);
+    const reason = new Error('deadline');
+    // The first call's answer hands its slot to the waiting call, whose request stops in the same turn.
+    platform.answer();
+    await Promise.resolve();
+    controller.abort(reason);
+    await expect(late).rejects.toBe(reason);
+    await settle();
+    expect(platform.arrived).toEqual(['documents.get', 'documents.update']);
+    platform.answer();
+    await expect(after).resolves.toBe(OK);
+    expect(bulkheads.load()).toEqual([{ route: 'documents', inFlight: 0, queued: 0 }]);
+  });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { RequestError } from 'got';
 import { CircuitOpen } from '../../../src/platform/breaker.ts';
+import { deadline } from '../../../src/platform/policies/deadline.ts';
 import { report, type Reporting } from '../../../src/platform/policies/report.ts';
 import { retries } from '../../../src/platform/policies/retries.ts';
 import { compose, type Next, type PlatformCall, type Policy } from '../../../src/platform/policy.ts';
@@ -72,12 +73,13 @@ describe('report', () => {
     expect(events).toEqual([{ route: 'documents.get', method: 'GET', status: 0, retries: 0, requestId: undefined, errorCode: 'UPSTREAM_ERROR' }]);
   });
 
-  it('does not send a call whose request already stopped, and reports it cancelled', async () => {
+  it('does not send a call whose request already stopped (the deadline policy after it), and reports it cancelled', async () => {
     const { reportingTo, events } = reporting(false);
     const controller = new AbortController();
     controller.abort(new CallerGone());
     let sent = false;
-    await expect(report(reportingTo).send(call({ signal: controller.signal }), async () => ((sent = true), answer(200)))).rejects.toMatchObject({ extensions: { code: 'CANCELLED' } });
+    const stoppedOrSent = compose([report(reportingTo), deadline, { name: 'rest', send: async () => ((sent = true), answer(200)) }]);
+    await expect(stoppedOrSent(call({ signal: controller.signal }))).rejects.toMatchObject({ extensions: { code: 'CANCELLED' } });
     expect(sent).toBe(false);
     expect(events.map((event) => event.errorCode)).toEqual(['CANCELLED']);
   });

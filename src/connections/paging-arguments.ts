@@ -1,5 +1,5 @@
 import { badUserInput } from '../errors.ts';
-import { NO_CALLER, type CursorCaller } from './caller.ts';
+import { NO_OWNER, type CursorOwner } from './owner-tag.ts';
 import { readCursor, type DecodedCursor } from './cursor.ts';
 import type { SortKey } from './order.ts';
 import { RequestPageSize } from './page-cap.ts';
@@ -20,7 +20,7 @@ export interface Settings {
   maxWalkRecords: number;
   order: readonly SortKey[] | null;
   onAnchor: (outcome: AnchorOutcome) => void;
-  caller: CursorCaller;
+  caller: CursorOwner;
 }
 
 /** A request's connection arguments, read: sizes checked, cursors decoded. */
@@ -54,7 +54,7 @@ export function readOptions(options: PagingOptions): Settings {
   const order = options.order && options.order.length > 0 ? options.order : null;
   const onAnchor = options.onAnchor ?? (() => undefined);
   const pageSize = new RequestPageSize(upstreamMaxPageSize, options.onPageCap, options.onReplan);
-  return { pageBase, defaultSize, maxSize, pageSize, binding, totals, maxWalkRecords, order, onAnchor, caller: options.caller ?? NO_CALLER };
+  return { pageBase, defaultSize, maxSize, pageSize, binding, totals, maxWalkRecords, order, onAnchor, caller: options.caller ?? NO_OWNER };
 }
 
 function readSize(name: 'first' | 'last', value: number | null | undefined, maxSize: number): number | null {

@@ -17,7 +17,7 @@ export interface ProtectionSettings {
   shareReads: boolean;
 }
 
-export interface PlatformHttpOptions {
+export interface PolicyChainOptions {
   /** Changes the list of policies (policies/index.ts), say to add one; the default list otherwise. */
   policies?: (defaults: Policy[], parts: PolicyParts) => Policy[];
 }
@@ -25,17 +25,18 @@ export interface PlatformHttpOptions {
 const ONE = (): number => 1;
 
 /**
- * The platform seam, created once per process (per-request state lives in PlatformClient and its
- * RequestCalls). `send()` takes a call through the ordered list of policies (policies/index.ts):
- * token gate, calls budget, report, shared reads, breaker, bulkhead, retries, bucket draw, transport.
+ * The platform seam's chain of policies, created once per process (per-request state lives in
+ * PlatformClient and its RequestCalls). `send()` takes a call through the ordered list
+ * (policies/index.ts, which is the one place the order is written); the HTTP itself is the
+ * transport's (transport.ts).
  */
-export class PlatformHttp {
+export class PolicyChain {
   private readonly parts: PolicyParts;
   private readonly way: Next;
   /** The names of the policies in order, for tests and diagnostics. */
   readonly policyNames: readonly string[];
 
-  constructor(baseUrl: string, settings: Config['upstream'], protection?: ProtectionSettings, clock: Clock = systemClock, options: PlatformHttpOptions = {}) {
+  constructor(baseUrl: string, settings: Config['upstream'], protection?: ProtectionSettings, clock: Clock = systemClock, options: PolicyChainOptions = {}) {
     const { route, shareReads } = protection ?? { route: routeLimits(settings.maxSockets), shareReads: true };
     const reporting: Reporting = { observers: [], tracer: undefined };
     this.parts = {

@@ -4,14 +4,14 @@ import { parseCaller, type CallerToken } from '../request/caller-token.ts';
 const CALLER_TAG_BYTES = 8;
 
 /**
- * The caller reading and receiving a request's cursors, named by its bearer token as the request
- * reads it (src/request/caller-token.ts): any other Authorization header names no caller. A sealed
+ * The cursor owner: whom a request's cursors are sealed to and read back by, named by the
+ * request's bearer token as the request reads it (src/request/caller-token.ts): any other Authorization header names no caller. A sealed
  * page holds only the first 64 bits of the token's SHA-256, enciphered with the rest of the page,
  * and a cursor read back is matched against it. A cursor is bound to the account its
  * rows belong to, not to this token (docs/security.md, "Cursors"): the tag only spares a cursor
  * read by the token it was issued to the checks that tell whose cursor it is.
  */
-export class CursorCaller {
+export class CursorOwner {
   readonly #caller: CallerToken;
   #tag: Buffer | undefined;
 
@@ -40,5 +40,5 @@ export class CursorCaller {
   }
 }
 
-/** No token: the caller of code that pages without a request (tests, scripts). */
-export const NO_CALLER = new CursorCaller(undefined);
+/** No token: the cursor owner of code that pages without a request (tests, scripts). */
+export const NO_OWNER = new CursorOwner(undefined);

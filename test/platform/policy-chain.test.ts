@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { PlatformHttp, type UpstreamCallEvent, type UpstreamRequest } from '../../src/platform/http.ts';
+import { PolicyChain, type UpstreamCallEvent, type UpstreamRequest } from '../../src/platform/policy-chain.ts';
 import type { PlatformCall, Policy } from '../../src/platform/policy.ts';
 import type { Answer } from '../../src/platform/upstream-call.ts';
 import { runWithRequestId } from '../../src/request/scope.ts';
@@ -26,13 +26,13 @@ function fakeTransport() {
   return { policy, calls, answer };
 }
 
-let http: PlatformHttp | undefined;
+let http: PolicyChain | undefined;
 afterEach(() => http?.close());
 
 function seam(options: { shareReads?: boolean; threshold?: string; maxInFlight?: number } = {}) {
   const transport = fakeTransport();
   const clock = new ManualClock();
-  http = new PlatformHttp(
+  http = new PolicyChain(
     PLATFORM_URL,
     upstreamSettings({ UPSTREAM_RETRY_LIMIT: '0', UPSTREAM_BREAKER_THRESHOLD: options.threshold ?? '2', UPSTREAM_BREAKER_COOLDOWN_MS: '1000' }),
     { route: { maxInFlight: options.maxInFlight ?? 4, queue: 4 }, shareReads: options.shareReads ?? true },
@@ -47,7 +47,7 @@ const GET: UpstreamRequest = { route: 'documents.get', method: 'GET', pathAndQue
 /** Lets every settled promise run its reactions. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('PlatformHttp.send', () => {
+describe('PolicyChain.send', () => {
   it('hands the list the request with fresh headers and one caller, and resolves with the status and body only', async () => {
     const { http, transport } = seam();
     const sent = runWithRequestId('req-http-1', () => http.send(GET));
@@ -82,7 +82,7 @@ describe('PlatformHttp.send', () => {
   });
 });
 
-describe('what PlatformHttp tells of its policies', () => {
+describe('what PolicyChain tells of its policies', () => {
   it('reports the breakers: closed, then the open route and its transitions', async () => {
     const { http, transport } = seam({ threshold: '1' });
     const moves: string[] = [];
@@ -143,12 +143,12 @@ describe('what PlatformHttp tells of its policies', () => {
 
 describe('the list of policies', () => {
   it('takes the default list, or what the options make of it', () => {
-    const plain = new PlatformHttp(PLATFORM_URL, upstreamSettings());
+    const plain = new PolicyChain(PLATFORM_URL, upstreamSettings());
     expect(plain.policyNames.at(-1)).toBe('transport');
     plain.close();
     const audit: Policy = { name: 'audit', send: (call, next) => next(call) };
     let defaults: string[] = [];
-    http = new PlatformHttp(PLATFORM_URL, upstreamSettings(), undefined, undefined, {
+    http = new PolicyChain(PLATFORM_URL, upstreamSettings(), undefined, undefined, {
       policies: (given) => ((defaults = given.map((policy) => policy.name)), [audit, ...given]),
     });
     expect(http.policyNames).toEqual(['audit', ...defaults]);
