@@ -243,4 +243,26 @@ describe('one shared poller per token, field and arguments', () => {
     expect(new Set(keys).size).toBe(1);
     expect(keys[0]).toMatch(/^token:[0-9a-f]{32}$/);
   });
+  it('keeps twenty feeds of one token within its budget (1/s, burst 5): the burst at once, then one poll a second among them all', async () => {
+    const policy = { name: 'platform-calls', perSecond: 1, burst: 5 };
+    let buckets: MemoryBuckets | undefined;
+    const { hub, clock, session, polls } = fresh({}, (callerKey, manual) => {
+      buckets ??= new MemoryBuckets(100, () => manual.now());
+      return new RequestBudget(buckets, policy, callerKey);
+    });
+    for (let n = 0; n < 20; n++) hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery({ assignedTo: [`00000000-0000-4000-8000-${String(n).padStart(12, '0')}`] }), null);
+    clock.advance(0);
+    const outcomes = await polls(20);
+    const seconds = 10;
+    for (let second = 1; second <= seconds; second++) {
+      clock.advance(POLL_MS);
+      outcomes.push(...(await polls(20)));
+    }
+
+    // The bound: burst + elapsed seconds × rate + 1; the bucket gives exactly burst + elapsed seconds.
+    expect(reads().length).toBeLessThanOrEqual(5 + seconds + 1);
+    expect(reads()).toEqual(Array.from({ length: 5 + seconds }, () => 'GET /exceptions'));
+    expect(outcomes.filter((outcome) => outcome === 'ok')).toHaveLength(5 + seconds);
+    expect(outcomes.filter((outcome) => outcome === 'skipped')).toHaveLength(20 * (seconds + 1) - (5 + seconds));
+  });
 });
