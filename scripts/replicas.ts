@@ -36,7 +36,6 @@ const set = await startReplicaSet({ replicas, onLine: (name, line) => process.st
   process.stderr.write(`replicas: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
-process.stdout.write(set.summary());
 
 let stopping = false;
 const stop = (signal: string) => {
@@ -53,3 +52,5 @@ const stop = (signal: string) => {
 };
 process.on('SIGINT', () => stop('SIGINT'));
 process.on('SIGTERM', () => stop('SIGTERM'));
+// Printed once Ctrl-C is handled: a Ctrl-C right after the banner stops everything cleanly.
+process.stdout.write(set.summary());
