@@ -16,7 +16,7 @@ import { runLoad } from './lib/load.ts';
 import { spawnLogged, waitForReady, type Child } from './lib/processes.ts';
 import { discoverFixtures } from './lib/sandbox-client.ts';
 import { preparedStartCommand } from './lib/start-command.ts';
-import { buildWorkloads } from './lib/workloads.ts';
+import { buildWorkloads, graphqlCall, type Fixtures, type HttpCall } from './lib/workloads.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const HOST = '127.0.0.1';
@@ -25,7 +25,7 @@ const PORTS = { sandbox: 24710, content: 24711, gateway: 24700, admin: 24709 } a
 const { values } = readCommandLine(
   {
     options: {
-      workload: { type: 'string', default: 'c' },
+      workload: { type: 'string', default: 'heavy' },
       connections: { type: 'string', default: '30' },
       seconds: { type: 'string', default: '20' },
       interval: { type: 'string', default: '250' },
@@ -36,7 +36,7 @@ const { values } = readCommandLine(
     command: 'node bench/probes-under-flood.ts',
     summary: 'Liveness and readiness under a CPU flood: the admin port\'s /healthz and /readyz timed while heavy queries\nsaturate the gateway, for this checkout and optionally another one.',
     options: {
-      workload: { text: 'the workload of the flood, by letter', value: 'LETTER' },
+      workload: { text: 'the flood: `heavy` (three lists of 100 rows, every field) or a benchmark workload by letter', value: 'NAME' },
       connections: { text: 'concurrent clients of the flood', value: 'N' },
       seconds: { text: 'length of the flood', value: 'S' },
       interval: { text: 'time between two asks of each probe', value: 'MS' },
@@ -45,6 +45,18 @@ const { values } = readCommandLine(
     examples: ['node bench/probes-under-flood.ts --baseline ../before'],
   },
 );
+
+/** Three lists of 100 rows with every scalar field, in one query: each answer holds the loop for a few milliseconds. */
+function heavyFlood(f: Fixtures): { title: string; calls: HttpCall[] } {
+  const query = `query Heavy($account: ID!, $templateId: ID!, $templateVersionId: ID!) {
+    exceptions(first: 100) { totalCount nodes { id entityId businessAccountId category type status description createdAt updatedAt notes { id title contentText createdAt } assignedTo { id firstName lastName email } } }
+    documentAcceptances(financialAccountId: $account, first: 100) { nodes { id documentId documentVersion acceptorType acceptorId businessAccountId financialAccountId scopes metadata accepted respondedAt createdAt } }
+    linxBatches(filter: { templateId: $templateId, templateVersionId: $templateVersionId }, first: 100) { nodes { id status templateId templateVersionId templateVersion templateDisplayName activeRequestsCount completedRequestsCount totalRequestsCount createdAt updatedAt } }
+  }`;
+  const variables = { account: f.financialAccountId, templateId: f.templateId, templateVersionId: f.templateVersionId };
+  const validate = (status: number, body: string) => (status === 200 && !body.includes('"errors"') ? undefined : `status ${status}: ${body.slice(0, 200)}`);
+  return { title: 'Heavy: three lists of 100 rows, every field', calls: [graphqlCall('heavy', f.token, 'Heavy', query, variables, validate)] };
+}
 
 interface ProbeTimes {
   ms: number[];
@@ -93,12 +105,13 @@ async function flood(name: string, root: string, sandboxUrl: string, logDir: str
   try {
     await waitForReady(`http://${HOST}:${PORTS.admin}/healthz`, gateway, performance.now());
     const { fixtures } = await discoverFixtures(sandboxUrl, 'demo-token-acme');
-    const workload = buildWorkloads(fixtures).find((w) => w.id === values.workload);
+    const known = buildWorkloads(fixtures).find((w) => w.id === values.workload);
+    const workload = values.workload === 'heavy' ? heavyFlood(fixtures) : known && { title: known.title, calls: known.plans.gateway!.calls };
     if (workload === undefined) throw new Error(`no workload ${values.workload}`);
     let done = false;
     const admin = `http://${HOST}:${PORTS.admin}`;
     const probes = Promise.all([probe(`${admin}/healthz`, Number(values.interval), () => done), probe(`${admin}/readyz`, Number(values.interval), () => done)]);
-    const load = await runLoad({ origin: `http://${HOST}:${PORTS.gateway}`, calls: workload.plans.gateway!.calls, connections: Number(values.connections), durationS: Number(values.seconds) });
+    const load = await runLoad({ origin: `http://${HOST}:${PORTS.gateway}`, calls: workload.calls, connections: Number(values.connections), durationS: Number(values.seconds) });
     done = true;
     const [healthz, readyz] = await probes;
     console.log(`${name}: ${workload.title}, ${load.valid} valid answers in ${load.durationS} s, ${load.failures} failures`);
