@@ -72,13 +72,15 @@ function codeOf(error: unknown): { error: GraphQLError; code: string | undefined
  * subscribers are told once FAILING_POLLS_TOLD polls in a row have failed; the platform's 401 ends
  * every subscription of the token; a final error (a missing document) ends this poller's.
  */
-export abstract class Poller {
+export abstract class Poller<Member = unknown> {
   readonly key: string;
   readonly identity: PollIdentity;
   protected readonly host: PollerHost;
   #cancel: (() => void) | undefined;
   #stopped = false;
   #failures = 0;
+  /** The subscribers sharing this poller, each with what the feed keeps of it. */
+  protected readonly members = new Map<Subscriber, Member>();
 
   constructor(key: string, identity: PollIdentity, host: PollerHost) {
     this.key = key;
@@ -86,13 +88,14 @@ export abstract class Poller {
     this.host = host;
   }
 
-  abstract get size(): number;
+  get size(): number {
+    return this.members.size;
+  }
+
   /** Reads the platform: what the feed's subscribers may need of it now, as JSON-safe data. */
   protected abstract read(platform: PlatformClient): Promise<unknown>;
   /** Queues what `data` (read at `at`) holds for each subscriber; returns the events queued. */
   protected abstract apply(data: unknown, at: number): number;
-  protected abstract subscribers(): Iterable<Subscriber>;
-  protected abstract forget(subscriber: Subscriber): void;
 
   protected schedule(ms: number): void {
     if (this.#stopped) return;
@@ -164,7 +167,7 @@ export abstract class Poller {
           const told = new GraphQLError(`${outcome.error.message} (the last ${this.#failures} polls failed; the subscription goes on and retries every interval)`, {
             extensions: { ...outcome.error.extensions, failedPolls: this.#failures },
           });
-          for (const subscriber of this.subscribers()) subscriber.push({ error: told, final: false }, () => this.host.overflow());
+          for (const subscriber of this.members.keys()) subscriber.push({ error: told, final: false }, () => this.host.overflow());
         }
         return true;
       }
@@ -173,13 +176,13 @@ export abstract class Poller {
 
   /** Ends every subscriber with `error` (final). */
   endAll(error: GraphQLError): void {
-    for (const subscriber of [...this.subscribers()]) subscriber.end({ error, final: true });
+    for (const subscriber of [...this.members.keys()]) subscriber.end({ error, final: true });
     this.stop();
   }
 
   /** A subscriber left (its stream closed, or it ended). */
   leave(subscriber: Subscriber): void {
-    this.forget(subscriber);
+    this.members.delete(subscriber);
     if (this.size === 0) this.stop();
   }
 
@@ -208,11 +211,10 @@ interface ListMember {
 }
 
 /** A feed over a list: each record that changed after each subscriber's position, oldest first, with its cursor. */
-export class ListPoller<R extends { readonly id: string }> extends Poller {
+export class ListPoller<R extends { readonly id: string }> extends Poller<ListMember> {
   readonly #feed: ListFeed<R>;
   readonly #query: Query;
   readonly #binding: Buffer;
-  readonly #members = new Map<Subscriber, ListMember>();
   /** The list's newest (time, id) at the last poll: where a subscriber without a cursor starts. */
   #head: FeedPosition | undefined;
 
@@ -223,21 +225,9 @@ export class ListPoller<R extends { readonly id: string }> extends Poller {
     this.#binding = binding;
   }
 
-  get size(): number {
-    return this.#members.size;
-  }
-
-  protected subscribers(): Iterable<Subscriber> {
-    return this.#members.keys();
-  }
-
-  protected forget(subscriber: Subscriber): void {
-    this.#members.delete(subscriber);
-  }
-
   /** A subscriber from `after` (a cursor's position), else from the list's head as the poller last saw it, or as its next poll sees it. */
   join(subscriber: Subscriber, after: FeedPosition | undefined): void {
-    this.#members.set(subscriber, { position: after ?? this.#head });
+    this.members.set(subscriber, { position: after ?? this.#head });
   }
 
   #positionOf(record: R): FeedPosition | undefined {
@@ -249,7 +239,7 @@ export class ListPoller<R extends { readonly id: string }> extends Poller {
   /** The records newer than the oldest subscriber's position (or the head, when none has one yet): whole pages, at most MAX_FEED_PAGES. */
   protected async read(platform: PlatformClient): Promise<readonly R[]> {
     let oldest: FeedPosition | undefined;
-    for (const member of this.#members.values()) {
+    for (const member of this.members.values()) {
       if (member.position !== undefined && (oldest === undefined || isAfter(oldest, member.position))) oldest = member.position;
     }
     const records: R[] = [];
@@ -280,7 +270,7 @@ export class ListPoller<R extends { readonly id: string }> extends Poller {
     let events = 0;
     // One cursor per record, whoever receives it: a position names the record, not the subscriber.
     const cursors = new Map<R, string>();
-    for (const [subscriber, member] of this.#members) {
+    for (const [subscriber, member] of this.members) {
       if (member.position === undefined) {
         member.position = this.#head;
         continue;
@@ -307,10 +297,9 @@ interface RecordMember {
 }
 
 /** A feed over one record: the record now, then each time it changes. */
-export class RecordPoller<R> extends Poller {
+export class RecordPoller<R> extends Poller<RecordMember> {
   readonly #feed: RecordFeed<R, unknown>;
   readonly #id: string;
-  readonly #members = new Map<Subscriber, RecordMember>();
   /** The record at the last poll, with its fingerprint and when it was received. */
   #last: { record: R; fingerprint: string; receivedAt: number } | undefined;
 
@@ -320,22 +309,10 @@ export class RecordPoller<R> extends Poller {
     this.#id = id;
   }
 
-  get size(): number {
-    return this.#members.size;
-  }
-
-  protected subscribers(): Iterable<Subscriber> {
-    return this.#members.keys();
-  }
-
-  protected forget(subscriber: Subscriber): void {
-    this.#members.delete(subscriber);
-  }
-
   /** A subscriber gets the record at once when the poller has it (read within the last interval), else at the next poll. */
   join(subscriber: Subscriber): void {
     const member: RecordMember = { sent: undefined };
-    this.#members.set(subscriber, member);
+    this.members.set(subscriber, member);
     const last = this.#last;
     if (last !== undefined && subscriber.push({ value: this.#feed.value(last.record, last.receivedAt) }, () => this.host.overflow())) member.sent = last.fingerprint;
   }
@@ -350,7 +327,7 @@ export class RecordPoller<R> extends Poller {
     this.#last = { record, fingerprint, receivedAt };
     let events = 0;
     let value: unknown;
-    for (const [subscriber, member] of this.#members) {
+    for (const [subscriber, member] of this.members) {
       if (member.sent === fingerprint) continue;
       value ??= this.#feed.value(record, receivedAt);
       if (subscriber.push({ value }, () => this.host.overflow())) {
