@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSandbox, type Sandbox } from '../sandbox/index.ts';
 import { startProductionGateway, type GatewayProcess } from './support/gateway-process.ts';
+import { childrenOf, getOnce } from './support/probes.ts';
 import { until } from './support/time.ts';
 
 // Liveness that a saturated GraphQL loop cannot delay: the admin listener runs on a thread of its
@@ -24,20 +24,10 @@ interface Answer {
   body: unknown;
 }
 
-/** One GET on a fresh connection; rejects when no whole answer arrives within `timeoutMs`. */
-function get(url: string, timeoutMs: number): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent: false, timeout: timeoutMs });
-    req.once('timeout', () => req.destroy(new Error(`no answer from ${url} within ${timeoutMs} ms`)));
-    req.once('error', reject);
-    req.once('response', (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-    });
-    req.end();
-  });
+/** One GET on a fresh connection, its JSON body read. */
+async function get(url: string, timeoutMs: number): Promise<Answer> {
+  const { status, text } = await getOnce(url, timeoutMs);
+  return { status, body: JSON.parse(text) };
 }
 
 let sandbox: Sandbox;
@@ -68,20 +58,6 @@ async function holdableGateway(env: Record<string, string>) {
   return { ...started, hold, release, dir };
 }
 
-/** Child pids of `pid`, from /proc: the workers of a group. */
-function childrenOf(pid: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) found.push(Number(entry));
-    } catch {
-      // Gone in the meantime.
-    }
-  }
-  return found.sort();
-}
 
 describe('a gateway whose event loop is held by work', () => {
   let gateway: GatewayProcess;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { request } from 'node:http';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { loadConfig } from '../src/config.ts';
 import { startSandbox, type Sandbox } from '../sandbox/index.ts';
 import { startGatewayProcess, startProductionGateway, type GatewayProcess } from './support/gateway-process.ts';
+import { getOnce as get } from './support/probes.ts';
 import { until } from './support/time.ts';
 
 // The admin listener (ADMIN_PORT, ADMIN_HOST) on the real process in production mode: health,
@@ -13,27 +13,7 @@ const MAX_CONNECTIONS = 5;
 /** Probes must answer well within a kubelet's default probe timeout (1 s). */
 const PROBE_TIMEOUT_MS = 1_000;
 
-interface Answer {
-  status: number;
-  contentType: string | undefined;
-  text: string;
-}
 
-/** One GET on a fresh connection; rejects when no whole answer arrives within `timeoutMs`. */
-function get(url: string, timeoutMs = 5_000): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent: false, timeout: timeoutMs });
-    req.once('timeout', () => req.destroy(new Error(`no answer from ${url} within ${timeoutMs} ms`)));
-    req.once('error', reject);
-    req.once('response', (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'], text }));
-    });
-    req.end();
-  });
-}
 
 /** Opens a keep-alive connection and sends GET /healthz on it; resolves with the status line ('' when the server closed it instead). */
 function holdConnection(port: number): Promise<{ socket: Socket; status: string }> {

@@ -1,27 +1,13 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { startGatewayProcess, startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { childrenOf } from '../support/probes.ts';
 import { sleep, until } from '../support/time.ts';
 import { graphql, logLines, send } from './support/http.ts';
 
 // The process group as `npm start` runs it with WORKERS=2: a primary and two gateway workers.
 
-/** Child pids of `pid`, from /proc. */
-function childrenOf(pid: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) found.push(Number(entry));
-    } catch {
-      // Gone in the meantime.
-    }
-  }
-  return found.sort();
-}
 
 const lines = (group: GatewayProcess, msg: string) => logLines(group.stdout()).filter((line) => line.msg === msg);
 
