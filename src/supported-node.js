@@ -2,7 +2,7 @@
 // without imports, so it runs (and refuses) on any Node, the end-of-life Node 20 of many hosts
 // included: a production install leaves out the project's own Node 24 (a dev dependency), and
 // `npm start` then runs on whatever Node comes first on PATH. The floor is the dependencies' own
-// (@graphql-tools/schema declares 22.18; got 16 and cockatiel 22); package.json's `engines` and the
+// (@graphql-tools/schema declares 22.18; got 16 and @apollo/subgraph 22); package.json's `engines` and the
 // bundle's target say the same (a test keeps them equal). The project is built and tested on 24.
 
 /** The oldest Node the gateway runs on. */
