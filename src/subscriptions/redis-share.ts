@@ -57,6 +57,8 @@ export class RedisFeedShare implements FeedShare {
   /** The channels this replica's pollers listen on, and which of them Redis confirmed. */
   readonly #wanted = new Map<string, (message: string) => void>();
   readonly #confirmed = new Set<string>();
+  /** Subscriptions sent and not yet answered, by channel: a lead waits for this replica's own. */
+  readonly #pending = new Map<string, Promise<void>>();
 
   private constructor(client: RedisClient, subscriber: RedisClient, logger: Logger) {
     this.#client = client;
@@ -81,12 +83,18 @@ export class RedisFeedShare implements FeedShare {
   }
 
   #subscribe(channel: string, listener: (message: string) => void): void {
-    this.#subscriber.subscribe(channel, listener).then(
-      () => {
-        if (this.#wanted.get(channel) === listener) this.#confirmed.add(channel);
-      },
-      (error: unknown) => this.#warn(error),
-    );
+    const pending = this.#subscriber
+      .subscribe(channel, listener)
+      .then(
+        () => {
+          if (this.#wanted.get(channel) === listener) this.#confirmed.add(channel);
+        },
+        (error: unknown) => this.#warn(error),
+      )
+      .finally(() => {
+        if (this.#pending.get(channel) === pending) this.#pending.delete(channel);
+      });
+    this.#pending.set(channel, pending);
   }
 
   #warn(error: unknown): void {
@@ -97,9 +105,13 @@ export class RedisFeedShare implements FeedShare {
   }
 
   async lead(key: string, ttlMs: number): Promise<boolean> {
-    if (!this.#client.isReady || !this.#confirmed.has(names(key).channel)) return true;
+    const { channel, lease } = names(key);
+    // A subscription of this replica's still on its way is waited for: answered, it decides whether
+    // this replica may defer to another's lease; refused, it polls for itself.
+    await this.#pending.get(channel);
+    if (!this.#client.isReady || !this.#confirmed.has(channel)) return true;
     try {
-      return (await this.#client.sendCommand<number>(['EVAL', LEAD, '1', names(key).lease, this.#replica, String(ttlMs)])) === 1;
+      return (await this.#client.sendCommand<number>(['EVAL', LEAD, '1', lease, this.#replica, String(ttlMs)])) === 1;
     } catch (error) {
       this.#warn(error);
       return true;
@@ -127,6 +139,7 @@ export class RedisFeedShare implements FeedShare {
     return () => {
       this.#wanted.delete(channel);
       this.#confirmed.delete(channel);
+      this.#pending.delete(channel);
       if (this.#subscriber.isReady) this.#subscriber.unsubscribe(channel, listener).catch((error: unknown) => this.#warn(error));
     };
   }
