@@ -1,5 +1,5 @@
-import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { writeWithRoom } from './stream-room.ts';
 import type { SubscribePath, SubscribeRequest } from './subscribe.ts';
 
 /** Apollo's boundary: its clients look for `boundary="graphql"` in the Content-Type. */
@@ -40,9 +40,7 @@ export function multipartTransport(path: SubscribePath, heartbeatMs = HEARTBEAT_
     try {
       for await (const value of result) {
         if (!res.writable) break;
-        // A client that does not read stops the reading of its events here, so they wait in its
-        // subscriber's bounded queue (and it is dropped past it) instead of in an unbounded buffer.
-        if (!res.write(part({ payload: value }))) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+        await writeWithRoom(res, part({ payload: value }));
       }
     } finally {
       clearInterval(heartbeat);

@@ -1,6 +1,6 @@
-import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHandler } from 'graphql-sse';
+import { room, writeWithRoom } from './stream-room.ts';
 import type { SubscribePath, SubscribeRequest } from './subscribe.ts';
 
 /**
@@ -47,9 +47,7 @@ export function sseTransport(path: SubscribePath): (req: IncomingMessage, res: S
     res.once('close', () => void body.return(undefined));
     for await (const chunk of body) {
       if (!res.writable) break;
-      // A client that does not read stops the reading of its events here, so they wait in its
-      // subscriber's bounded queue (and it is dropped past it) instead of in an unbounded buffer.
-      if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      await writeWithRoom(res, chunk);
     }
     res.end();
   };
@@ -63,7 +61,7 @@ export function sseTransport(path: SubscribePath): (req: IncomingMessage, res: S
 function drained<T>(results: AsyncIterableIterator<T>, res: ServerResponse): AsyncIterableIterator<T> {
   const iterator: AsyncIterableIterator<T> = {
     next: async () => {
-      if (res.writableNeedDrain) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      if (res.writableNeedDrain) await room(res);
       return results.next();
     },
     return: (value?: unknown) => results.return?.(value) ?? Promise.resolve({ done: true, value: undefined }),
