@@ -90,6 +90,82 @@ export function createContext(
   return context;
 }
 
+/** A subscription's context: what its subscribe resolver reads, and a context per event for the event's fields. */
+export interface SubscribingContext extends GatewayContext {
+  subscriptions: SubscriptionSession;
+  /** The context one event's fields run with: a query's, made on first use (see `createSubscribingContext`). */
+  forEvent(): GatewayContext;
+}
+
+/**
+ * A subscription's context. The subscribe resolver reads only its session; an event's fields that
+ * read the platform (an acceptance's `financialAccount { documentAcceptances }`) get a query's
+ * context of their own, made when first read: a deadline and MAX_PLATFORM_CALLS_PER_REQUEST per
+ * event, as a query has, every call drawn from `budget` (the token's). A deadline counted from the
+ * subscribe would have passed by the first event, and calls outside any budget would let a
+ * subscriber spend the platform per event. Until then an open subscription holds no platform
+ * client, timer or loader: thousands of idle streams hold their session and the caller's header only.
+ */
+export function createSubscribingContext(
+  deps: ContextDependencies,
+  authorization: string | undefined,
+  subscriptions: SubscriptionSession,
+  budget: () => CallLedger | undefined,
+): SubscribingContext {
+  return new LazyContext(deps, authorization, subscriptions, budget);
+}
+
+class LazyContext implements SubscribingContext {
+  readonly #deps: ContextDependencies;
+  readonly #authorization: string | undefined;
+  readonly #budget: () => CallLedger | undefined;
+  readonly subscriptions: SubscriptionSession;
+  #made: GatewayContext | undefined;
+
+  constructor(deps: ContextDependencies, authorization: string | undefined, subscriptions: SubscriptionSession, budget: () => CallLedger | undefined) {
+    this.#deps = deps;
+    this.#authorization = authorization;
+    this.subscriptions = subscriptions;
+    this.#budget = budget;
+  }
+
+  #context(): GatewayContext {
+    return (this.#made ??= createContext(this.#deps, { authorization: this.#authorization }, undefined, this.#budget()));
+  }
+
+  get config(): Config {
+    return this.#deps.config;
+  }
+
+  get logger(): Logger {
+    return this.#deps.logger;
+  }
+
+  get paging(): PagingFacts {
+    return pagingFactsFor(this.#deps.http);
+  }
+
+  get platform(): PlatformClient {
+    return this.#context().platform;
+  }
+
+  get caller(): CursorOwner {
+    return this.#context().caller;
+  }
+
+  get loaders(): GatewayContext['loaders'] {
+    return this.#context().loaders;
+  }
+
+  forOperation(): GatewayContext {
+    return this.#context().forOperation();
+  }
+
+  forEvent(): GatewayContext {
+    return new LazyContext(this.#deps, this.#authorization, this.subscriptions, this.#budget);
+  }
+}
+
 /** A request's loaders, each built on first use: most operations touch none of them (a loader and its limiter per request otherwise). */
 class RequestLoaders {
   readonly #platform: PlatformClient;

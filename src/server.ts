@@ -8,7 +8,8 @@ import type { Logger } from 'pino';
 import { startAdminListener, type AdminListener } from './admin.ts';
 import type { Config } from './config.ts';
 import { useCursorSecret } from './connections/cursor-seal.ts';
-import { createContext, type GatewayContext } from './context.ts';
+import { createContext, createSubscribingContext, type GatewayContext } from './context.ts';
+import { callerToken } from './request/caller-token.ts';
 import { CompiledExecution, compiledExecutionGateway } from './execution/compiled-executor.ts';
 import { useErrorShaping } from './errors.ts';
 import { formatError } from './format-error.ts';
@@ -205,7 +206,9 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     context: (headers, transport, req) => {
       const admission = admissionOf(req);
       const tokenRefused = admission && (() => (admission.refusedByPlatform = true));
-      return { ...createContext(contextDependencies, headers), subscriptions: subscriptionSession(subscriptions, headers.authorization, transport, tokenRefused) };
+      const session = subscriptionSession(subscriptions, headers.authorization, transport, tokenRefused);
+      const tokenKey = callerToken(headers).key;
+      return createSubscribingContext(contextDependencies, headers.authorization, session, () => (tokenKey === undefined ? undefined : budgets.pollLedger(`token:${tokenKey}`)));
     },
     formatError: errorShaper,
   });

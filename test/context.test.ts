@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { testConfig } from '../src/config.ts';
-import { createContext } from '../src/context.ts';
+import { createContext, createSubscribingContext } from '../src/context.ts';
+import type { CallLedger } from '../src/request/admission.ts';
+import type { SubscriptionSession } from '../src/subscriptions/index.ts';
 import { createLogger } from '../src/logger.ts';
 import type { PolicyChain, UpstreamRequest } from '../src/platform/policy-chain.ts';
 
@@ -10,14 +12,16 @@ const logger = createLogger('silent');
 /** A platform seam that answers every document GET with the id it was asked for, and records each call. */
 function recordingHttp() {
   const calls: string[] = [];
+  const requests: UpstreamRequest[] = [];
   const http = {
     send: async (request: UpstreamRequest) => {
       calls.push(request.pathAndQuery);
+      requests.push(request);
       const id = request.pathAndQuery.split('/').pop()!.split('?')[0];
       return { status: 200, body: JSON.stringify({ id, name: `doc ${id}`, status: 'NEW', documentType: 'passport' }) };
     },
   } as unknown as PolicyChain;
-  return { http, calls };
+  return { http, calls, requests };
 }
 
 describe('request context', () => {
@@ -39,5 +43,33 @@ describe('request context', () => {
     const next = createContext({ config, http, logger }, { authorization: 'Bearer t' });
     await next.loaders.document.load('d-1');
     expect(calls.filter((path) => path.includes('d-1'))).toHaveLength(2);
+  });
+});
+
+describe('a subscription\'s context', () => {
+  const session = {} as SubscriptionSession;
+  const ledger = (name: string): CallLedger => ({ draw: () => undefined, forOperation: () => ledger(`${name} (operation)`), name }) as CallLedger;
+
+  it('holds its session and makes no platform client until an event\'s field reads one', () => {
+    const { http, calls } = recordingHttp();
+    const budgets: string[] = [];
+    const context = createSubscribingContext({ config, http, logger }, 'Bearer t', session, () => {
+      budgets.push('asked');
+      return ledger('token t');
+    });
+    expect([context.subscriptions, context.config, calls, budgets]).toEqual([session, config, [], []]);
+  });
+
+  it('gives each event a context of its own, drawing every call from the token\'s budget with a deadline from the event', async () => {
+    const { http, requests } = recordingHttp();
+    let made = 0;
+    const context = createSubscribingContext({ config, http, logger }, 'Bearer t', session, () => ledger(`token t #${++made}`));
+    const first = context.forEvent();
+    const second = context.forEvent();
+    await first.loaders.document.load('d-1');
+    await second.loaders.document.load('d-1');
+    expect(first.platform).not.toBe(second.platform);
+    expect(requests.map((request) => [request.pathAndQuery, request.authorization, (request.caller.ledger as { name?: string } | undefined)?.name, request.signal.aborted]))
+      .toEqual([['/v1/documents/d-1', 'Bearer t', 'token t #1', false], ['/v1/documents/d-1', 'Bearer t', 'token t #2', false]]);
   });
 });

@@ -1,9 +1,10 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import {
+  createSourceEventStream,
+  execute,
   getOperationAST,
   GraphQLError,
   parse,
-  subscribe,
   validate,
   type DocumentNode,
   type ExecutionArgs,
@@ -15,7 +16,7 @@ import {
 } from 'graphql';
 import { specifiedRules } from 'graphql';
 import { ErrorCode } from '../errors.ts';
-import type { GatewayContext } from '../context.ts';
+import type { SubscribingContext } from '../context.ts';
 import type { Transport } from '../subscriptions/index.ts';
 
 /** Subscription texts whose parsed document (and validation) is kept to share. */
@@ -34,8 +35,8 @@ export interface SubscribePathOptions {
   /** The query limits' rules, run after graphql-js' own, as Apollo Server runs them for queries. */
   validationRules: readonly ValidationRule[];
   parseOptions?: ParseOptions;
-  /** The subscribing request's context: a query's (createContext) with its subscription session; `req` when it came through the front door's stages. */
-  context(headers: IncomingHttpHeaders, transport: Transport, req?: IncomingMessage): GatewayContext;
+  /** The subscribing request's context (createSubscribingContext): its session, and each event's own; `req` when it came through the front door's stages. */
+  context(headers: IncomingHttpHeaders, transport: Transport, req?: IncomingMessage): SubscribingContext;
   /** The one error shaper (format-error.ts): codes, request ids, clipped echoes. */
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
 }
@@ -131,19 +132,31 @@ export class SubscribePath {
     };
   }
 
-  /** Runs a prepared subscription: its stream of results, or the one result refusing it (bad arguments, limits: before any platform call). */
+  /**
+   * Runs a prepared subscription: its stream of results, or the one result refusing it (bad arguments,
+   * limits: before any platform call). What graphql-js' `subscribe` does, with each event's fields run
+   * in the event's own context (`forEvent`): a query's deadline and budget per event.
+   */
   async run(args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
-    const result = await subscribe(args);
-    if (!(Symbol.asyncIterator in result)) return this.format(result);
-    const format = (value: ExecutionResult) => this.format(value);
-    const source = result;
+    const stream = await createSourceEventStream(args);
+    if (!(Symbol.asyncIterator in stream)) return this.format(stream);
+    const source = stream[Symbol.asyncIterator]();
+    const context = args.contextValue as SubscribingContext;
+    const event = async (payload: unknown): Promise<ExecutionResult> => this.format(await execute({ ...args, rootValue: payload, contextValue: context.forEvent() }));
     const formatted: AsyncIterableIterator<ExecutionResult> = {
       next: async () => {
         const next = await source.next();
-        return next.done ? next : { done: false, value: format(next.value) };
+        return next.done ? next : { done: false, value: await event(next.value) };
       },
-      return: async () => (await source.return?.()) ?? { done: true, value: undefined },
-      throw: async (error: unknown) => (await source.throw?.(error)) ?? { done: true, value: undefined },
+      // The source's own end value is not a result: a stream that ends, ends with nothing more.
+      return: async () => {
+        await source.return?.();
+        return { done: true, value: undefined };
+      },
+      throw: async (error: unknown) => {
+        await source.throw?.(error);
+        return { done: true, value: undefined };
+      },
       [Symbol.asyncIterator]: () => formatted,
     };
     return formatted;

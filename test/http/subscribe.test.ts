@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { DocumentNode, GraphQLFormattedError } from 'graphql';
-import type { GatewayContext } from '../../src/context.ts';
+import type { SubscribingContext } from '../../src/context.ts';
 import { SubscribePath, type Prepared } from '../../src/http/subscribe.ts';
 import { buildSchema } from '../../src/schema.ts';
 
@@ -12,7 +12,7 @@ function path(): SubscribePath {
   return new SubscribePath({
     schema,
     validationRules: [],
-    context: () => ({}) as GatewayContext,
+    context: () => ({}) as SubscribingContext,
     formatError: (formatted: GraphQLFormattedError) => formatted,
   });
 }

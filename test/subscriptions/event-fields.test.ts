@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createClient, type Client } from 'graphql-sse';
+import { startProductionGateway, type ProductionGateway } from '../support/gateway-process.ts';
+
+const ACME = 'demo-token-acme';
+// An acceptance's account, and that account's acceptances: a field of the event that reads the platform.
+const FEED = `subscription Added($account: ID!) {
+  documentAcceptancesAdded(financialAccountId: $account) { node { id financialAccount { id documentAcceptances(first: 1) { totalCount } } } }
+}`;
+
+interface Added {
+  documentAcceptancesAdded: { node: { id: string; financialAccount: { id: string; documentAcceptances: { totalCount: number } } } };
+}
+
+let gateway: ProductionGateway;
+let client: Client;
+
+beforeAll(async () => {
+  // The shortest deadline there is: an event comes later than it, counted from the subscribe.
+  gateway = await startProductionGateway({ SUBSCRIPTION_POLL_MS: '250', REQUEST_DEADLINE_MS: '100' });
+  client = createClient({ url: `${gateway.origin}/graphql`, headers: { authorization: `Bearer ${ACME}` }, retryAttempts: 0 });
+});
+afterAll(async () => {
+  client.dispose();
+  await gateway.process.stop();
+});
+
+async function admin<T>(path: string, method = 'GET'): Promise<T> {
+  return (await (await fetch(`${gateway.platform}/__sandbox/${path}`, { method })).json()) as T;
+}
+
+describe('an event\'s fields that read the platform', () => {
+  it('run with a deadline of their own, however long after the subscribe the event comes', async () => {
+    const [acme] = (await admin<{ businessAccounts: { financialAccounts: string[] }[] }>('fixtures')).businessAccounts;
+    const accounts = acme!.financialAccounts;
+    const streams = accounts.map((account) => client.iterate<Added>({ query: FEED, variables: { account } }));
+    const firsts = streams.map((stream) => stream.next());
+    // Every feed polled once (its watermark set) and the deadline of the subscribe long gone.
+    for (;;) {
+      const { requests } = await admin<{ requests: { path: string }[] }>('requests?detail=1');
+      if (requests.filter((request) => request.path === '/v1/acceptances').length >= 2 * accounts.length) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const { changes } = await admin<{ changes: { kind: string; id: string; financialAccountId?: string }[] }>('live/step', 'POST');
+    const arrived = changes.find((change) => change.kind === 'acceptance' && accounts.includes(change.financialAccountId!))!;
+    const first = await firsts[accounts.indexOf(arrived.financialAccountId!)]!;
+
+    const count = await fetch(`${gateway.origin}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ACME}` },
+      body: JSON.stringify({ query: 'query($a: ID!) { documentAcceptances(financialAccountId: $a, first: 1) { totalCount } }', variables: { a: arrived.financialAccountId } }),
+    });
+    const { data } = (await count.json()) as { data: { documentAcceptances: { totalCount: number } } };
+    expect(first.value).toEqual({
+      data: { documentAcceptancesAdded: { node: { id: arrived.id, financialAccount: { id: arrived.financialAccountId, documentAcceptances: { totalCount: data.documentAcceptances.totalCount } } } } },
+    });
+    await Promise.all(streams.map((stream) => stream.return?.()));
+  });
+});
