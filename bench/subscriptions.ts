@@ -9,7 +9,8 @@
  *      answer to the gateway) to each subscriber's event, p50/p99 (the target: p99 at most 100 ms);
  *   3. --streams open SSE subscriptions held idle for --seconds: the gateway's RSS growth, its
  *      event-loop delay p99 from `nodejs_eventloop_lag_p99_seconds`, and its CPU share while only
- *      heartbeats flow (targets: 200 MiB, 50 ms, 5 % of a core).
+ *      heartbeats flow (targets: 200 MiB, 50 ms, 5 % of a core); and, as the floor, the RSS growth
+ *      of a bare Node server (bench/bare-sse.ts) holding as many idle event streams.
  *
  *   node --disable-warning=ExperimentalWarning bench/subscriptions.ts [--subscribers N] [--streams N] [--seconds S] [--poll-ms MS]
  *
@@ -143,6 +144,20 @@ async function main(): Promise<void> {
     const lag = Number(/^nodejs_eventloop_lag_p99_seconds (\S+)/m.exec(metrics)?.[1] ?? NaN) * 1000;
     log(`RSS growth ${rssGrowth.toFixed(0)} MiB (target ≤ 200), event-loop delay p99 ${lag.toFixed(1)} ms (target ≤ 50), CPU ${(cpu * 100).toFixed(1)} % of a core (target ≤ 5)`);
     for (const res of idle) res.destroy();
+    await gateway.stop();
+
+    // 3, the floor: the same streams held by Node's HTTP server alone.
+    const bare = spawnLogged({ name: 'bare-sse', command: NODE, args: [...flags, 'bench/bare-sse.ts'], env: { PATH: process.env.PATH, PORT: '24920', HOST }, cwd: ROOT, logDir });
+    children.push(bare);
+    const bareOrigin = `http://${HOST}:24920`;
+    await waitForReady(`${bareOrigin}/healthz`, bare, performance.now());
+    const bareBefore = readRssBytes(bare.pid);
+    const bareIdle = [];
+    for (let n = 0; n < streams; n += 200) bareIdle.push(...(await Promise.all(Array.from({ length: Math.min(200, streams - n) }, () => subscribe(bareOrigin, () => undefined)))));
+    await sleep(seconds * 1000);
+    const bareGrowth = (readRssBytes(bare.pid) - bareBefore) / MiB;
+    log(`the floor, a bare Node server holding ${streams} idle event streams: RSS growth ${bareGrowth.toFixed(0)} MiB; the gateway ${(rssGrowth - bareGrowth).toFixed(0)} MiB above it (${((rssGrowth - bareGrowth) * 1024 / streams).toFixed(1)} KiB a stream)`);
+    for (const res of bareIdle) res.destroy();
   } finally {
     for (const child of children.reverse()) await child.stop();
   }

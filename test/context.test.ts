@@ -69,7 +69,7 @@ describe('a subscription\'s context', () => {
     await first.loaders.document.load('d-1');
     await second.loaders.document.load('d-1');
     expect(first.platform).not.toBe(second.platform);
-    expect(requests.map((request) => [request.pathAndQuery, request.authorization, (request.caller.ledger as { name?: string } | undefined)?.name, request.signal.aborted]))
+    expect(requests.map((request) => [request.pathAndQuery, request.authorization, (request.caller?.ledger as { name?: string } | undefined)?.name, request.signal?.aborted]))
       .toEqual([['/v1/documents/d-1', 'Bearer t', 'token t #1', false], ['/v1/documents/d-1', 'Bearer t', 'token t #2', false]]);
   });
 });
