@@ -180,6 +180,11 @@ async function admin<T>(platform: string, route: string, method = 'GET'): Promis
   return (await response.json()) as T;
 }
 
+/** The feed's reads of the platform since the request log was last cleared. */
+async function feedReads(platform: string): Promise<{ at: number }[]> {
+  return (await admin<{ requests: { path: string; at: number }[] }>(platform, 'requests?detail=1')).requests.filter((r) => r.path === '/exceptions');
+}
+
 /** `subscription_polls_total` of one replica, by outcome. */
 async function polls(adminOrigin: string): Promise<Record<string, number>> {
   const text = await (await fetch(`${adminOrigin}/metrics`)).text();
@@ -258,15 +263,16 @@ async function main(): Promise<void> {
       await step();
       await sleep(pollMs);
     }
-    const reads = (await admin<{ requests: { path: string }[] }>(platform, 'requests?detail=1')).requests.filter((r) => r.path === '/exceptions').length;
+    // Counted once every subscriber has the last change: the reads it took to deliver them all (the
+    // poll after the last change may come up to an interval after the loop's sleep).
+    if (!(await until(() => subscribers.every((subscriber) => has(subscriber, changes)), 3 * pollMs))) failures.push('a subscriber did not get every change of measurement 1');
+    const reads = (await feedReads(platform)).length;
     const pollsAfter = await Promise.all(replicas.map((replica) => polls(replica.admin)));
     const polled = replicas.map((replica, index) => ({ replica, ok: (pollsAfter[index]!.ok ?? 0) - (pollsBefore[index]!.ok ?? 0), received: (pollsAfter[index]!.received ?? 0) - (pollsBefore[index]!.received ?? 0) }));
     const readsPerInterval = reads / intervals;
     log(`platform reads per interval: ${readsPerInterval.toFixed(2)} (${reads} in ${intervals} intervals; target ≤ ${READS_TARGET})`);
     log(`polls made / outcomes received: ${polled.map(({ replica, ok, received }) => `${replica.name} ${ok} / ${received}`).join(', ')}`);
     if (readsPerInterval > READS_TARGET) failures.push(`reads per interval ${readsPerInterval.toFixed(2)} > ${READS_TARGET}`);
-    // The poll after the last change may come up to an interval after the loop's sleep.
-    if (!(await until(() => subscribers.every((subscriber) => has(subscriber, changes)), 3 * pollMs))) failures.push('a subscriber did not get every change of measurement 1');
     const pollers = polled.filter(({ ok }) => ok > 0);
     if (pollers.length !== 1) throw new Error(`expected one replica to poll, found ${pollers.length}: ${JSON.stringify(polled.map(({ replica, ok }) => [replica.name, ok]))}`);
     const leader = pollers[0]!.replica;
@@ -281,7 +287,7 @@ async function main(): Promise<void> {
     leader.child.process.kill('SIGKILL');
     await leader.child.exited;
     const after = await step();
-    const changedAt = performance.now();
+    const [changedAt, changedAtEpoch] = [performance.now(), Date.now()];
     log(`${leader.name} (the poller) killed with SIGKILL; one change ${(changedAt - killedAt).toFixed(0)} ms later`);
     const delivered = await until(() => subscribers.every((subscriber) => has(subscriber, after)), (TAKEOVER_TARGET_INTERVALS + 3) * pollMs);
     await Promise.all(orphans.map((subscriber) => subscriber.reconnected));
@@ -290,11 +296,11 @@ async function main(): Promise<void> {
     const stayed = subscribers.filter((subscriber) => !orphans.includes(subscriber));
     const stayedLatency = reached(stayed);
     const orphanLatency = reached(orphans);
-    const takeoverReads = (await admin<{ requests: { path: string }[] }>(platform, 'requests?detail=1')).requests.filter((r) => r.path === '/exceptions').length;
+    const takeoverReads = await feedReads(platform);
     const slowest = Math.max(...stayedLatency);
     log(`the change reached the survivor's ${stayed.length} subscribers in ${Math.min(...stayedLatency).toFixed(0)}–${slowest.toFixed(0)} ms (${(slowest / pollMs).toFixed(2)} intervals; target ≤ ${TAKEOVER_TARGET_INTERVALS})`);
     log(`the killed replica's ${orphans.length} subscribers, reconnected to ${survivor.name} with their last cursor: ${orphans.filter((subscriber) => has(subscriber, after)).length}/${orphans.length} got the change, in ${Math.min(...orphanLatency).toFixed(0)}–${Math.max(...orphanLatency).toFixed(0)} ms`);
-    log(`platform reads from the kill to the delivery: ${takeoverReads}`);
+    log(`platform reads from the kill to the delivery: ${takeoverReads.length} (${takeoverReads.map((read) => `${read.at - changedAtEpoch} ms`).join(', ')} after the change)`);
     if (!delivered) failures.push('a subscriber did not get the change made after the kill');
     if (slowest > TAKEOVER_TARGET_INTERVALS * pollMs) failures.push(`the change took ${(slowest / pollMs).toFixed(2)} intervals > ${TAKEOVER_TARGET_INTERVALS}`);
 
