@@ -6,11 +6,11 @@
  *
  *   1. platform reads per interval over --intervals intervals with one sandbox change each: one
  *      poller for the feed across both replicas (the target: at most 1.2);
- *   2. the polling replica (the one holding the feed's lease) killed with SIGKILL and a change made
- *      right after: the time until every subscriber of the surviving replica has it (the target:
- *      three intervals: the lease runs out within two, the survivor's next tick takes it). The
- *      killed replica's subscribers reconnect to the survivor with their last cursor, as a client
- *      would, and must get what they missed.
+ *   2. the polling replica (the one holding the feed's lease) killed with SIGKILL right after one of
+ *      its polls, and a change made right after: the time until every subscriber of the surviving
+ *      replica has it (the target: three intervals; the lease, just renewed, runs out two intervals
+ *      later and the survivor's next tick takes it). The killed replica's subscribers reconnect to
+ *      the survivor with their last cursor, as a client would, and must get what they missed.
  *
  * Throughout, every subscriber must get every change of the feed (each sandbox change of the
  * token's exceptions, `(id, updatedAt)`) exactly once, over its first connection and, for the
