@@ -100,9 +100,12 @@ const changeKey = (id: string, updatedAt: string): string => `${id}@${Date.parse
 
 /**
  * One subscriber of the feed, as a client holds it: an SSE stream to one replica; when that stream
- * breaks, a new one to `fallback` with the last cursor it was sent (`after`).
+ * breaks, a new one to `origin` (by then another replica) with the last cursor it was sent (`after`).
  */
 class Subscriber {
+  readonly name: string;
+  /** Where the next stream goes. */
+  origin: string;
   /** Each change received, over every connection, with when it arrived (performance.now()). */
   readonly received: { key: string; at: number }[] = [];
   cursor: string | undefined;
@@ -114,10 +117,6 @@ class Subscriber {
   readonly errors: string[] = [];
   #request: ClientRequest | undefined;
   #closed = false;
-
-  readonly name: string;
-  /** Where the next stream goes. */
-  origin: string;
 
   constructor(name: string, origin: string) {
     this.name = name;
@@ -161,7 +160,12 @@ class Subscriber {
     if (!lines.includes('event: next')) return;
     const data = lines.find((line) => line.startsWith('data:'))?.slice(5);
     if (data === undefined) return;
-    const edge = (JSON.parse(data) as { data?: { exceptionsChanged?: { cursor: string; node: { id: string; updatedAt: string } } } }).data?.exceptionsChanged;
+    let edge: { cursor: string; node: { id: string; updatedAt: string } } | undefined;
+    try {
+      edge = (JSON.parse(data) as { data?: { exceptionsChanged?: typeof edge } }).data?.exceptionsChanged;
+    } catch {
+      // Reported below with the event's text: a throw here would end this process without stopping its children.
+    }
     if (!edge) {
       this.errors.push(`an error event: ${data}`);
       return;
