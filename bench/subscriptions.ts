@@ -15,6 +15,7 @@
  *   node --disable-warning=ExperimentalWarning bench/subscriptions.ts [--subscribers N] [--streams N] [--seconds S] [--poll-ms MS]
  *
  * A measurement, not a test: it is not part of `npm test`, and its table goes to docs/benchmark.md.
+ * The figures of two replicas sharing one Redis come from bench/subscriptions-replicas.ts.
  * 10 000 streams need `ulimit -n` above 10 000 in this process (one descriptor each).
  */
 import { mkdtempSync } from 'node:fs';
