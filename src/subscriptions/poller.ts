@@ -112,13 +112,18 @@ export abstract class Poller<Member = unknown> {
    */
   async tick(): Promise<void> {
     if (this.#stopped) return;
-    if (await this.host.share.lead(this.key, 2 * this.host.pollMs)) {
+    const lease = await this.host.share.lead(this.key, 2 * this.host.pollMs);
+    if (lease === true) {
       const outcome = await this.#poll();
       if (this.#stopped) return;
       this.host.share.publish(this.key, outcome);
       if (!this.#take(outcome, true)) return;
+      this.schedule(this.host.pollMs);
+      return;
     }
-    this.schedule(this.host.pollMs);
+    // Another replica polls. Should it die, its lease runs out before this replica's next interval:
+    // asked again then (a millisecond after), the lease is taken as soon as it is free.
+    this.schedule(Math.min(this.host.pollMs, lease.heldForMs + 1));
   }
 
   /** An outcome another replica polled. */

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { PollOutcome } from './poller.ts';
-import type { FeedShare } from './share.ts';
+import type { FeedShare, LeaseHeld } from './share.ts';
 
 /** The commands of node-redis this uses (its client and the duplicate it subscribes on). */
 interface RedisClient {
@@ -18,13 +18,16 @@ interface RedisClient {
   readonly isReady: boolean;
 }
 
-/** Takes the lease when it is free or already this replica's, for PX milliseconds: 1 when held, 0 when another replica holds it. */
+/**
+ * Takes the lease when it is free or already this replica's, for PX milliseconds: -1 when taken;
+ * when another replica holds it, the milliseconds its lease has left.
+ */
 const LEAD = `local holder = redis.call('GET', KEYS[1])
 if holder == false or holder == ARGV[1] then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
+  return -1
 end
-return 0`;
+return redis.call('PTTL', KEYS[1])`;
 
 /** Gives the lease up, only when this replica holds it. */
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -40,8 +43,10 @@ function names(key: string): { lease: string; channel: string } {
  * One poller per feed across every replica on one Redis (REDIS_URL): the replica whose poller takes
  * a feed's lease (SET … PX, renewed by each of its polls) polls, and publishes each poll's outcome
  * on the feed's channel; the others' pollers apply what they receive to their own subscribers. The
- * lease lasts two intervals: when the polling replica dies, another one's next tick after that
- * takes it and polls from its own subscribers' places, so no change is missed. A replica that
+ * lease lasts two intervals: a replica that finds another's lease asks again when it runs out (or
+ * at its next interval, whichever is first), so when the polling replica dies, another takes the
+ * lease within two intervals of its last poll and polls from its own subscribers' places: no change
+ * is missed. A replica that
  * cannot reach Redis polls for itself (as it would alone): subscribers are served either way. So
  * does a replica not yet listening on a feed's channel (Redis was down when the feed opened): it
  * would miss the outcomes another replica publishes, so it never defers to that replica's lease.
@@ -104,14 +109,16 @@ export class RedisFeedShare implements FeedShare {
     this.#logger.warn({ err: error }, 'subscriptions: the shared Redis (REDIS_URL) failed; this replica polls its feeds itself meanwhile');
   }
 
-  async lead(key: string, ttlMs: number): Promise<boolean> {
+  async lead(key: string, ttlMs: number): Promise<true | LeaseHeld> {
     const { channel, lease } = names(key);
     // A subscription of this replica's still on its way is waited for: answered, it decides whether
     // this replica may defer to another's lease; refused, it polls for itself.
     await this.#pending.get(channel);
     if (!this.#client.isReady || !this.#confirmed.has(channel)) return true;
     try {
-      return (await this.#client.sendCommand<number>(['EVAL', LEAD, '1', lease, this.#replica, String(ttlMs)])) === 1;
+      const left = await this.#client.sendCommand<number>(['EVAL', LEAD, '1', lease, this.#replica, String(ttlMs)]);
+      // A lease that ended between the GET and the PTTL (-2) is free: asked again at once.
+      return left === -1 ? true : { heldForMs: Math.max(0, left) };
     } catch (error) {
       this.#warn(error);
       return true;

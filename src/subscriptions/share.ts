@@ -1,13 +1,21 @@
 import type { PollOutcome } from './poller.ts';
 
+/** Another replica holds a feed's lease for `heldForMs` more milliseconds. */
+export interface LeaseHeld {
+  readonly heldForMs: number;
+}
+
 /**
  * Which replica polls each feed, and how its outcomes reach the others. Alone (no shared store),
  * every poller polls for itself; with Redis (redis-share.ts), one replica holds a feed's lease and
  * polls, the others receive its outcomes.
  */
 export interface FeedShare {
-  /** Whether this replica polls `key` now: takes or renews its lease for `ttlMs`. */
-  lead(key: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Whether this replica polls `key` now: `true` when it took or renewed the lease for `ttlMs`; else
+   * how long another replica's lease has left, so that this one asks again when it runs out.
+   */
+  lead(key: string, ttlMs: number): Promise<true | LeaseHeld>;
   /** Hands a poll's outcome to the other replicas' pollers of `key`. */
   publish(key: string, outcome: PollOutcome): void;
   /** Outcomes of `key` the replica holding its lease published, until the returned stop. */
@@ -19,7 +27,7 @@ export interface FeedShare {
 
 /** One replica alone: it polls every feed itself. */
 export const ALONE: FeedShare = {
-  lead: () => Promise.resolve(true),
+  lead: () => Promise.resolve(true as const),
   publish: () => undefined,
   listen: () => () => undefined,
   release: () => undefined,

@@ -8,6 +8,7 @@ import type { PlatformStore } from '../../sandbox/data/store.ts';
 import { accountOf } from '../support/expected.ts';
 import { MemoryBuckets } from '../../src/budgets/bucket.ts';
 import { RequestBudget } from '../../src/budgets/ledger.ts';
+import type { FeedShare } from '../../src/subscriptions/share.ts';
 import { drain, hubOver, POLL_MS, type HubUnderTest } from './support.ts';
 
 const ACME = 'demo-token-acme';
@@ -264,5 +265,44 @@ describe('one shared poller per token, field and arguments', () => {
     expect(reads()).toEqual(Array.from({ length: 5 + seconds }, () => 'GET /exceptions'));
     expect(outcomes.filter((outcome) => outcome === 'ok')).toHaveLength(5 + seconds);
     expect(outcomes.filter((outcome) => outcome === 'skipped')).toHaveLength(20 * (seconds + 1) - (5 + seconds));
+  });
+});
+
+describe('a replica that finds another replica polling', () => {
+  it('asks for the lease again when the other\'s runs out, or at its next interval if that comes first', async () => {
+    sandbox.store.reset();
+    sandbox.resetRequests();
+    const answers: (true | { heldForMs: number })[] = [{ heldForMs: 1_800 }, { heldForMs: 250 }, true];
+    const asked: number[] = [];
+    const share: FeedShare = {
+      lead: () => {
+        asked.push(under.clock.now());
+        return Promise.resolve(answers.shift()!);
+      },
+      publish: () => undefined,
+      listen: () => () => undefined,
+      release: () => undefined,
+      close: () => Promise.resolve(),
+    };
+    under = hubOver(sandbox.url, {}, undefined, share);
+    const { hub, clock, session, polls } = under;
+    /** Resolves once the tick under way has scheduled the next one. */
+    const scheduled = async () => {
+      while (clock.pending === 0) await new Promise((resolve) => setImmediate(resolve));
+    };
+    hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery(null), null);
+    clock.advance(0);
+    await scheduled();
+    // Held for 1 800 ms more: asked again at the next interval.
+    clock.advance(POLL_MS - 1);
+    expect(asked).toEqual([0]);
+    clock.advance(1);
+    await scheduled();
+    // Held for 250 ms more: asked again a millisecond after it runs out, not at the next interval.
+    clock.advance(250);
+    expect(asked).toEqual([0, POLL_MS]);
+    clock.advance(1);
+    expect(await polls()).toEqual(['ok']);
+    expect([asked, reads()]).toEqual([[0, POLL_MS, POLL_MS + 251], ['GET /exceptions']]);
   });
 });

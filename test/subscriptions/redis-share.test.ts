@@ -85,6 +85,44 @@ const nodes = (events: readonly FeedEvent[]) => events.map((event) => ('value' i
   });
 });
 
+(hasRedisServer ? describe : describe.skip)('a feed\'s lease on Redis', () => {
+  it('is taken by one replica and renewed by it; another learns how long it has left', async () => {
+    const [a, b] = await Promise.all([RedisFeedShare.connect(redis.url, pino({ level: 'silent' })), RedisFeedShare.connect(redis.url, pino({ level: 'silent' }))]);
+    try {
+      const probe = createClient({ url: redis.url });
+      await probe.connect();
+      // A replica defers to another's lease only while it listens on the feed's channel.
+      const stops = [a.listen('the lease feed', () => undefined), b.listen('the lease feed', () => undefined)];
+      const channel = `gateway-feed:${createHash('sha256').update('the lease feed').digest('base64url')}`;
+      while ((await probe.pubSubNumSub(channel))[channel] !== 2) await sleep(10);
+      // Each replica's command connection comes up in the background; until then it polls for itself (true) and sets no lease.
+      const lease = `gateway-feed-lease:${createHash('sha256').update('the lease feed').digest('base64url')}`;
+      while ((await a.lead('the lease feed', 60_000)) !== true || (await probe.pTTL(lease)) <= 0) await sleep(10);
+      let held = await b.lead('the lease feed', 60_000);
+      while (held === true) {
+        await sleep(10);
+        held = await b.lead('the lease feed', 60_000);
+      }
+      await probe.close();
+      expect(held).toEqual({ heldForMs: expect.any(Number) });
+      expect((held as { heldForMs: number }).heldForMs).toBeGreaterThan(50_000);
+      expect((held as { heldForMs: number }).heldForMs).toBeLessThanOrEqual(60_000);
+      expect(await a.lead('the lease feed', 60_000)).toBe(true);
+      a.release('the lease feed');
+      // Released: the other takes it (the release is sent before the lead, on one connection each; wait for it).
+      let taken = await b.lead('the lease feed', 60_000);
+      while (taken !== true) {
+        await sleep(10);
+        taken = await b.lead('the lease feed', 60_000);
+      }
+      expect(await a.lead('the lease feed', 60_000)).toEqual({ heldForMs: expect.any(Number) });
+      for (const stop of stops) stop();
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
+
 describe('a replica whose shared Redis is down', () => {
   it('starts without waiting for it, and polls every feed itself while it is away', async () => {
     const url = `redis://127.0.0.1:${await closedPort()}`;
