@@ -104,33 +104,32 @@ export interface SubscribingContext extends GatewayContext {
  * event, as a query has, every call drawn from `budget` (the token's). A deadline counted from the
  * subscribe would have passed by the first event, and calls outside any budget would let a
  * subscriber spend the platform per event. Until then an open subscription holds no platform
- * client, timer or loader: thousands of idle streams hold their session and the caller's header only.
+ * client, timer or loader: thousands of idle streams hold their session only.
  */
 export function createSubscribingContext(
   deps: ContextDependencies,
-  authorization: string | undefined,
   subscriptions: SubscriptionSession,
-  budget: () => CallLedger | undefined,
+  budgetOf: (callerKey: string) => CallLedger | undefined,
 ): SubscribingContext {
-  return new LazyContext(deps, authorization, subscriptions, budget);
+  return new LazyContext(deps, subscriptions, budgetOf);
 }
 
 class LazyContext implements SubscribingContext {
   readonly #deps: ContextDependencies;
-  readonly #authorization: string | undefined;
-  readonly #budget: () => CallLedger | undefined;
+  readonly #budgetOf: (callerKey: string) => CallLedger | undefined;
   readonly subscriptions: SubscriptionSession;
   #made: GatewayContext | undefined;
 
-  constructor(deps: ContextDependencies, authorization: string | undefined, subscriptions: SubscriptionSession, budget: () => CallLedger | undefined) {
+  constructor(deps: ContextDependencies, subscriptions: SubscriptionSession, budgetOf: (callerKey: string) => CallLedger | undefined) {
     this.#deps = deps;
-    this.#authorization = authorization;
     this.subscriptions = subscriptions;
-    this.#budget = budget;
+    this.#budgetOf = budgetOf;
   }
 
   #context(): GatewayContext {
-    return (this.#made ??= createContext(this.#deps, { authorization: this.#authorization }, undefined, this.#budget()));
+    // A session without a token has no events (its subscribe is refused): no budget to draw from.
+    const identity = this.subscriptions.identity;
+    return (this.#made ??= createContext(this.#deps, { authorization: identity?.authorization }, undefined, identity && this.#budgetOf(`token:${identity.tokenKey}`)));
   }
 
   get config(): Config {
@@ -162,7 +161,7 @@ class LazyContext implements SubscribingContext {
   }
 
   forEvent(): GatewayContext {
-    return new LazyContext(this.#deps, this.#authorization, this.subscriptions, this.#budget);
+    return new LazyContext(this.#deps, this.subscriptions, this.#budgetOf);
   }
 }
 

@@ -9,7 +9,6 @@ import { startAdminListener, type AdminListener } from './admin.ts';
 import type { Config } from './config.ts';
 import { useCursorSecret } from './connections/cursor-seal.ts';
 import { createContext, createSubscribingContext, type GatewayContext } from './context.ts';
-import { callerToken } from './request/caller-token.ts';
 import { CompiledExecution, compiledExecutionGateway } from './execution/compiled-executor.ts';
 import { useErrorShaping } from './errors.ts';
 import { formatError } from './format-error.ts';
@@ -204,11 +203,8 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     validationRules: hardening.apollo.validationRules,
     parseOptions: hardening.apollo.parseOptions,
     context: (headers, transport, req) => {
-      const admission = admissionOf(req);
-      const tokenRefused = admission && (() => (admission.refusedByPlatform = true));
-      const session = subscriptionSession(subscriptions, headers.authorization, transport, tokenRefused);
-      const tokenKey = callerToken(headers).key;
-      return createSubscribingContext(contextDependencies, headers.authorization, session, () => (tokenKey === undefined ? undefined : budgets.pollLedger(`token:${tokenKey}`)));
+      const session = subscriptionSession(subscriptions, headers.authorization, transport, admissionOf(req));
+      return createSubscribingContext(contextDependencies, session, budgets.pollLedger);
     },
     formatError: errorShaper,
   });

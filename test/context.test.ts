@@ -47,15 +47,15 @@ describe('request context', () => {
 });
 
 describe('a subscription\'s context', () => {
-  const session = {} as SubscriptionSession;
+  const session = { identity: { authorization: 'Bearer t', tokenKey: 'key-of-t' } } as SubscriptionSession;
   const ledger = (name: string): CallLedger => ({ draw: () => undefined, forOperation: () => ledger(`${name} (operation)`), name }) as CallLedger;
 
   it('holds its session and makes no platform client until an event\'s field reads one', () => {
     const { http, calls } = recordingHttp();
     const budgets: string[] = [];
-    const context = createSubscribingContext({ config, http, logger }, 'Bearer t', session, () => {
-      budgets.push('asked');
-      return ledger('token t');
+    const context = createSubscribingContext({ config, http, logger }, session, (callerKey) => {
+      budgets.push(callerKey);
+      return ledger(callerKey);
     });
     expect([context.subscriptions, context.config, calls, budgets]).toEqual([session, config, [], []]);
   });
@@ -63,13 +63,13 @@ describe('a subscription\'s context', () => {
   it('gives each event a context of its own, drawing every call from the token\'s budget with a deadline from the event', async () => {
     const { http, requests } = recordingHttp();
     let made = 0;
-    const context = createSubscribingContext({ config, http, logger }, 'Bearer t', session, () => ledger(`token t #${++made}`));
+    const context = createSubscribingContext({ config, http, logger }, session, (callerKey) => ledger(`${callerKey} #${++made}`));
     const first = context.forEvent();
     const second = context.forEvent();
     await first.loaders.document.load('d-1');
     await second.loaders.document.load('d-1');
     expect(first.platform).not.toBe(second.platform);
     expect(requests.map((request) => [request.pathAndQuery, request.authorization, (request.caller?.ledger as { name?: string } | undefined)?.name, request.signal?.aborted]))
-      .toEqual([['/v1/documents/d-1', 'Bearer t', 'token t #1', false], ['/v1/documents/d-1', 'Bearer t', 'token t #2', false]]);
+      .toEqual([['/v1/documents/d-1', 'Bearer t', 'token:key-of-t #1', false], ['/v1/documents/d-1', 'Bearer t', 'token:key-of-t #2', false]]);
   });
 });

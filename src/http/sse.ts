@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHandler } from 'graphql-sse';
-import { room, writeWithRoom } from './stream-room.ts';
+import { writeWithRoom } from './stream-room.ts';
 import type { SubscribePath, SubscribeRequest } from './subscribe.ts';
 
 /**
@@ -12,7 +12,7 @@ import type { SubscribePath, SubscribeRequest } from './subscribe.ts';
  * adapter would read from the stream again; the writing loop below is that adapter's.
  */
 export function sseTransport(path: SubscribePath): (req: IncomingMessage, res: ServerResponse, request: SubscribeRequest) => Promise<void> {
-  /** The response of each subscription's context: graphql-sse reads results as they come, so the results wait for its socket. */
+  /** The response of each subscription's context, for its results to wait for room in it. */
   const responses = new WeakMap<object, ServerResponse>();
   const handler = createHandler<IncomingMessage, { res: ServerResponse }, Record<PropertyKey, unknown>>({
     onSubscribe: (req, params) => {
@@ -22,11 +22,8 @@ export function sseTransport(path: SubscribePath): (req: IncomingMessage, res: S
       // graphql-sse types the context as a record; it only hands it back to `subscribe`.
       return prepared.args as Parameters<typeof path.run>[0] & { contextValue: Record<PropertyKey, unknown> };
     },
-    subscribe: async (args) => {
-      const result = await path.run(args);
-      const res = responses.get(args.contextValue as object);
-      return Symbol.asyncIterator in result && res !== undefined ? drained(result, res) : result;
-    },
+    // graphql-sse reads results as they come: each waits for room in the response (SubscriptionResults).
+    subscribe: (args) => path.run(args, responses.get(args.contextValue as object)),
   });
 
   return async (req, res, request) => {
@@ -51,23 +48,4 @@ export function sseTransport(path: SubscribePath): (req: IncomingMessage, res: S
     }
     res.end();
   };
-}
-
-/**
- * The results, each read only once the response has room: graphql-sse queues what it reads without
- * bound, so a client that does not read would grow it; this way its events wait in its subscriber's
- * bounded queue instead, and it is dropped past it.
- */
-function drained<T>(results: AsyncIterableIterator<T>, res: ServerResponse): AsyncIterableIterator<T> {
-  const iterator: AsyncIterableIterator<T> = {
-    next: async () => {
-      if (res.writableNeedDrain) await room(res);
-      return results.next();
-    },
-    return: (value?: unknown) => results.return?.(value) ?? Promise.resolve({ done: true, value: undefined }),
-    // graphql-sse ends a stream's operation only when it looks like an async generator (next, return and throw).
-    throw: (error?: unknown) => results.throw?.(error) ?? Promise.reject(error instanceof Error ? error : new Error(String(error))),
-    [Symbol.asyncIterator]: () => iterator,
-  };
-  return iterator;
 }

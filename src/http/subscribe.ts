@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import {
   createSourceEventStream,
   execute,
@@ -18,6 +18,7 @@ import { specifiedRules } from 'graphql';
 import { ErrorCode } from '../errors.ts';
 import type { SubscribingContext } from '../context.ts';
 import type { Transport } from '../subscriptions/index.ts';
+import { room } from './stream-room.ts';
 
 /** Subscription texts whose parsed document (and validation) is kept to share. */
 const DOCUMENTS_KEPT = 200;
@@ -135,31 +136,13 @@ export class SubscribePath {
   /**
    * Runs a prepared subscription: its stream of results, or the one result refusing it (bad arguments,
    * limits: before any platform call). What graphql-js' `subscribe` does, with each event's fields run
-   * in the event's own context (`forEvent`): a query's deadline and budget per event.
+   * in the event's own context (`forEvent`): a query's deadline and budget per event. With `res`, the
+   * next event is read only once the response has room (see SubscriptionResults).
    */
-  async run(args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+  async run(args: ExecutionArgs, res?: ServerResponse): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
     const stream = await createSourceEventStream(args);
     if (!(Symbol.asyncIterator in stream)) return this.format(stream);
-    const source = stream[Symbol.asyncIterator]();
-    const context = args.contextValue as SubscribingContext;
-    const event = async (payload: unknown): Promise<ExecutionResult> => this.format(await execute({ ...args, rootValue: payload, contextValue: context.forEvent() }));
-    const formatted: AsyncIterableIterator<ExecutionResult> = {
-      next: async () => {
-        const next = await source.next();
-        return next.done ? next : { done: false, value: await event(next.value) };
-      },
-      // The source's own end value is not a result: a stream that ends, ends with nothing more.
-      return: async () => {
-        await source.return?.();
-        return { done: true, value: undefined };
-      },
-      throw: async (error: unknown) => {
-        await source.throw?.(error);
-        return { done: true, value: undefined };
-      },
-      [Symbol.asyncIterator]: () => formatted,
-    };
-    return formatted;
+    return new SubscriptionResults(this, args, stream[Symbol.asyncIterator](), res);
   }
 
   /** A result with its errors in the gateway's shape. */
@@ -167,5 +150,50 @@ export class SubscribePath {
     if (result.errors === undefined || result.errors.length === 0) return result;
     const formatted = result.errors.map((error) => this.#options.formatError(error.toJSON(), error));
     return { ...result, errors: formatted as unknown as GraphQLError[] };
+  }
+}
+
+/**
+ * One subscription's results as its transport reads them: each event's fields executed in the
+ * event's own context, errors shaped. With the response, an event is read only once it has room: a
+ * reader (graphql-sse's) that queues without bound would grow for a client that does not read; this
+ * way the events wait in its subscriber's bounded queue instead, and it is dropped past it. A class
+ * rather than closures: every open stream holds one for its whole life.
+ */
+class SubscriptionResults implements AsyncIterableIterator<ExecutionResult> {
+  readonly #path: SubscribePath;
+  readonly #args: ExecutionArgs;
+  readonly #source: AsyncIterator<unknown>;
+  readonly #res: ServerResponse | undefined;
+
+  constructor(path: SubscribePath, args: ExecutionArgs, source: AsyncIterator<unknown>, res: ServerResponse | undefined) {
+    this.#path = path;
+    this.#args = args;
+    this.#source = source;
+    this.#res = res;
+  }
+
+  async next(): Promise<IteratorResult<ExecutionResult>> {
+    if (this.#res?.writableNeedDrain) await room(this.#res);
+    const next = await this.#source.next();
+    if (next.done) return { done: true, value: undefined };
+    const context = (this.#args.contextValue as SubscribingContext).forEvent();
+    return { done: false, value: this.#path.format(await execute({ ...this.#args, rootValue: next.value, contextValue: context })) };
+  }
+
+  // The source's own end value is not a result: a stream that ends, ends with nothing more.
+  async return(): Promise<IteratorResult<ExecutionResult>> {
+    await this.#source.return?.();
+    return { done: true, value: undefined };
+  }
+
+  // graphql-sse ends a stream's operation only when it looks like an async generator (next, return and throw).
+  async throw(error?: unknown): Promise<IteratorResult<ExecutionResult>> {
+    await this.#source.throw?.(error);
+    return { done: true, value: undefined };
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
   }
 }

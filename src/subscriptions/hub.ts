@@ -55,17 +55,20 @@ export interface SubscriptionSession {
   readonly hub: SubscriptionHub;
   readonly identity: PollIdentity | undefined;
   readonly transport: Transport;
-  /** Told when the platform refused the session's token: its HTTP request's admission keeps the address's refused-token unit spent, as a query's does. */
-  readonly tokenRefused?: () => void;
+  /**
+   * The subscribing HTTP request's admission, told when the platform refused the session's token: it
+   * keeps the address's refused-token unit spent, as a query's does.
+   */
+  readonly admission?: { refusedByPlatform: boolean };
 }
 
 /** The session of a request with this Authorization header. */
-export function subscriptionSession(hub: SubscriptionHub, authorization: string | undefined, transport: Transport, tokenRefused?: () => void): SubscriptionSession {
+export function subscriptionSession(hub: SubscriptionHub, authorization: string | undefined, transport: Transport, admission?: { refusedByPlatform: boolean }): SubscriptionSession {
   const caller = parseCaller(authorization);
   const identity = caller.token === undefined || caller.key === undefined
     ? undefined
     : { authorization: canonicalAuthorization(caller.token), tokenKey: caller.key, caller: new CursorOwner(caller) };
-  return { hub, identity, transport, tokenRefused };
+  return { hub, identity, transport, admission };
 }
 
 function refused(message: string, limit: string): GraphQLError {
@@ -219,7 +222,7 @@ export class SubscriptionHub {
 
   /** `error` is the platform's UNAUTHENTICATED, ending every subscription of the token. */
   #tokenRefused(tokenKey: string, error: GraphQLError): void {
-    for (const session of this.#open.values()) if (session.identity?.tokenKey === tokenKey) session.tokenRefused?.();
+    for (const session of this.#open.values()) if (session.identity?.tokenKey === tokenKey && session.admission) session.admission.refusedByPlatform = true;
     for (const poller of [...this.#pollers.values()]) if (poller.identity.tokenKey === tokenKey) poller.endAll(error);
   }
 }
