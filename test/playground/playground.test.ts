@@ -28,6 +28,15 @@ const describeInBrowser = browserAvailable ? describe : describe.skip;
 /** Monaco draws spaces as no-break spaces; compare on plain text. */
 const plain = (text: string) => text.replace(/\u00a0/g, ' ');
 
+/** Short polls, so that a change made in the sandbox reaches the page within one interval. */
+const SUBSCRIPTION_POLL_MS = '250';
+
+/** The open-subscription gauges of the gateway's /metrics, e.g. `subscriptions_open{transport="sse"} 1`. */
+async function openSubscriptions(gatewayUrl: string): Promise<string[]> {
+  const metrics = await (await fetch(`${gatewayUrl}/metrics`)).text();
+  return [...metrics.matchAll(/^(subscriptions_open\{transport="\w+"\}|subscription_pollers) (\d+)$/gm)].map((m) => `${m[1]} ${m[2]}`).sort();
+}
+
 describeInBrowser('playground in a browser', () => {
   let sandbox: Sandbox;
   let gateway: Gateway;
@@ -36,13 +45,22 @@ describeInBrowser('playground in a browser', () => {
   let userDataDir: string;
   const requested: string[] = [];
   const problems: string[] = [];
+  /** Called with each list of exceptions the sandbox answers, just before it is sent. */
+  let onExceptionsAnswer: (() => void) | undefined;
+  /** Called with each message the gateway logs. */
+  let onGatewayLog: ((message: string) => void) | undefined;
 
   beforeAll(async () => {
     if (!existsSync(join(DEFAULT_DIST_DIR, 'playground.js'))) await buildPlayground();
-    sandbox = await startSandbox();
+    sandbox = await startSandbox({
+      onAnswer: (answer) => {
+        if (answer.route === 'exceptions') onExceptionsAnswer?.();
+      },
+    });
     const demo = sandbox.tokens.find((t) => t.token === 'demo-token-acme')!;
-    gateway = await startGateway(testConfig({ HOST: '127.0.0.1', PLAYGROUND: 'true' }), sandbox.url, {
-      logger: createLogger('silent'),
+    gateway = await startGateway(testConfig({ HOST: '127.0.0.1', PLAYGROUND: 'true', SUBSCRIPTION_POLL_MS }), sandbox.url, {
+      // The gateway logs when a subscription ends, right after its gauges have counted it out.
+      logger: createLogger('info', { destination: { write: (line: string) => onGatewayLog?.((JSON.parse(line) as { msg: string }).msg) } }),
       demoToken: demo.token,
       exampleValues: sandboxExampleValues(sandbox.examples(demo.businessAccountId)),
     });
@@ -147,5 +165,59 @@ describeInBrowser('playground in a browser', () => {
     expect(problems).toEqual([]);
     // The policy let the bundle, its styles and the Monaco workers run: nothing was blocked.
     expect(await page.evaluate(() => (globalThis as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
+  }, 90_000);
+
+  it('runs a subscription typed into a new tab, shows the change made in the sandbox, and releases the stream when stopped', async () => {
+    const ba = sandbox.tokens.find((t) => t.token === 'demo-token-acme')!.businessAccountId;
+    await page.goto(`${gateway.url}/graphql`);
+    await page.locator('.graphiql-query-editor .view-lines').filter({ hasText: 'query' }).waitFor({ timeout: 30_000 });
+    expect(await openSubscriptions(gateway.url)).toEqual(['subscription_pollers 0', 'subscriptions_open{transport="multipart"} 0', 'subscriptions_open{transport="sse"} 0', 'subscriptions_open{transport="ws"} 0']);
+
+    // A new tab opens with the default headers (the demo token) and an empty result pane.
+    await page.getByRole('button', { name: 'New tab' }).click();
+    const editor = page.locator('.graphiql-query-editor');
+    await editor.locator('.view-lines').click();
+    await page.keyboard.press('ControlOrMeta+A');
+    // Inserted as one edit: typed key by key, Monaco would close each brace it opens.
+    await page.keyboard.insertText('subscription { exceptionsChanged { cursor node { id status } } }');
+    await editor.locator('.view-lines').filter({ hasText: 'exceptionsChanged' }).waitFor();
+
+    // The feed starts from the gateway's first poll of the platform: make the change only after it.
+    const firstPoll = new Promise<void>((resolve) => (onExceptionsAnswer = resolve));
+    const streamed = page.waitForRequest((r) => r.method() === 'POST' && r.headers()['accept'] === 'text/event-stream');
+    await page.locator('.graphiql-execute-button').click();
+    const request = await streamed;
+    expect(request.headers()['authorization']).toBe('Bearer demo-token-acme');
+    await firstPoll;
+    onExceptionsAnswer = undefined;
+    expect(await openSubscriptions(gateway.url)).toEqual(['subscription_pollers 1', 'subscriptions_open{transport="multipart"} 0', 'subscriptions_open{transport="sse"} 1', 'subscriptions_open{transport="ws"} 0']);
+
+    // One step of the sandbox's live mode: exceptions of Acme arrive or change status.
+    const changed = new Set(sandbox.live.step().filter((c) => c.businessAccountId === ba && (c.kind === 'arrived' || c.kind === 'status')).map((c) => c.id));
+    expect(changed.size).toBeGreaterThan(0);
+    // The feed sends them oldest first, (updatedAt, id); the pane shows the latest event, so the last of them.
+    const [last] = sortRecords(sandbox.store.exceptions(ba).filter((e) => changed.has(e.id)), [[(e) => e.updatedAt, 'DESC'], [(e) => e.id, 'DESC']]);
+    const response = page.locator('.graphiql-response .view-lines');
+    try {
+      await response.filter({ hasText: last!.id }).waitFor({ timeout: 15_000 });
+    } catch (error) {
+      await mkdir(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, 'playground-subscription-failure.png') });
+      throw new Error(`The result pane never showed ${last!.id}; it shows:\n${plain(await response.innerText())}`, { cause: error });
+    }
+    // The cursor wraps over several lines of the pane: compare without whitespace, the cursor by its form.
+    const event = plain(await response.innerText()).replace(/\s+/g, '');
+    expect(event).toMatch(new RegExp(`^\\{"data":\\{"exceptionsChanged":\\{"cursor":"[\\w-]+","node":\\{"id":"${last!.id}","status":"${last!.status}"\\}\\}\\}\\}$`));
+
+    // The run button turned into a stop button while the stream is open; stopping closes it.
+    const ended = new Promise<void>((resolve) => (onGatewayLog = (message) => message === 'subscription ended' && resolve()));
+    await page.getByRole('button', { name: /^Stop query/ }).click();
+    await page.getByRole('button', { name: /^Execute query/ }).waitFor();
+    await ended;
+    onGatewayLog = undefined;
+    expect(await openSubscriptions(gateway.url)).toEqual(['subscription_pollers 0', 'subscriptions_open{transport="multipart"} 0', 'subscriptions_open{transport="sse"} 0', 'subscriptions_open{transport="ws"} 0']);
+    // Stopping leaves the last event in the pane, with no error after it.
+    expect(plain(await response.innerText()).replace(/\s+/g, '')).toBe(event);
+    expect(problems).toEqual([]);
   }, 90_000);
 });
