@@ -8,6 +8,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { buildPlayground } from '../../scripts/build-playground.ts';
 import { testConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
+import { exampleTabs, PLACEHOLDER_VALUES } from '../../src/playground/examples.ts';
 import { DEFAULT_DIST_DIR, sandboxExampleValues } from '../../src/playground/index.ts';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
@@ -27,6 +28,9 @@ const describeInBrowser = browserAvailable ? describe : describe.skip;
 
 /** Monaco draws spaces as no-break spaces; compare on plain text. */
 const plain = (text: string) => text.replace(/\u00a0/g, ' ');
+
+/** The variables of the first example tab, which GraphiQL sends with whatever operation that tab holds. */
+const FIRST_TAB_VARIABLES = JSON.parse(exampleTabs(PLACEHOLDER_VALUES, '')[0]!.variables) as Record<string, unknown>;
 
 /** Short polls, so that a change made in the sandbox reaches the page within one interval. */
 const SUBSCRIPTION_POLL_MS = '250';
@@ -167,27 +171,56 @@ describeInBrowser('playground in a browser', () => {
     expect(await page.evaluate(() => (globalThis as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
   }, 90_000);
 
-  it('runs a subscription typed into a new tab, shows the change made in the sandbox, and releases the stream when stopped', async () => {
-    const ba = sandbox.tokens.find((t) => t.token === 'demo-token-acme')!.businessAccountId;
+  /**
+   * Loads the page as on a first visit (the example tabs, the first one open: ExceptionsPage, with
+   * the demo token in its headers and an empty result pane) and empties its operation editor.
+   */
+  async function selectFirstExample(): Promise<void> {
     await page.goto(`${gateway.url}/graphql`);
-    await page.locator('.graphiql-query-editor .view-lines').filter({ hasText: 'query' }).waitFor({ timeout: 30_000 });
-    expect(await openSubscriptions(gateway.url)).toEqual(['subscription_pollers 0', 'subscriptions_open{transport="multipart"} 0', 'subscriptions_open{transport="sse"} 0', 'subscriptions_open{transport="ws"} 0']);
-
-    // A new tab opens with the default headers (the demo token) and an empty result pane.
-    await page.getByRole('button', { name: 'New tab' }).click();
-    const editor = page.locator('.graphiql-query-editor');
-    await editor.locator('.view-lines').click();
+    await page.evaluate(() => window.localStorage.clear());
+    await page.reload();
+    await page.locator('.graphiql-query-editor .view-lines').filter({ hasText: 'ExceptionsPage' }).waitFor({ timeout: 30_000 });
+    await page.locator('.graphiql-query-editor .view-lines').click();
     await page.keyboard.press('ControlOrMeta+A');
-    // Inserted as one edit: typed key by key, Monaco would close each brace it opens.
-    await page.keyboard.insertText('subscription { exceptionsChanged { cursor node { id status } } }');
-    await editor.locator('.view-lines').filter({ hasText: 'exceptionsChanged' }).waitFor();
+    await page.keyboard.press('Delete');
+  }
 
+  /**
+   * Pastes `text` into the emptied editor and runs it with the keyboard at once, as a user who pastes and
+   * presses Ctrl-Enter does. GraphiQL reads the operation from the editor 100 ms after an edit, so
+   * the run still carries the replaced operation's name (ExceptionsPage).
+   */
+  async function pasteAndRun(text: string): Promise<void> {
+    // One edit: typed key by key, Monaco would close each brace it opens.
+    await page.keyboard.insertText(text);
+    await page.keyboard.press('ControlOrMeta+Enter');
+  }
+
+  it('runs a query pasted over an example and run at once, before GraphiQL has read the new operation', async () => {
+    const ba = sandbox.tokens.find((t) => t.token === 'demo-token-acme')!.businessAccountId;
+    await selectFirstExample();
+    // Handed the replaced operation's name, the playground runs the document's one operation, and sends no name.
+    const executed = page.waitForResponse((r) => r.request().method() === 'POST' && (r.request().postData() ?? '').includes('totalCount'));
+    await pasteAndRun('{ exceptions(first: 1) { totalCount } }');
+    expect((await executed).request().postDataJSON()).toEqual({ query: '{ exceptions(first: 1) { totalCount } }', variables: FIRST_TAB_VARIABLES });
+    const response = page.locator('.graphiql-response .view-lines');
+    await response.filter({ hasText: 'totalCount' }).waitFor();
+    expect(plain(await response.innerText()).replace(/\s+/g, '')).toBe(`{"data":{"exceptions":{"totalCount":${sandbox.store.exceptions(ba).length}}},"extensions":{"cost":{"requestedQueryCost":1,"actualQueryCost":1}}}`);
+  }, 90_000);
+
+  it('runs a subscription pasted over an example, shows the change made in the sandbox, and releases the stream when stopped', async () => {
+    const ba = sandbox.tokens.find((t) => t.token === 'demo-token-acme')!.businessAccountId;
+    expect(await openSubscriptions(gateway.url)).toEqual(['subscription_pollers 0', 'subscriptions_open{transport="multipart"} 0', 'subscriptions_open{transport="sse"} 0', 'subscriptions_open{transport="ws"} 0']);
+    await selectFirstExample();
     // The feed starts from the gateway's first poll of the platform: make the change only after it.
     const firstPoll = new Promise<void>((resolve) => (onExceptionsAnswer = resolve));
-    const streamed = page.waitForRequest((r) => r.method() === 'POST' && r.headers()['accept'] === 'text/event-stream');
-    await page.locator('.graphiql-execute-button').click();
+    const streamed = page.waitForRequest((r) => r.method() === 'POST' && (r.postData() ?? '').includes('exceptionsChanged'));
+    // Handed the replaced operation's name, the playground still sees the subscription and streams it.
+    await pasteAndRun('subscription { exceptionsChanged { cursor node { id status } } }');
     const request = await streamed;
-    expect(request.headers()['authorization']).toBe('Bearer demo-token-acme');
+    expect(request.postDataJSON()).toEqual({ query: 'subscription { exceptionsChanged { cursor node { id status } } }', variables: FIRST_TAB_VARIABLES });
+    await page.locator('.graphiql-query-editor .view-lines').filter({ hasText: 'exceptionsChanged' }).waitFor();
+    expect([request.headers()['accept'], request.headers()['authorization']]).toEqual(['text/event-stream', 'Bearer demo-token-acme']);
     await firstPoll;
     onExceptionsAnswer = undefined;
     expect(await openSubscriptions(gateway.url)).toEqual(['subscription_pollers 1', 'subscriptions_open{transport="multipart"} 0', 'subscriptions_open{transport="sse"} 1', 'subscriptions_open{transport="ws"} 0']);
