@@ -9,7 +9,7 @@ import { buildPlayground } from '../../scripts/build-playground.ts';
 import { testConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { exampleTabs, PLACEHOLDER_VALUES } from '../../src/playground/examples.ts';
-import { DEFAULT_DIST_DIR, sandboxExampleValues } from '../../src/playground/index.ts';
+import { sandboxExampleValues } from '../../src/playground/index.ts';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
 import { sortRecords } from '../support/expected.ts';
@@ -47,6 +47,7 @@ describeInBrowser('playground in a browser', () => {
   let context: BrowserContext;
   let page: Page;
   let userDataDir: string;
+  let bundleDir: string;
   const requested: string[] = [];
   const problems: string[] = [];
   /** Called with each list of exceptions the sandbox answers, just before it is sent. */
@@ -55,7 +56,9 @@ describeInBrowser('playground in a browser', () => {
   let onGatewayLog: ((message: string) => void) | undefined;
 
   beforeAll(async () => {
-    if (!existsSync(join(DEFAULT_DIST_DIR, 'playground.js'))) await buildPlayground();
+    // Built from the source as it is, beside the test: a playground/dist/ left from older source
+    // (it is not committed, and only npm install rebuilds it) would test yesterday's playground.
+    bundleDir = await buildPlayground(await mkdtemp(join(tmpdir(), 'playground-bundle-')));
     sandbox = await startSandbox({
       onAnswer: (answer) => {
         if (answer.route === 'exceptions') onExceptionsAnswer?.();
@@ -67,6 +70,7 @@ describeInBrowser('playground in a browser', () => {
       logger: createLogger('info', { destination: { write: (line: string) => onGatewayLog?.((JSON.parse(line) as { msg: string }).msg) } }),
       demoToken: demo.token,
       exampleValues: sandboxExampleValues(sandbox.examples(demo.businessAccountId)),
+      playgroundDistDir: bundleDir,
     });
     userDataDir = await mkdtemp(join(tmpdir(), 'playground-chromium-'));
     context = await chromium.launchPersistentContext(userDataDir, {
@@ -94,6 +98,7 @@ describeInBrowser('playground in a browser', () => {
   afterAll(async () => {
     await context?.close();
     if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+    if (bundleDir) await rm(bundleDir, { recursive: true, force: true });
     await gateway?.close();
     await new Promise<void>((resolve) => (gateway ? gateway.server.close(() => resolve()) : resolve()));
     await sandbox?.close();
