@@ -252,6 +252,7 @@ describeInBrowser('playground in a browser', () => {
     const ended = new Promise<void>((resolve) => (onGatewayLog = (message) => message === 'subscription ended' && resolve()));
     await page.getByRole('button', { name: /^Stop query/ }).click();
     await page.getByRole('button', { name: /^Execute query/ }).waitFor();
+    // A stop that leaves the stream open (the gateway never ends the subscription) times out here.
     await ended;
     onGatewayLog = undefined;
     expect(await openSubscriptions(gateway.url)).toEqual(['subscription_pollers 0', 'subscriptions_open{transport="multipart"} 0', 'subscriptions_open{transport="sse"} 0', 'subscriptions_open{transport="ws"} 0']);
