@@ -8,7 +8,6 @@ import { build, type BuildOptions } from 'esbuild';
 import { readCommandLine } from '../src/command-line.ts';
 
 const root = fileURLToPath(new URL('../playground/', import.meta.url));
-const outdir = `${root}dist`;
 
 const shared: BuildOptions = {
   bundle: true,
@@ -20,7 +19,8 @@ const shared: BuildOptions = {
   legalComments: 'none',
 };
 
-export async function buildPlayground(): Promise<string> {
+/** Builds into `outdir` (by default playground/dist/, where the gateway serves it from) and returns it. */
+export async function buildPlayground(outdir = `${root}dist`): Promise<string> {
   await rm(outdir, { recursive: true, force: true });
   await Promise.all([
     build({

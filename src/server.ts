@@ -96,6 +96,8 @@ export interface GatewayOptions {
   demoToken?: string;
   /** Ids the playground's example operations use (from the embedded sandbox). */
   exampleValues?: ExampleValues;
+  /** The playground's built bundle; playground/dist/ when absent (the browser test serves one it built from the current source). */
+  playgroundDistDir?: string;
   /** A worker of a group whose primary serves the admin port (src/cluster.ts): no admin listener here, and /metrics stays off the public port in production as with one. */
   adminOnPrimary?: boolean;
   /** Wraps the gateway's parts as it composes them (the cost harness, bench/feature-cost.ts); never set by `npm start`. */
@@ -210,7 +212,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   });
   const built: RequestPathStages = {
     operatorRoutes: operatorRoutesStage({ readiness, scrape: production && adminOn ? undefined : observability.scrape }),
-    playground: config.playground ? await playgroundStage({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues }) : undefined,
+    playground: config.playground ? await playgroundStage({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues, distDir: options.playgroundDistDir }) : undefined,
     ...hardening.stages,
     admission: budgets.admission,
     subscriptions: subscriptionsStage(subscribePath),

@@ -1,6 +1,6 @@
 import { GraphiQL } from 'graphiql';
 import 'graphiql/style.css';
-import { getOperationAST, GraphQLError, parse } from 'graphql';
+import { GraphQLError, Kind, OperationTypeNode, parse, type OperationDefinitionNode } from 'graphql';
 import { createClient } from 'graphql-sse';
 import type { ComponentProps } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -16,13 +16,23 @@ function readConfig(): PlaygroundPageConfig {
   return JSON.parse(element.textContent) as PlaygroundPageConfig;
 }
 
-/** Whether the operation to run is a subscription (a document that does not parse is left to the gateway's answer). */
-function isSubscription(query: string, operationName: string | null | undefined): boolean {
+/**
+ * The operation to run, its name as the request carries it, and whether it is a subscription.
+ * GraphiQL reads the operation's name from the editor 100 ms after an edit (a new tab keeps the
+ * previous tab's meanwhile), so a run right after pasting can carry a name the document does not
+ * have: a document of one operation then runs that one, as the editor shows it. A document that does
+ * not parse, or a name matching none of several operations, is left to the gateway's answer.
+ */
+function operationToRun(query: string, operationName: string | null | undefined): { operationName: string | null | undefined; subscription: boolean } {
+  let operations: OperationDefinitionNode[];
   try {
-    return getOperationAST(parse(query), operationName ?? undefined)?.operation === 'subscription';
+    operations = parse(query).definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
   } catch {
-    return false;
+    return { operationName, subscription: false };
   }
+  const operation = operations.find((candidate) => operationName && candidate.name?.value === operationName) ?? (operations.length === 1 ? operations[0] : undefined);
+  if (operation === undefined) return { operationName, subscription: false };
+  return { operationName: operation.name?.value, subscription: operation.operation === OperationTypeNode.SUBSCRIPTION };
 }
 
 /**
@@ -32,8 +42,10 @@ function isSubscription(query: string, operationName: string | null | undefined)
  */
 function createFetcher(endpoint: string): Fetcher {
   const url = new URL(endpoint, window.location.href).toString();
-  return async (params, options) => {
-    if (isSubscription(params.query, params.operationName)) {
+  return async (graphiqlParams, options) => {
+    const { operationName, subscription } = operationToRun(graphiqlParams.query, graphiqlParams.operationName);
+    const params = { ...graphiqlParams, operationName };
+    if (subscription) {
       const headers = (options?.headers ?? {}) as Record<string, string>;
       return createClient({ url, headers, retryAttempts: 0 }).iterate(params as { query: string });
     }

@@ -11,7 +11,7 @@ export type { ExampleValues } from './examples.ts';
 export { sandboxExampleValues } from './sandbox-examples.ts';
 
 /** Where `scripts/build-playground.ts` writes the bundle. */
-export const DEFAULT_DIST_DIR = fileURLToPath(new URL('playground/dist/', PROJECT_ROOT));
+const DEFAULT_DIST_DIR = fileURLToPath(new URL('playground/dist/', PROJECT_ROOT));
 
 const ASSETS_PATH = '/playground/';
 const BUNDLE_FILE = 'playground.js';
