@@ -13,6 +13,7 @@ import { startSandbox } from '../sandbox/index.ts';
 import { readCommandLine } from '../src/command-line.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
+import { readSandboxSetting } from '../src/sandbox-settings.ts';
 import { startGateway } from '../src/server.ts';
 
 /** The subgraph the caller's token is sent to; the router sends it to no other. */
@@ -23,6 +24,9 @@ const PLATFORM_SUBGRAPH = 'platform';
  * here; exceptions here, with the name of the account each concerns from the accounts subgraph.
  */
 const SPANNING_QUERY = '{ documentsToReview { name status } exceptions(first: 2) { nodes { category entity { ... on FinancialAccount { name } ... on CustomerAccount { name } ... on Transaction { name } } } } }';
+
+/** A feed of the platform subgraph: the exceptions that change, as they change. */
+const LIVE_SUBSCRIPTION = 'subscription { exceptionsChanged { cursor node { id status updatedAt } } }';
 
 const { values } = readCommandLine(
   {
@@ -62,7 +66,12 @@ async function subgraphSdl(url: string): Promise<string> {
   return data._service.sdl;
 }
 
-const sandbox = await startSandbox();
+// Its records change on their own, as under `npm start` (SANDBOX_LIVE, on unless set otherwise;
+// SANDBOX_LIVE_INTERVAL_MS), so the subscription printed below shows a live feed.
+const liveSetting = process.env.SANDBOX_LIVE;
+const liveIntervalMs = readSandboxSetting('SANDBOX_LIVE_INTERVAL_MS', process.env.SANDBOX_LIVE_INTERVAL_MS);
+const live = (liveSetting === undefined || liveSetting === '' || readSandboxSetting('SANDBOX_LIVE', liveSetting)) && liveIntervalMs > 0;
+const sandbox = await startSandbox({ live, liveIntervalMs });
 // The gateway's settings come from the environment, as `npm start` reads them; its own ports are free ones.
 const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env, PORT: '0', ADMIN_PORT: 'off', UPSTREAM_URL: sandbox.url });
 const gateway = await startGateway(config, sandbox.url, { logger: createLogger(config.logLevel) });
@@ -111,7 +120,7 @@ async function stop(signal: string): Promise<void> {
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(signal));
 
-const curl = (query: string) => `curl -s ${endpoint} -H 'content-type: application/json' -H 'authorization: Bearer ${acme.token}' -d '${JSON.stringify({ query })}'`;
+const curl = (query: string, accept = '') => `curl -s${accept ? 'N' : ''} ${endpoint}${accept ? ` -H 'accept: ${accept}'` : ''} -H 'content-type: application/json' -H 'authorization: Bearer ${acme.token}' -d '${JSON.stringify({ query })}'`;
 process.stdout.write(
   [
     `Supergraph ready at ${endpoint} (Hive Gateway; demand control: maxCost ${maxCost})`,
@@ -119,6 +128,8 @@ process.stdout.write(
     `  subgraph accounts: ${accounts.url} (examples/accounts-subgraph/)`,
     `A query that spans both subgraphs (demo token of ${acme.businessAccountName}):`,
     `  ${curl(SPANNING_QUERY)}`,
+    `A subscription through the router (SSE to the client and to this subgraph; ${live ? `the sandbox changes records every ${liveIntervalMs / 1000} s` : `change a record: curl -X POST ${sandbox.url}/__sandbox/live/step`}):`,
+    `  ${curl(LIVE_SUBSCRIPTION, 'text/event-stream')}`,
     'Ctrl-C stops everything.',
     '',
   ].join('\n'),

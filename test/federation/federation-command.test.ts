@@ -30,7 +30,8 @@ beforeAll(async () => {
   accounts = accountsFromSandbox(reference, reference.store.documents(acme).slice(0, 2).map((document) => document.id));
   child = spawn('npm', ['run', '--silent', 'federation', '--', '--port', '0'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    // Live mode on, as a user gets it, with steps far apart: the answers are the seeded data.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SANDBOX_LIVE_INTERVAL_MS: '3600000' },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -47,7 +48,7 @@ afterAll(async () => {
 });
 
 describe('npm run federation', () => {
-  it('prints the router, both subgraphs and a query that spans them', () => {
+  it('prints the router, both subgraphs, a query that spans them and a subscription', () => {
     const lines = stdout.text().split('\n');
     expect(lines.map((line) => line.replace(/:\d+/g, ':PORT'))).toEqual([
       'Supergraph ready at http://127.0.0.1:PORT/graphql (Hive Gateway; demand control: maxCost 1000)',
@@ -55,6 +56,8 @@ describe('npm run federation', () => {
       '  subgraph accounts: http://127.0.0.1:PORT/ (examples/accounts-subgraph/)',
       'A query that spans both subgraphs (demo token of Acme Payroll Inc):',
       expect.stringMatching(/^ {2}curl -s http:\/\/127\.0\.0\.1:PORT\/graphql -H 'content-type: application\/json' -H 'authorization: Bearer demo-token-acme' -d '\{"query":"\{ documentsToReview /),
+      'A subscription through the router (SSE to the client and to this subgraph; the sandbox changes records every 3600 s):',
+      `  curl -sN http://127.0.0.1:PORT/graphql -H 'accept: text/event-stream' -H 'content-type: application/json' -H 'authorization: Bearer demo-token-acme' -d '{"query":"subscription { exceptionsChanged { cursor node { id status updatedAt } } }"}'`,
       'Ctrl-C stops everything.',
       '',
     ]);

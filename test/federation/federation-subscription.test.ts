@@ -18,7 +18,8 @@ let sandbox: string;
 beforeAll(async () => {
   child = spawn('npm', ['run', '--silent', 'federation', '--', '--port', '0'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SUBSCRIPTION_POLL_MS: '250' },
+    // The sandbox changes only when this test steps it: the change it sees is one it made.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SUBSCRIPTION_POLL_MS: '250', SANDBOX_LIVE: 'false' },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
