@@ -1,0 +1,460 @@
+/**
+ * Hostile input on subscriptions: the gateway in production mode over the sandbox, both as child
+ * processes, with the budgets on as production runs them (RATE_LIMIT_PER_SECOND=20,
+ * RATE_LIMIT_BURST=200, the refused-token limit at its defaults) behind a trusted proxy
+ * (TRUSTED_PROXIES=127.0.0.1, so each attempt's X-Forwarded-For is its client address). Three parts:
+ *
+ *   1. made-up tokens: --attempts subscriptions, each with a fresh made-up token, spread over the
+ *      three transports (SSE, multipart, graphql-ws with the token in connectionParams) and over
+ *      --addresses client addresses (a skewed spread: a few addresses send many, most send a few;
+ *      one in five IPv6), paced at --rate per second with at most --concurrency at once; then the
+ *      same count of made-up-token queries of the same feed, in the same shape from as many other
+ *      addresses. The platform calls of each part are counted by the sandbox: subscriptions must
+ *      reach the platform no more than queries do.
+ *   2. slow readers: --slow-readers SSE subscribers with a valid token that never read their socket,
+ *      while the feed changes many times a second (the sandbox's live steps), until each is dropped
+ *      past its 1 000 waiting events (at most --slow-seconds): the gateway's RSS is sampled every
+ *      second, each stream, read at last, ends with the RATE_LIMITED (SUBSCRIBER_QUEUE) event and
+ *      its completion, and a query is served afterwards.
+ *   3. nothing crashed: the gateway is alive, its /healthz answers 200, and it exits 0 on SIGTERM.
+ *
+ *   node --disable-warning=ExperimentalWarning bench/hostile-subscriptions.ts [--attempts N] [--addresses N] [--rate N] [--concurrency N] [--slow-readers N] [--slow-seconds S] [--env NAME=VALUE]…
+ *
+ * Prints the figures and a verdict; exits 0 when every check passes, 1 otherwise. A measurement,
+ * not a test: it is not part of `npm test`, and its figures go to docs/security.md.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { connect, createServer, type Socket } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+import { readCommandLine } from '../src/command-line.ts';
+import { assertRunning, readRssBytes, spawnLogged, waitForReady, type Child } from './lib/processes.ts';
+import { preparedStartCommand } from './lib/start-command.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const NODE = path.join(ROOT, 'node_modules/.bin/node');
+const HOST = '127.0.0.1';
+const TOKEN = 'demo-token-acme';
+const MiB = 1024 * 1024;
+/** The feed of part 1, and the query reading the same list, each one platform call for an accepted token. */
+const FEED = 'subscription { exceptionsChanged { cursor node { id status } } }';
+const LIST = 'query { exceptions(first: 1) { edges { cursor node { id status } } } }';
+/**
+ * The feed of the slow readers: each exception's fields under 15 aliases (MAX_QUERY_ALIASES), about
+ * 10 kB an event, so that a socket's buffers (a few MB on loopback) fill in a few hundred events and
+ * the subscriber's queue of 1 000 fills after them.
+ */
+const NODE_FIELDS = 'id category type status description assignedTo { id firstName lastName email } entity { __typename ... on FinancialAccount { id } } createdBy { id type } createdAt updatedAt';
+const SLOW_FEED = `subscription { exceptionsChanged { cursor node { ${NODE_FIELDS} } ${Array.from({ length: 15 }, (_, i) => `n${i}: node { ${NODE_FIELDS} }`).join(' ')} } }`;
+/** Sandbox live steps per second while the slow readers wait: each step changes about two exceptions. */
+const STEPS_PER_SECOND = 100;
+
+const log = (message: string): void => {
+  process.stderr.write(`[hostile-subscriptions ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+};
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A port the system says is free now (bound to port 0, then released). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, HOST, () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+type Transport = 'sse' | 'multipart' | 'ws' | 'query';
+/** What a made-up-token attempt got: the platform's refusal (one call spent), or the address's limit (none). */
+type Outcome = 'unauthenticated' | 'address-limited';
+
+interface Tally {
+  outcomes: Record<Outcome, number>;
+  /** Answers that break a rule: any other status or code, an error of the connection, no answer in 30 s. */
+  broken: Map<string, number>;
+}
+
+function addBroken(tally: Tally, reason: string): void {
+  tally.broken.set(reason, (tally.broken.get(reason) ?? 0) + 1);
+}
+
+/**
+ * Client address `i` of a pool (`pool` 0 or 1: the two parts' addresses never overlap, so the second
+ * part does not find the first's units spent): four in five IPv4, one in five IPv6 in a /64 of its own.
+ */
+function address(pool: number, i: number): string {
+  if (i % 5 === 4) return `2001:db8:${pool + 1}:${i.toString(16)}::${(i * 7919) % 65_536 || 1}`;
+  return `${11 + pool * 100 + (i % 80)}.${(i * 53) % 256}.${Math.floor(i / 80) % 256}.${1 + (i % 254)}`;
+}
+
+/**
+ * The address index of each attempt: a fixed pseudo-random skewed spread (index n·u² for u uniform),
+ * the same for both parts, so both send the same count from each of their addresses.
+ */
+function spread(attempts: number, addresses: number): number[] {
+  let seed = 7;
+  return Array.from({ length: attempts }, () => {
+    seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+    const u = (seed >>> 8) / 2 ** 24;
+    return Math.floor(addresses * u * u);
+  });
+}
+
+const UNAUTHENTICATED = '"code":"UNAUTHENTICATED"';
+const ADDRESS_LIMIT = '"limit":"AUTH_FAILURE_LIMIT_PER_MINUTE"';
+
+async function overHttp(origin: string, transport: 'sse' | 'multipart' | 'query', token: string, from: string, tally: Tally): Promise<void> {
+  const accept = transport === 'sse' ? 'text/event-stream' : transport === 'multipart' ? 'multipart/mixed;subscriptionSpec="1.0"' : 'application/json';
+  const response = await fetch(`${origin}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${token}`, 'x-forwarded-for': from },
+    body: JSON.stringify({ query: transport === 'query' ? LIST : FEED }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await response.text();
+  if (response.status === 429 && text.includes(ADDRESS_LIMIT)) tally.outcomes['address-limited'] += 1;
+  else if ((response.status === 200 || response.status === 401) && text.includes(UNAUTHENTICATED) && !text.includes('INTERNAL_SERVER_ERROR')) tally.outcomes.unauthenticated += 1;
+  else addBroken(tally, `${transport}: HTTP ${response.status} ${text.slice(0, 160)}`);
+}
+
+/** One graphql-ws connection (the token in connectionParams) and one subscription, to its close. */
+function overSocket(origin: string, token: string, from: string, tally: Tally): Promise<void> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(`${origin.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', { headers: { 'x-forwarded-for': from } });
+    const messages: string[] = [];
+    const timer = setTimeout(() => socket.terminate(), 30_000);
+    socket.on('message', (data) => {
+      const text = String(data);
+      messages.push(text);
+      const type = (JSON.parse(text) as { type: string }).type;
+      if (type === 'connection_ack') socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: FEED } }));
+      if (type === 'complete') socket.close(1000);
+    });
+    socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: `Bearer ${token}` } })));
+    socket.once('error', (error) => addBroken(tally, `ws: ${error.message}`));
+    socket.once('close', (code) => {
+      clearTimeout(timer);
+      const all = messages.join('\n');
+      if (code === 4429 && messages.length === 0) tally.outcomes['address-limited'] += 1;
+      else if (code === 1000 && messages.length === 3 && all.includes(UNAUTHENTICATED) && all.includes('"type":"complete"')) tally.outcomes.unauthenticated += 1;
+      else addBroken(tally, `ws: close ${code} after ${all.slice(0, 160)}`);
+      resolve();
+    });
+  });
+}
+
+async function platformCalls(platform: string): Promise<number> {
+  return ((await (await fetch(`${platform}/__sandbox/requests`)).json()) as { total: number }).total;
+}
+
+interface PartFigures {
+  name: string;
+  tally: Tally;
+  calls: number;
+  seconds: number;
+  /** The most the refused-token limit lets through in that time: per address, its attempts or the burst plus the refill. */
+  bound: number;
+}
+
+/** One part of made-up-token attempts: `transportOf(n)` is attempt n's transport. */
+async function madeUpTokens(name: string, options: { origin: string; platform: string; pool: number; spreadOf: number[]; addresses: number; rate: number; concurrency: number; transportOf: (n: number) => Transport; perMinute: number; burst: number }): Promise<PartFigures> {
+  const { origin, platform, pool, spreadOf, rate, concurrency, transportOf } = options;
+  const tally: Tally = { outcomes: { unauthenticated: 0, 'address-limited': 0 }, broken: new Map() };
+  const before = await platformCalls(platform);
+  const started = performance.now();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const n = next++;
+      if (n >= spreadOf.length) return;
+      // Paced: attempt n leaves no earlier than n / rate seconds after the start.
+      const due = started + (n * 1000) / rate;
+      if (due > performance.now()) await sleep(due - performance.now());
+      const from = address(pool, spreadOf[n]!);
+      const token = `made-up-${name}-${n}-${Math.random().toString(36).slice(2)}`;
+      const transport = transportOf(n);
+      try {
+        if (transport === 'ws') await overSocket(origin, token, from, tally);
+        else await overHttp(origin, transport, token, from, tally);
+      } catch (error) {
+        addBroken(tally, `${transport}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, () => worker()));
+  const seconds = (performance.now() - started) / 1000;
+  // Every call was answered before its attempt was: the sandbox's count is complete.
+  const calls = (await platformCalls(platform)) - before;
+  const perAddress = new Map<number, number>();
+  for (const i of spreadOf) perAddress.set(i, (perAddress.get(i) ?? 0) + 1);
+  const allowance = options.burst + (options.perMinute / 60) * seconds;
+  const bound = [...perAddress.values()].reduce((sum, count) => sum + Math.min(count, Math.floor(allowance)), 0);
+  return { name, tally, calls, seconds, bound };
+}
+
+/**
+ * A raw SSE subscription whose socket is never read (paused as soon as the request is written):
+ * the gateway's writes fill the socket's buffers, then its events wait in the subscriber's queue.
+ */
+function slowReader(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify({ query: SLOW_FEED });
+    const socket = connect({ host: HOST, port }, () => {
+      socket.write(`POST /graphql HTTP/1.1\r\nHost: ${HOST}\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      socket.pause();
+      resolve(socket);
+    });
+    socket.once('error', reject);
+  });
+}
+
+/** Reads a paused slow reader's stream to its end: its bytes, and whether it ends as a dropped subscriber's does. */
+function readToEnd(socket: Socket): Promise<{ bytes: number; dropped: boolean; head: string; tail: string }> {
+  return new Promise((resolve) => {
+    let bytes = 0;
+    let head = '';
+    let tail = '';
+    const timer = setTimeout(() => socket.destroy(), 30_000);
+    socket.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (head.length < 200) head += chunk.toString('latin1', 0, 200);
+      tail = (tail + chunk.toString('latin1')).slice(-4_000);
+      // The terminating chunk of the chunked answer: the stream is complete.
+      if (tail.endsWith('\r\n0\r\n\r\n')) socket.end();
+    });
+    socket.once('close', () => {
+      clearTimeout(timer);
+      const error = tail.lastIndexOf('"limit":"SUBSCRIBER_QUEUE"');
+      const complete = tail.lastIndexOf('event: complete');
+      resolve({ bytes, head, tail: tail.slice(-600), dropped: error >= 0 && complete > error });
+    });
+    socket.resume();
+  });
+}
+
+/**
+ * The gateway's /metrics, and one value of it by its series (name and labels as printed); undefined
+ * when the admin listener answered for a gateway too busy to answer the scrape in time (503).
+ */
+async function metrics(admin: string): Promise<((series: string) => number) | undefined> {
+  const response = await fetch(`${admin}/metrics`);
+  const text = await response.text();
+  if (response.status !== 200) return undefined;
+  return (series) => {
+    const at = text.indexOf(`\n${series} `);
+    return at < 0 ? Number.NaN : Number(text.slice(at + series.length + 2, text.indexOf('\n', at + 1)));
+  };
+}
+
+/** One value of /metrics, asked again until the gateway answers the scrape. */
+async function metric(admin: string, series: string): Promise<number> {
+  for (;;) {
+    const read = await metrics(admin);
+    if (read !== undefined) return read(series);
+    await sleep(200);
+  }
+}
+
+const OPEN_SSE = 'subscriptions_open{transport="sse"}';
+
+async function main(): Promise<void> {
+  const { values } = readCommandLine(
+    {
+      options: {
+        attempts: { type: 'string', default: '10000' },
+        addresses: { type: 'string', default: '250' },
+        rate: { type: 'string', default: '500' },
+        concurrency: { type: 'string', default: '64' },
+        'slow-readers': { type: 'string', default: '500' },
+        'slow-seconds': { type: 'string', default: '90' },
+        env: { type: 'string', multiple: true },
+      },
+    },
+    {
+      command: 'node bench/hostile-subscriptions.ts',
+      summary: [
+        'Hostile input on subscriptions, against the gateway in production mode over the sandbox with the budgets on:',
+        'made-up-token subscriptions over SSE, multipart and graphql-ws from many client addresses, then as many',
+        'made-up-token queries (platform calls of each), slow SSE readers that never read (RSS, each dropped past',
+        'its queue), then /healthz and the exit code on SIGTERM. Exits 0 when every check passes.',
+      ].join('\n'),
+      options: {
+        attempts: { text: 'made-up-token subscriptions, and as many queries', value: 'N' },
+        addresses: { text: 'client addresses each part sends from (X-Forwarded-For)', value: 'N' },
+        rate: { text: 'attempts started per second', value: 'N' },
+        concurrency: { text: 'attempts at once, at most', value: 'N' },
+        'slow-readers': { text: 'SSE subscribers that never read', value: 'N' },
+        'slow-seconds': { text: 'longest wait for every slow reader to be dropped', value: 'S' },
+        env: { text: 'a setting of the gateway (repeatable), e.g. AUTH_FAILURE_LIMIT_BURST=20', value: 'NAME=VALUE' },
+      },
+      examples: ['node --disable-warning=ExperimentalWarning bench/hostile-subscriptions.ts --attempts 1000 --slow-readers 50'],
+    },
+  );
+  const number = (name: keyof typeof values, min: number): number => {
+    const value = Number(values[name]);
+    if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer of at least ${min}`);
+    return value;
+  };
+  const attempts = number('attempts', 3);
+  const addresses = number('addresses', 1);
+  const rate = number('rate', 1);
+  const concurrency = number('concurrency', 1);
+  const slowReaders = number('slow-readers', 1);
+  const slowSeconds = number('slow-seconds', 1);
+  const extraEnv = Object.fromEntries((values.env ?? []).map((pair) => {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new Error('--env takes NAME=VALUE');
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  }));
+
+  const logDir = mkdtempSync(path.join(os.tmpdir(), 'hostile-subscriptions-'));
+  const { flags, entry } = preparedStartCommand(ROOT);
+  const [sandboxPort, contentPort, gatewayPort, adminPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const platform = `http://${HOST}:${sandboxPort}`;
+  const origin = `http://${HOST}:${gatewayPort}`;
+  const admin = `http://${HOST}:${adminPort}`;
+  // The refused-token limit at its defaults, the budgets as recommended (docs/security.md).
+  const gatewayEnv: Record<string, string> = {
+    RATE_LIMIT_PER_SECOND: '20',
+    RATE_LIMIT_BURST: '200',
+    AUTH_FAILURE_LIMIT_PER_MINUTE: '30',
+    AUTH_FAILURE_LIMIT_BURST: '10',
+    TRUSTED_PROXIES: HOST,
+    // The slow readers are one user's many streams of one feed: one token may hold them all.
+    SUBSCRIPTIONS_PER_TOKEN: String(slowReaders + 10),
+    SUBSCRIPTION_POLL_MS: '250',
+    // As production sets it (the gateway warns without it); its value does not matter to a single instance.
+    CURSOR_SECRET: randomBytes(24).toString('base64url'),
+    ...extraEnv,
+  };
+  const children: Child[] = [];
+  log(`logs in ${logDir}`);
+  try {
+    const sandbox = spawnLogged({ name: 'sandbox', command: NODE, args: ['--disable-warning=ExperimentalWarning', 'sandbox/main.ts'], cwd: ROOT, logDir, env: { PATH: process.env.PATH, SANDBOX_HOST: HOST, SANDBOX_PORT: String(sandboxPort), SANDBOX_CONTENT_PORT: String(contentPort) } });
+    children.push(sandbox);
+    await waitForReady(`${platform}/__sandbox/requests`, sandbox, performance.now());
+    const gateway = spawnLogged({
+      name: 'gateway', command: NODE, args: [...flags, entry], cwd: ROOT, logDir,
+      env: { PATH: process.env.PATH, NODE_ENV: 'production', HOST, PORT: String(gatewayPort), ADMIN_PORT: String(adminPort), UPSTREAM_URL: platform, LOG_LEVEL: 'warn', ...gatewayEnv },
+    });
+    children.push(gateway);
+    await waitForReady(`${admin}/healthz`, gateway, performance.now());
+    const rssAtStart = readRssBytes(gateway.pid);
+
+    // 1. Made-up tokens: subscriptions over the three transports, then queries, in the same shape.
+    const spreadOf = spread(attempts, addresses);
+    const shared = { origin, platform, spreadOf, addresses, rate, concurrency, perMinute: Number(gatewayEnv.AUTH_FAILURE_LIMIT_PER_MINUTE), burst: Number(gatewayEnv.AUTH_FAILURE_LIMIT_BURST) };
+    const transports: Transport[] = ['sse', 'multipart', 'ws'];
+    log(`${attempts} made-up-token subscriptions from ${new Set(spreadOf).size} addresses, ${rate}/s, at most ${concurrency} at once`);
+    const subscriptions = await madeUpTokens('subscription', { ...shared, pool: 0, transportOf: (n) => transports[n % 3]! });
+    assertRunning(children);
+    log(`${attempts} made-up-token queries from as many other addresses`);
+    const queries = await madeUpTokens('query', { ...shared, pool: 1, transportOf: () => 'query' });
+    assertRunning(children);
+    const rssAfterTokens = readRssBytes(gateway.pid);
+
+    // 2. Slow readers.
+    const reference = await fetch(`${origin}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ query: LIST }) });
+    if (reference.status !== 200) throw new Error(`the valid token's query fails before the slow readers: HTTP ${reference.status}`);
+    log(`${slowReaders} SSE subscribers that never read, the feed changing ${STEPS_PER_SECOND} steps a second`);
+    const rssBeforeSlow = readRssBytes(gateway.pid);
+    const readers: Socket[] = [];
+    for (let n = 0; n < slowReaders; n += 50) readers.push(...(await Promise.all(Array.from({ length: Math.min(50, slowReaders - n) }, () => slowReader(gatewayPort)))));
+    for (let waited = 0; (await metric(admin, OPEN_SSE)) < slowReaders && waited < 100; waited++) await sleep(100);
+    const openAtStart = await metric(admin, OPEN_SSE);
+    const slowStarted = performance.now();
+    let stepping = true;
+    let steps = 0;
+    const stepper = (async () => {
+      while (stepping) {
+        const due = slowStarted + (steps * 1000) / STEPS_PER_SECOND;
+        if (due > performance.now()) await sleep(due - performance.now());
+        await (await fetch(`${platform}/__sandbox/live/step`, { method: 'POST' })).arrayBuffer();
+        steps += 1;
+      }
+    })();
+    /** One sample a second; heap, external and open are unknown (NaN) when the gateway did not answer the scrape in time. */
+    const rss: { atS: number; mib: number; heapMib: number; externalMib: number; open: number }[] = [];
+    let busyScrapes = 0;
+    let droppedAtS: number | undefined;
+    // Every slow reader dropped, then 10 s more of changes: RSS must not grow once they are gone.
+    while ((performance.now() - slowStarted) / 1000 < slowSeconds + 10) {
+      const read = await metrics(admin);
+      if (read === undefined) busyScrapes += 1;
+      // The time of the answer: a busy gateway may take a second or more to answer /metrics.
+      const atS = (performance.now() - slowStarted) / 1000;
+      const open = read?.(OPEN_SSE) ?? Number.NaN;
+      rss.push({ atS, mib: readRssBytes(gateway.pid) / MiB, heapMib: (read?.('nodejs_heap_size_used_bytes') ?? Number.NaN) / MiB, externalMib: (read?.('nodejs_external_memory_bytes') ?? Number.NaN) / MiB, open });
+      log(`${atS.toFixed(0)} s: RSS ${rss.at(-1)!.mib.toFixed(0)} MiB, V8 heap used ${rss.at(-1)!.heapMib.toFixed(0)} MiB, ${open} open`);
+      if (open === 0 && droppedAtS === undefined) droppedAtS = atS;
+      if (droppedAtS !== undefined && atS >= droppedAtS + 10) break;
+      if (droppedAtS === undefined && atS >= slowSeconds) break;
+      assertRunning(children);
+      await sleep(1_000);
+    }
+    stepping = false;
+    await stepper;
+    const events = await metric(admin, 'subscription_events_total');
+    log(`reading the ${slowReaders} slow streams to their end`);
+    const ends = await Promise.all(readers.map((socket) => readToEnd(socket)));
+    if (process.env.DEBUG_TAIL) log(JSON.stringify(ends.slice(0, 2)));
+    const droppedStreams = ends.filter((end) => end.head.startsWith('HTTP/1.1 200') && end.dropped).length;
+    const streamMiB = ends.reduce((sum, end) => sum + end.bytes, 0) / MiB;
+    const after = await fetch(`${origin}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ query: LIST }) });
+    const afterBody = (await after.json()) as { data?: { exceptions?: { edges?: unknown[] } }; errors?: unknown };
+    const servedAfter = after.status === 200 && afterBody.errors === undefined && afterBody.data?.exceptions?.edges?.length === 1;
+
+    // 3. Nothing crashed.
+    assertRunning(children);
+    const health = await fetch(`${admin}/healthz`);
+    await health.arrayBuffer();
+    const stopStarted = performance.now();
+    gateway.stopRequested = true;
+    gateway.process.kill('SIGTERM');
+    const exitCode = await Promise.race([gateway.exited, sleep(30_000).then(() => 'timeout' as const)]);
+    const stopMs = performance.now() - stopStarted;
+
+    const peak = Math.max(...rss.map((s) => s.mib));
+    const atDrop = droppedAtS === undefined ? undefined : rss.filter((s) => s.atS <= droppedAtS!).at(-1)!.mib;
+    const lastMib = rss.at(-1)!.mib;
+    const describe = (part: PartFigures): string => {
+      const broken = [...part.tally.broken].map(([reason, count]) => `${reason} ×${count}`).join('; ');
+      return `${part.calls} platform calls in ${part.seconds.toFixed(1)} s (the refused-token limit's bound for that time: ${part.bound}); ${part.tally.outcomes.unauthenticated} UNAUTHENTICATED, ${part.tally.outcomes['address-limited']} refused by the address's limit${broken ? `; broken: ${broken}` : ''}`;
+    };
+    const checks: [string, boolean, string][] = [
+      ['made-up-token subscriptions answered as documented', subscriptions.tally.broken.size === 0 && subscriptions.tally.outcomes.unauthenticated + subscriptions.tally.outcomes['address-limited'] === attempts, describe(subscriptions)],
+      ['made-up-token queries answered as documented', queries.tally.broken.size === 0 && queries.tally.outcomes.unauthenticated + queries.tally.outcomes['address-limited'] === attempts, describe(queries)],
+      ['subscriptions reach the platform no more than queries', subscriptions.calls <= queries.calls && subscriptions.calls <= subscriptions.tally.outcomes.unauthenticated, `${subscriptions.calls} ≤ ${queries.calls}, and at most one call per UNAUTHENTICATED answer (${subscriptions.tally.outcomes.unauthenticated})`],
+      ['every slow reader dropped', droppedAtS !== undefined && droppedStreams === slowReaders, `${openAtStart} open, every one dropped ${droppedAtS === undefined ? `NOT within ${slowSeconds} s` : `after ${droppedAtS.toFixed(0)} s`}; ${droppedStreams} of ${slowReaders} streams, read at last (${streamMiB.toFixed(0)} MiB in all), end with the SUBSCRIBER_QUEUE error and event: complete; ${steps} live steps, ${events} events queued; ${busyScrapes} of ${rss.length} scrapes answered 503 (the gateway too busy to answer in time)`],
+      ['RSS bounded', atDrop !== undefined && lastMib <= Math.max(atDrop, peak) * 1.1, `gateway RSS ${(rssBeforeSlow / MiB).toFixed(0)} MiB before the slow readers, peak ${peak.toFixed(0)} MiB, ${atDrop?.toFixed(0) ?? '?'} MiB when the last was dropped, ${lastMib.toFixed(0)} MiB after 10 s more of changes`],
+      ['a query served afterwards', servedAfter, `HTTP ${after.status}`],
+      ['alive, /healthz OK', health.status === 200, `HTTP ${health.status}`],
+      ['SIGTERM exits 0', exitCode === 0, `exit ${String(exitCode)} after ${stopMs.toFixed(0)} ms`],
+    ];
+    const lines = [
+      '',
+      `Hostile subscriptions: gateway in production mode, ${Object.entries(gatewayEnv).filter(([k]) => k !== 'CURSOR_SECRET').map(([k, v]) => `${k}=${v}`).join(' ')}`,
+      `  gateway RSS MiB: ${(rssAtStart / MiB).toFixed(0)} at start, ${(rssAfterTokens / MiB).toFixed(0)} after the made-up tokens`,
+      `  made-up-token subscriptions (${attempts}: ${Math.ceil(attempts / 3)} SSE, ${Math.ceil((attempts - 1) / 3)} multipart, ${Math.ceil((attempts - 2) / 3)} graphql-ws; ${new Set(spreadOf).size} addresses): ${describe(subscriptions)}`,
+      `  made-up-token queries (${attempts}, ${new Set(spreadOf).size} other addresses): ${describe(queries)}`,
+      `  slow readers, every 5 s: RSS MiB ${rss.filter((_, i) => i % 5 === 0).map((s) => s.mib.toFixed(0)).join(' ')}; V8 heap used MiB ${rss.filter((_, i) => i % 5 === 0).map((s) => s.heapMib.toFixed(0)).join(' ')}; external MiB ${rss.filter((_, i) => i % 5 === 0).map((s) => s.externalMib.toFixed(0)).join(' ')}; open ${rss.filter((_, i) => i % 5 === 0).map((s) => s.open).join(' ')}`,
+      ...checks.map(([name, ok, detail]) => `  ${ok ? 'PASS' : 'FAIL'} ${name}: ${detail}`),
+      `Verdict: ${checks.every(([, ok]) => ok) ? 'PASS' : 'FAIL'}`,
+      '',
+    ];
+    process.stdout.write(lines.join('\n'));
+    process.exitCode = checks.every(([, ok]) => ok) ? 0 : 1;
+  } finally {
+    await Promise.all(children.map((child) => child.stop()));
+  }
+}
+
+main().catch((error: unknown) => {
+  log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.exit(1);
+});
