@@ -44,6 +44,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
 const HOST = '127.0.0.1';
 const TOKEN = 'demo-token-acme';
+/** The token of the queries sent while the slow readers stall: a caller of its own. */
+const OTHER_TOKEN = 'demo-token-globex';
 const MiB = 1024 * 1024;
 /** The feed of part 1, and the query reading the same list, each one platform call for an accepted token. */
 const FEED = 'subscription { exceptionsChanged { cursor node { id status } } }';
@@ -64,6 +66,7 @@ const log = (message: string): void => {
   process.stderr.write(`[hostile-subscriptions ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 };
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const percentile = (values: readonly number[], p: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? Number.NaN;
 
 /** A port the system says is free now (bound to port 0, then released). */
 function freePort(): Promise<number> {
@@ -386,27 +389,44 @@ async function main(): Promise<void> {
         steps += 1;
       }
     })();
-    /** One sample a second; heap, external and open are unknown (NaN) when the gateway did not answer the scrape in time. */
-    const rss: { atS: number; mib: number; heapMib: number; externalMib: number; open: number }[] = [];
+    // RSS from /proc every second, whatever the gateway is doing.
+    const rss: { atS: number; mib: number }[] = [];
+    const rssTimer = setInterval(() => rss.push({ atS: (performance.now() - slowStarted) / 1000, mib: readRssBytes(gateway.pid) / MiB }), 1_000);
+    // A query of another token every second while the readers stall: answered, and how long it took (reported, not judged).
+    const queryMs: number[] = [];
+    let queriesFailed = 0;
+    const querier = (async () => {
+      while (stepping) {
+        const sent = performance.now();
+        const answer = await fetch(`${origin}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${OTHER_TOKEN}` }, body: JSON.stringify({ query: LIST }) });
+        const body = (await answer.json()) as { errors?: unknown };
+        if (answer.status === 200 && body.errors === undefined) queryMs.push(performance.now() - sent);
+        else queriesFailed += 1;
+        await sleep(1_000);
+      }
+    })();
+    /** Scrapes of /metrics; heap, external and open are unknown (NaN) when the gateway did not answer in time. */
+    const scrapes: { atS: number; heapMib: number; externalMib: number; open: number }[] = [];
     let busyScrapes = 0;
     let droppedAtS: number | undefined;
     // Every slow reader dropped, then 10 s more of changes: RSS must not grow once they are gone.
     while ((performance.now() - slowStarted) / 1000 < slowSeconds + 10) {
       const read = await metrics(admin);
       if (read === undefined) busyScrapes += 1;
-      // The time of the answer: a busy gateway may take a second or more to answer /metrics.
+      // The time of the answer: a busy gateway may take seconds to answer /metrics.
       const atS = (performance.now() - slowStarted) / 1000;
       const open = read?.(OPEN_SSE) ?? Number.NaN;
-      rss.push({ atS, mib: readRssBytes(gateway.pid) / MiB, heapMib: (read?.('nodejs_heap_size_used_bytes') ?? Number.NaN) / MiB, externalMib: (read?.('nodejs_external_memory_bytes') ?? Number.NaN) / MiB, open });
-      log(`${atS.toFixed(0)} s: RSS ${rss.at(-1)!.mib.toFixed(0)} MiB, V8 heap used ${rss.at(-1)!.heapMib.toFixed(0)} MiB, ${open} open`);
+      scrapes.push({ atS, heapMib: (read?.('nodejs_heap_size_used_bytes') ?? Number.NaN) / MiB, externalMib: (read?.('nodejs_external_memory_bytes') ?? Number.NaN) / MiB, open });
+      log(`${atS.toFixed(0)} s: RSS ${rss.at(-1)?.mib.toFixed(0) ?? '?'} MiB, V8 heap used ${scrapes.at(-1)!.heapMib.toFixed(0)} MiB, ${open} open`);
       if (open === 0 && droppedAtS === undefined) droppedAtS = atS;
       if (droppedAtS !== undefined && atS >= droppedAtS + 10) break;
       if (droppedAtS === undefined && atS >= slowSeconds) break;
       assertRunning(children);
       await sleep(1_000);
     }
+    clearInterval(rssTimer);
     stepping = false;
-    await stepper;
+    await Promise.all([stepper, querier]);
     const events = await metric(admin, 'subscription_events_total');
     log(`reading the ${slowReaders} slow streams to their end`);
     const ends = await Promise.all(readers.map((socket) => readToEnd(socket)));
@@ -441,7 +461,7 @@ async function main(): Promise<void> {
       ['made-up-token subscriptions answered as documented', subscriptions.tally.broken.size === 0 && subscriptions.tally.outcomes.unauthenticated + subscriptions.tally.outcomes['address-limited'] === attempts, describe(subscriptions)],
       ['made-up-token queries answered as documented', queries.tally.broken.size === 0 && queries.tally.outcomes.unauthenticated + queries.tally.outcomes['address-limited'] === attempts, describe(queries)],
       ['subscriptions reach the platform no more than queries', subscriptions.calls <= queries.calls && subscriptions.calls <= subscriptions.tally.outcomes.unauthenticated, `${subscriptions.calls} ≤ ${queries.calls}, and at most one call per UNAUTHENTICATED answer (${subscriptions.tally.outcomes.unauthenticated})`],
-      ['every slow reader dropped', droppedAtS !== undefined && droppedStreams === slowReaders, `${openAtStart} open, every one dropped ${droppedAtS === undefined ? `NOT within ${slowSeconds} s` : `after ${droppedAtS.toFixed(0)} s`}; ${droppedStreams} of ${slowReaders} streams, read at last (${streamMiB.toFixed(0)} MiB in all), end with the SUBSCRIBER_QUEUE error and event: complete; ${steps} live steps, ${events} events queued; ${busyScrapes} of ${rss.length} scrapes answered 503 (the gateway too busy to answer in time)`],
+      ['every slow reader dropped', droppedAtS !== undefined && droppedStreams === slowReaders, `${openAtStart} open, every one dropped ${droppedAtS === undefined ? `NOT within ${slowSeconds} s` : `after ${droppedAtS.toFixed(0)} s`}; ${droppedStreams} of ${slowReaders} streams, read at last (${streamMiB.toFixed(0)} MiB in all), end with the SUBSCRIBER_QUEUE error and event: complete; ${steps} live steps, ${events} events queued`],
       [
         'RSS bounded',
         atDrop !== undefined && atHalf !== undefined && atDrop <= atHalf * (1 + MAX_RSS_GROWTH) && lastMib <= atDrop * (1 + MAX_RSS_GROWTH),
@@ -457,7 +477,9 @@ async function main(): Promise<void> {
       `  gateway RSS MiB: ${(rssAtStart / MiB).toFixed(0)} at start, ${(rssAfterTokens / MiB).toFixed(0)} after the made-up tokens`,
       `  made-up-token subscriptions (${attempts}: ${Math.ceil(attempts / 3)} SSE, ${Math.ceil((attempts - 1) / 3)} multipart, ${Math.ceil((attempts - 2) / 3)} graphql-ws; ${new Set(spreadOf).size} addresses): ${describe(subscriptions)}`,
       `  made-up-token queries (${attempts}, ${new Set(spreadOf).size} other addresses): ${describe(queries)}`,
-      `  slow readers, every 5 s: RSS MiB ${rss.filter((_, i) => i % 5 === 0).map((s) => s.mib.toFixed(0)).join(' ')}; V8 heap used MiB ${rss.filter((_, i) => i % 5 === 0).map((s) => s.heapMib.toFixed(0)).join(' ')}; external MiB ${rss.filter((_, i) => i % 5 === 0).map((s) => s.externalMib.toFixed(0)).join(' ')}; open ${rss.filter((_, i) => i % 5 === 0).map((s) => s.open).join(' ')}`,
+      `  slow readers: RSS MiB every 5 s ${rss.filter((_, i) => i % 5 === 0).map((s) => s.mib.toFixed(0)).join(' ')}`,
+      `  scrapes of /metrics (${scrapes.length}, ${busyScrapes} answered 503: the gateway too busy to answer in time), every 5th: V8 heap used MiB ${scrapes.filter((_, i) => i % 5 === 0).map((s) => s.heapMib.toFixed(0)).join(' ')}; external MiB ${scrapes.filter((_, i) => i % 5 === 0).map((s) => s.externalMib.toFixed(0)).join(' ')}; open ${scrapes.filter((_, i) => i % 5 === 0).map((s) => s.open).join(' ')}`,
+      `  queries of another token meanwhile (not judged): ${queryMs.length} served${queriesFailed ? `, ${queriesFailed} not` : ''}, median ${percentile(queryMs, 50).toFixed(0)} ms, slowest ${Math.max(...queryMs).toFixed(0)} ms`,
       ...checks.map(([name, ok, detail]) => `  ${ok ? 'PASS' : 'FAIL'} ${name}: ${detail}`),
       `Verdict: ${checks.every(([, ok]) => ok) ? 'PASS' : 'FAIL'}`,
       '',
