@@ -301,7 +301,7 @@ async function main(): Promise<void> {
         rate: { type: 'string', default: '500' },
         concurrency: { type: 'string', default: '64' },
         'slow-readers': { type: 'string', default: '500' },
-        'slow-seconds': { type: 'string', default: '90' },
+        'slow-seconds': { type: 'string', default: '120' },
         env: { type: 'string', multiple: true },
       },
     },
