@@ -13,7 +13,8 @@
  *      refused-token limit whatever the machine's speed; one after the other, the slower part would
  *      get more). Each part's platform calls are its UNAUTHENTICATED answers, and the sandbox must
  *      have seen no other call: subscriptions must reach the platform no more than queries do.
- *   2. slow readers: --slow-readers SSE subscribers with a valid token that never read their socket,
+ *   2. slow readers: --slow-readers SSE subscribers (multipart with --slow-transport multipart) with
+ *      a valid token that never read their socket,
  *      while the feed changes many times a second (the sandbox's live steps), until each is dropped
  *      past its 1 000 waiting events (at most --slow-seconds): the gateway's RSS is sampled every
  *      second, each stream, read at last, ends with the RATE_LIMITED (SUBSCRIBER_QUEUE) event and
@@ -26,7 +27,7 @@
  * most 10 % more from halfway to the last drop to the drop) and after the drops (at most 10 % more
  * over 10 s of further changes); a query served afterwards; /healthz 200; exit 0 on SIGTERM.
  *
- *   node --disable-warning=ExperimentalWarning bench/hostile-subscriptions.ts [--attempts N] [--addresses N] [--rate N] [--concurrency N] [--slow-readers N] [--slow-seconds S] [--env NAME=VALUE]…
+ *   node --disable-warning=ExperimentalWarning bench/hostile-subscriptions.ts [--attempts N] [--addresses N] [--rate N] [--concurrency N] [--slow-readers N] [--slow-transport NAME] [--slow-seconds S] [--env NAME=VALUE]…
  *
  * Prints the figures and a verdict; exits 0 when every check passes, 1 otherwise. A measurement,
  * not a test: it is not part of `npm test`, and its figures go to docs/security.md.
@@ -242,15 +243,23 @@ function postOnce(port: number, token: string, body: string): Promise<{ status: 
   });
 }
 
+/** The two streaming transports over HTTP: how a slow reader asks for one, and how its stream ends. */
+type SlowTransport = 'sse' | 'multipart';
+const SLOW: Record<SlowTransport, { accept: string; end: string }> = {
+  sse: { accept: 'text/event-stream', end: 'event: complete' },
+  // The closing boundary's `--` comes in a chunk of its own, after the last part's `--graphql`.
+  multipart: { accept: 'multipart/mixed;subscriptionSpec="1.0"', end: '\r\n--\r\n' },
+};
+
 /**
- * A raw SSE subscription whose socket is never read (paused as soon as the request is written):
+ * A raw SSE or multipart subscription whose socket is never read (paused as soon as the request is written):
  * the gateway's writes fill the socket's buffers, then its events wait in the subscriber's queue.
  */
-function slowReader(port: number): Promise<Socket> {
+function slowReader(port: number, transport: SlowTransport): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify({ query: SLOW_FEED });
     const socket = connect({ host: HOST, port }, () => {
-      socket.write(`POST /graphql HTTP/1.1\r\nHost: ${HOST}\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      socket.write(`POST /graphql HTTP/1.1\r\nHost: ${HOST}\r\nContent-Type: application/json\r\nAccept: ${SLOW[transport].accept}\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
       socket.pause();
       resolve(socket);
     });
@@ -259,7 +268,7 @@ function slowReader(port: number): Promise<Socket> {
 }
 
 /** Reads a paused slow reader's stream to its end: its bytes, and whether it ends as a dropped subscriber's does. */
-function readToEnd(socket: Socket): Promise<{ bytes: number; dropped: boolean; head: string; tail: string }> {
+function readToEnd(socket: Socket, transport: SlowTransport): Promise<{ bytes: number; dropped: boolean; head: string; tail: string }> {
   return new Promise((resolve) => {
     let bytes = 0;
     let head = '';
@@ -275,7 +284,7 @@ function readToEnd(socket: Socket): Promise<{ bytes: number; dropped: boolean; h
     socket.once('close', () => {
       clearTimeout(timer);
       const error = tail.lastIndexOf('"limit":"SUBSCRIBER_QUEUE"');
-      const complete = tail.lastIndexOf('event: complete');
+      const complete = tail.lastIndexOf(SLOW[transport].end);
       resolve({ bytes, head, tail: tail.slice(-600), dropped: error >= 0 && complete > error });
     });
     socket.resume();
@@ -305,7 +314,6 @@ async function metric(admin: string, series: string): Promise<number> {
   }
 }
 
-const OPEN_SSE = 'subscriptions_open{transport="sse"}';
 
 async function main(): Promise<void> {
   const { values } = readCommandLine(
@@ -316,6 +324,7 @@ async function main(): Promise<void> {
         rate: { type: 'string', default: '500' },
         concurrency: { type: 'string', default: '64' },
         'slow-readers': { type: 'string', default: '500' },
+        'slow-transport': { type: 'string', default: 'sse' },
         'slow-seconds': { type: 'string', default: '120' },
         env: { type: 'string', multiple: true },
       },
@@ -333,7 +342,8 @@ async function main(): Promise<void> {
         addresses: { text: 'client addresses each part sends from (X-Forwarded-For)', value: 'N' },
         rate: { text: 'attempts started per second', value: 'N' },
         concurrency: { text: 'attempts at once, at most', value: 'N' },
-        'slow-readers': { text: 'SSE subscribers that never read', value: 'N' },
+        'slow-readers': { text: 'subscribers that never read', value: 'N' },
+        'slow-transport': { text: 'their transport: sse or multipart', value: 'NAME' },
         'slow-seconds': { text: 'longest wait for every slow reader to be dropped', value: 'S' },
         env: { text: 'a setting of the gateway (repeatable), e.g. AUTH_FAILURE_LIMIT_BURST=20', value: 'NAME=VALUE' },
       },
@@ -350,6 +360,9 @@ async function main(): Promise<void> {
   const rate = number('rate', 1);
   const concurrency = number('concurrency', 1);
   const slowReaders = number('slow-readers', 1);
+  const slowTransport = values['slow-transport'];
+  if (slowTransport !== 'sse' && slowTransport !== 'multipart') throw new Error('--slow-transport takes sse or multipart');
+  const OPEN = `subscriptions_open{transport="${slowTransport}"}`;
   const slowSeconds = number('slow-seconds', 1);
   const extraEnv = Object.fromEntries((values.env ?? []).map((pair) => {
     const at = pair.indexOf('=');
@@ -405,12 +418,12 @@ async function main(): Promise<void> {
     // 2. Slow readers.
     const reference = await postOnce(gatewayPort, TOKEN, JSON.stringify({ query: LIST }));
     if (reference.status !== 200) throw new Error(`the valid token's query fails before the slow readers: HTTP ${reference.status}`);
-    log(`${slowReaders} SSE subscribers that never read, the feed changing ${STEPS_PER_SECOND} steps a second`);
+    log(`${slowReaders} ${slowTransport} subscribers that never read, the feed changing ${STEPS_PER_SECOND} steps a second`);
     const rssBeforeSlow = readRssBytes(gateway.pid);
     const readers: Socket[] = [];
-    for (let n = 0; n < slowReaders; n += 50) readers.push(...(await Promise.all(Array.from({ length: Math.min(50, slowReaders - n) }, () => slowReader(gatewayPort)))));
-    for (let waited = 0; (await metric(admin, OPEN_SSE)) < slowReaders && waited < 100; waited++) await sleep(100);
-    const openAtStart = await metric(admin, OPEN_SSE);
+    for (let n = 0; n < slowReaders; n += 50) readers.push(...(await Promise.all(Array.from({ length: Math.min(50, slowReaders - n) }, () => slowReader(gatewayPort, slowTransport)))));
+    for (let waited = 0; (await metric(admin, OPEN)) < slowReaders && waited < 100; waited++) await sleep(100);
+    const openAtStart = await metric(admin, OPEN);
     const slowStarted = performance.now();
     let stepping = true;
     let steps = 0;
@@ -447,7 +460,7 @@ async function main(): Promise<void> {
       if (read === undefined) busyScrapes += 1;
       // The time of the answer: a busy gateway may take seconds to answer /metrics.
       const atS = (performance.now() - slowStarted) / 1000;
-      const open = read?.(OPEN_SSE) ?? Number.NaN;
+      const open = read?.(OPEN) ?? Number.NaN;
       scrapes.push({ atS, heapMib: (read?.('nodejs_heap_size_used_bytes') ?? Number.NaN) / MiB, externalMib: (read?.('nodejs_external_memory_bytes') ?? Number.NaN) / MiB, open });
       log(`${atS.toFixed(0)} s: RSS ${rss.at(-1)?.mib.toFixed(0) ?? '?'} MiB, V8 heap used ${scrapes.at(-1)!.heapMib.toFixed(0)} MiB, ${open} open`);
       if (open === 0 && droppedAtS === undefined) droppedAtS = atS;
@@ -461,7 +474,7 @@ async function main(): Promise<void> {
     await Promise.all([stepper, querier]);
     const events = await metric(admin, 'subscription_events_total');
     log(`reading the ${slowReaders} slow streams to their end`);
-    const ends = await Promise.all(readers.map((socket) => readToEnd(socket)));
+    const ends = await Promise.all(readers.map((socket) => readToEnd(socket, slowTransport)));
     const undropped = ends.find((end) => !end.dropped);
     if (undropped) log(`a slow stream that did not end as a dropped subscriber's: ${JSON.stringify({ head: undropped.head, tail: undropped.tail })}`);
     const droppedStreams = ends.filter((end) => end.head.startsWith('HTTP/1.1 200') && end.dropped).length;
@@ -497,7 +510,7 @@ async function main(): Promise<void> {
         subscriptions.calls <= queries.calls && tokens.platformCalls === subscriptions.calls + queries.calls,
         `${subscriptions.calls} ≤ ${queries.calls}; the sandbox saw ${tokens.platformCalls} calls in the ${tokens.seconds.toFixed(1)} s, one per UNAUTHENTICATED answer (each part's bound from the refused-token limit for that time: ${tokens.bound})`,
       ],
-      ['every slow reader dropped', droppedAtS !== undefined && droppedStreams === slowReaders, `${openAtStart} open, every one dropped ${droppedAtS === undefined ? `NOT within ${slowSeconds} s` : `after ${droppedAtS.toFixed(0)} s`}; ${droppedStreams} of ${slowReaders} streams, read at last (${streamMiB.toFixed(0)} MiB in all), end with the SUBSCRIBER_QUEUE error and event: complete; ${steps} live steps, ${events} events queued`],
+      ['every slow reader dropped', droppedAtS !== undefined && droppedStreams === slowReaders, `${openAtStart} open, every one dropped ${droppedAtS === undefined ? `NOT within ${slowSeconds} s` : `after ${droppedAtS.toFixed(0)} s`}; ${droppedStreams} of ${slowReaders} streams, read at last (${streamMiB.toFixed(0)} MiB in all), end with the SUBSCRIBER_QUEUE error and ${slowTransport === 'sse' ? 'event: complete' : 'the closing boundary'}; ${steps} live steps, ${events} events queued`],
       [
         'RSS bounded',
         atDrop !== undefined && atHalf !== undefined && atDrop <= atHalf * (1 + MAX_RSS_GROWTH) && lastMib <= atDrop * (1 + MAX_RSS_GROWTH),
