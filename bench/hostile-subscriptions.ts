@@ -6,7 +6,7 @@
  *
  *   1. made-up tokens: --attempts subscriptions, each with a fresh made-up token, spread over the
  *      three transports (SSE, multipart, graphql-ws with the token in connectionParams) and over
- *      --addresses client addresses (a skewed spread: a few addresses send many, most send a few;
+ *      --addresses client addresses (a skewed spread: a few addresses send many, most far fewer;
  *      one in five IPv6), paced at --rate per second with at most --concurrency at once; beside
  *      them, on the same schedule, the same count of made-up-token queries of the same list, in the
  *      same shape from as many other addresses (side by side, both parts get the same refill of the
