@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { writeWithRoom } from './stream-room.ts';
+import { streamOpen, writeWithRoom } from './stream-room.ts';
 import type { SubscribePath, SubscribeRequest } from './subscribe.ts';
 
 /** Apollo's boundary: its clients look for `boundary="graphql"` in the Content-Type. */
@@ -31,7 +31,10 @@ export function multipartTransport(path: SubscribePath, heartbeatMs = HEARTBEAT_
       res.end(`${part({ payload: null, errors: result.errors ?? [] })}${CLOSE}`);
       return;
     }
-    const heartbeat = setInterval(() => res.write(part({})), heartbeatMs);
+    // A heartbeat only keeps a quiet stream open: one whose client is not reading gets none, so its buffer does not grow.
+    const heartbeat = setInterval(() => {
+      if (!res.writableNeedDrain) res.write(part({}));
+    }, heartbeatMs);
     heartbeat.unref();
     res.once('close', () => {
       clearInterval(heartbeat);
@@ -39,7 +42,7 @@ export function multipartTransport(path: SubscribePath, heartbeatMs = HEARTBEAT_
     });
     try {
       for await (const value of result) {
-        if (!res.writable) break;
+        if (!streamOpen(res)) break;
         await writeWithRoom(res, part({ payload: value }));
       }
     } finally {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHandler } from 'graphql-sse';
-import { writeWithRoom } from './stream-room.ts';
+import { streamOpen, writeWithRoom } from './stream-room.ts';
 import type { SubscribePath, SubscribeRequest } from './subscribe.ts';
 
 /**
@@ -43,7 +43,7 @@ export function sseTransport(path: SubscribePath): (req: IncomingMessage, res: S
     }
     res.once('close', () => void body.return(undefined));
     for await (const chunk of body) {
-      if (!res.writable) break;
+      if (!streamOpen(res)) break;
       await writeWithRoom(res, chunk);
     }
     res.end();

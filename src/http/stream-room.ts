@@ -1,15 +1,30 @@
 import type { ServerResponse } from 'node:http';
 
 /**
- * Resolves once a streaming response has room again (or its client is gone). A client that does
- * not read stops the reading of its events there, so they wait in its subscriber's bounded queue
- * (and it is dropped past it) instead of in an unbounded write buffer. Whichever event comes, both
- * listeners go: a long stream waits here again and again, and a listener left from each wait would
- * grow it until it closes.
+ * How long a stream may wait for room before its client is taken as gone and the connection closed.
+ * Its events wait in its subscriber's bounded queue meanwhile (and it is dropped past it), so memory
+ * is bounded either way; this bounds the connection, and the socket buffers it holds in the kernel,
+ * of a client that stopped reading, a dropped one among them, which would otherwise stay open
+ * (no longer counted in SUBSCRIPTIONS_PER_TOKEN) until the client left. A client that reads again
+ * resumes with its last cursor.
  */
-export function room(res: ServerResponse): Promise<void> {
+export const STALLED_STREAM_MS = 60_000;
+
+/**
+ * Resolves once a streaming response has room again, or its client is gone, or it waited
+ * `stallMs` (the connection is then closed). A client that does not read stops the reading of its
+ * events there, so they wait in its subscriber's bounded queue (and it is dropped past it) instead
+ * of in an unbounded write buffer. Whichever event comes, both listeners and the timer go: a long
+ * stream waits here again and again, and a listener left from each wait would grow it until it closes.
+ */
+export function room(res: ServerResponse, stallMs = STALLED_STREAM_MS): Promise<void> {
+  // A response already closed (its client gone, or closed here) never drains or closes again.
+  if (res.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
+    const stalled = setTimeout(() => res.destroy(), stallMs);
+    stalled.unref();
     const done = (): void => {
+      clearTimeout(stalled);
       res.off('drain', done);
       res.off('close', done);
       resolve();
@@ -20,6 +35,15 @@ export function room(res: ServerResponse): Promise<void> {
 }
 
 /** Writes `chunk`, then waits for room when the response's buffer is full. */
-export async function writeWithRoom(res: ServerResponse, chunk: string): Promise<void> {
-  if (!res.write(chunk)) await room(res);
+export async function writeWithRoom(res: ServerResponse, chunk: string, stallMs = STALLED_STREAM_MS): Promise<void> {
+  if (!res.write(chunk)) await room(res, stallMs);
+}
+
+/**
+ * Whether a stream can still be written to. Not `res.writable`, which a response keeps true after
+ * it was destroyed (its client gone): a loop that checked only that would write into a closed
+ * response and wait for room that never comes.
+ */
+export function streamOpen(res: ServerResponse): boolean {
+  return !res.destroyed && !res.writableEnded;
 }
