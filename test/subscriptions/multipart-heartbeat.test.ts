@@ -13,7 +13,9 @@ const HEARTBEAT_MS = 1_000;
 /** One event far over the response's buffer: the stream then waits for room. */
 const BIG = 'x'.repeat(8 * 1024 * 1024);
 
-afterEach(() => jest.useRealTimers());
+afterEach(() => {
+  jest.useRealTimers();
+});
 
 /** A subscribe path with one big event, then none (the stream stays open). */
 function oneBigEvent(): SubscribePath {
