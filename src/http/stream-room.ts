@@ -8,7 +8,7 @@ import type { ServerResponse } from 'node:http';
  * (no longer counted in SUBSCRIPTIONS_PER_TOKEN) until the client left. A client that reads again
  * resumes with its last cursor.
  */
-export const STALLED_STREAM_MS = 60_000;
+const STALLED_STREAM_MS = 60_000;
 
 /**
  * Resolves once a streaming response has room again, or its client is gone, or it waited
