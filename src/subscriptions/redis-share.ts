@@ -20,14 +20,18 @@ interface RedisClient {
 
 /**
  * Takes the lease when it is free or already this replica's, for PX milliseconds: -1 when taken;
- * when another replica holds it, the milliseconds its lease has left.
+ * when another replica holds it, the milliseconds its lease has left. A lease key without an expiry
+ * (PTTL's own -1, never one of ours) counts as held for a whole lease, so -1 says only "taken" and
+ * such a key is not asked about again every millisecond.
  */
 const LEAD = `local holder = redis.call('GET', KEYS[1])
 if holder == false or holder == ARGV[1] then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   return -1
 end
-return redis.call('PTTL', KEYS[1])`;
+local left = redis.call('PTTL', KEYS[1])
+if left < 0 then return tonumber(ARGV[2]) end
+return left`;
 
 /** Gives the lease up, only when this replica holds it. */
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -46,10 +50,10 @@ function names(key: string): { lease: string; channel: string } {
  * lease lasts two intervals: a replica that finds another's lease asks again when it runs out (or
  * at its next interval, whichever is first), so when the polling replica dies, another takes the
  * lease within two intervals of its last poll and polls from its own subscribers' places: no change
- * is missed. A replica that
- * cannot reach Redis polls for itself (as it would alone): subscribers are served either way. So
- * does a replica not yet listening on a feed's channel (Redis was down when the feed opened): it
- * would miss the outcomes another replica publishes, so it never defers to that replica's lease.
+ * is missed. A replica that cannot reach Redis polls for itself (as it would alone): subscribers are
+ * served either way. So does a replica not yet listening on a feed's channel (Redis was down when the
+ * feed opened): it would miss the outcomes another replica publishes, so it never defers to that
+ * replica's lease.
  * Start-up does not wait for Redis: the clients connect (and reconnect) in the background.
  */
 export class RedisFeedShare implements FeedShare {
@@ -117,8 +121,7 @@ export class RedisFeedShare implements FeedShare {
     if (!this.#client.isReady || !this.#confirmed.has(channel)) return true;
     try {
       const left = await this.#client.sendCommand<number>(['EVAL', LEAD, '1', lease, this.#replica, String(ttlMs)]);
-      // A lease that ended between the GET and the PTTL (-2) is free: asked again at once.
-      return left === -1 ? true : { heldForMs: Math.max(0, left) };
+      return left === -1 ? true : { heldForMs: left };
     } catch (error) {
       this.#warn(error);
       return true;

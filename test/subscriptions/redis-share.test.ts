@@ -116,6 +116,12 @@ const nodes = (events: readonly FeedEvent[]) => events.map((event) => ('value' i
         taken = await b.lead('the lease feed', 60_000);
       }
       expect(await a.lead('the lease feed', 60_000)).toEqual({ heldForMs: expect.any(Number) });
+      // A key without an expiry under the lease's name (none of a replica's) is held a whole lease, not "taken".
+      const other = createClient({ url: redis.url });
+      await other.connect();
+      await other.set(lease, 'not a replica');
+      await other.close();
+      expect(await a.lead('the lease feed', 60_000)).toEqual({ heldForMs: 60_000 });
       for (const stop of stops) stop();
     } finally {
       await Promise.all([a.close(), b.close()]);
