@@ -42,7 +42,9 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { readCommandLine } from '../src/command-line.ts';
 import { assertRunning, readRssBytes, spawnLogged, waitForReady, type Child } from './lib/processes.ts';
+import { liveStep, requestTotal } from './lib/sandbox-client.ts';
 import { preparedStartCommand } from './lib/start-command.ts';
+import { percentile } from './lib/stats.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -70,7 +72,6 @@ const log = (message: string): void => {
   process.stderr.write(`[hostile-subscriptions ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 };
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const percentile = (values: readonly number[], p: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? Number.NaN;
 
 /** A port the system says is free now (bound to port 0, then released). */
 function freePort(): Promise<number> {
@@ -163,10 +164,6 @@ function overSocket(origin: string, token: string, from: string, tally: Tally): 
   });
 }
 
-async function platformCalls(platform: string): Promise<number> {
-  return ((await (await fetch(`${platform}/__sandbox/requests`)).json()) as { total: number }).total;
-}
-
 interface PartFigures {
   name: string;
   tally: Tally;
@@ -189,7 +186,7 @@ interface Part {
  */
 async function madeUpTokens(parts: Part[], options: { origin: string; platform: string; spreadOf: number[]; rate: number; concurrency: number; perMinute: number; burst: number }): Promise<{ parts: PartFigures[]; platformCalls: number; seconds: number; bound: number }> {
   const { origin, platform, spreadOf, rate, concurrency } = options;
-  const before = await platformCalls(platform);
+  const before = await requestTotal(platform);
   const started = performance.now();
   const run = async (part: Part): Promise<PartFigures> => {
     const tally: Tally = { outcomes: { unauthenticated: 0, 'address-limited': 0 }, broken: new Map() };
@@ -217,7 +214,7 @@ async function madeUpTokens(parts: Part[], options: { origin: string; platform: 
   const figures = await Promise.all(parts.map((part) => run(part)));
   const seconds = (performance.now() - started) / 1000;
   // Every call was answered before its attempt was: the sandbox's count is complete.
-  const calls = (await platformCalls(platform)) - before;
+  const calls = (await requestTotal(platform)) - before;
   const perAddress = new Map<number, number>();
   for (const i of spreadOf) perAddress.set(i, (perAddress.get(i) ?? 0) + 1);
   const allowance = options.burst + (options.perMinute / 60) * seconds;
@@ -431,7 +428,7 @@ async function main(): Promise<void> {
       while (stepping) {
         const wait = slowStarted + (steps * 1000) / STEPS_PER_SECOND - performance.now();
         if (wait > 0) await sleep(wait);
-        await (await fetch(`${platform}/__sandbox/live/step`, { method: 'POST' })).arrayBuffer();
+        await liveStep(platform);
         steps += 1;
       }
     })();

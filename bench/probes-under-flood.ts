@@ -16,6 +16,7 @@ import { runLoad } from './lib/load.ts';
 import { spawnLogged, waitForReady, type Child } from './lib/processes.ts';
 import { discoverFixtures } from './lib/sandbox-client.ts';
 import { preparedStartCommand } from './lib/start-command.ts';
+import { percentileOfSorted } from './lib/stats.ts';
 import { buildWorkloads, graphqlCall, type Fixtures, type HttpCall } from './lib/workloads.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -84,12 +85,10 @@ async function probe(url: string, interval: number, stopped: () => boolean): Pro
   return times;
 }
 
-const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-
 function row(label: string, times: ProbeTimes): string {
   const sorted = [...times.ms].sort((a, b) => a - b);
   const statuses = [...times.statuses].map(([status, count]) => `${status} ×${count}`).join(', ');
-  return `| ${label} | ${percentile(sorted, 50).toFixed(0)} ms | ${percentile(sorted, 99).toFixed(0)} ms | ${(sorted.at(-1) ?? NaN).toFixed(0)} ms | ${statuses} |`;
+  return `| ${label} | ${percentileOfSorted(sorted, 50).toFixed(0)} ms | ${percentileOfSorted(sorted, 99).toFixed(0)} ms | ${(sorted.at(-1) ?? NaN).toFixed(0)} ms | ${statuses} |`;
 }
 
 async function flood(name: string, root: string, sandboxUrl: string, logDir: string): Promise<string[]> {

@@ -28,11 +28,12 @@ import { request, type ClientRequest } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { liveUpdatedAt, type LiveChange } from '../sandbox/data/live.ts';
+import { liveUpdatedAt } from '../sandbox/data/live.ts';
 import { freePort } from '../scripts/free-port.ts';
 import { readCommandLine } from '../src/command-line.ts';
 import { hasRedisServer, startRedisServer, type RedisServer } from '../test/support/redis-server.ts';
 import { assertRunning, spawnLogged, waitForReady, type Child } from './lib/processes.ts';
+import { fixtureAccounts, liveStep, recordedCalls, resetRequestLog, type RecordedCall } from './lib/sandbox-client.ts';
 import { preparedStartCommand } from './lib/start-command.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -188,15 +189,9 @@ class Subscriber {
   }
 }
 
-async function admin<T>(platform: string, route: string, method = 'GET'): Promise<T> {
-  const response = await fetch(`${platform}/__sandbox/${route}`, { method });
-  if (!response.ok) throw new Error(`${method} /__sandbox/${route} answered ${response.status}`);
-  return (await response.json()) as T;
-}
-
 /** The feed's reads of the platform since the request log was last cleared. */
-async function feedReads(platform: string): Promise<{ at: number }[]> {
-  return (await admin<{ requests: { path: string; at: number }[] }>(platform, 'requests?detail=1')).requests.filter((r) => r.path === '/exceptions');
+async function feedReads(platform: string): Promise<RecordedCall[]> {
+  return (await recordedCalls(platform)).filter((r) => r.path === '/exceptions');
 }
 
 /** `subscription_polls_total` of one replica, by outcome. */
@@ -232,7 +227,7 @@ async function main(): Promise<void> {
     children.push(sandbox);
     const platform = `http://${HOST}:${sandboxPort}`;
     await waitForReady(`${platform}/__sandbox/fixtures`, sandbox, performance.now());
-    const { businessAccounts } = await admin<{ businessAccounts: { token: string; businessAccountId: string }[] }>(platform, 'fixtures');
+    const businessAccounts = await fixtureAccounts(platform);
     const account = businessAccounts.find((candidate) => candidate.token === TOKEN)!.businessAccountId;
 
     // One CURSOR_SECRET for both, as docs/scaling.md asks: a cursor sealed by one opens on the other.
@@ -256,7 +251,7 @@ async function main(): Promise<void> {
     // Every change of the feed the sandbox made, as subscribers must receive it.
     const changes: string[] = [];
     const step = async (): Promise<string[]> => {
-      const made = (await admin<{ changes: LiveChange[] }>(platform, 'live/step', 'POST')).changes;
+      const made = await liveStep(platform);
       const keys = made.filter((change) => change.businessAccountId === account && (change.kind === 'arrived' || change.kind === 'status')).map((change) => changeKey(change.id, liveUpdatedAt(change.step)));
       changes.push(...keys);
       return keys;
@@ -272,7 +267,7 @@ async function main(): Promise<void> {
     // Each replica's poller places its subscribers at the feed's head at its first poll or first received outcome.
     await sleep(2 * pollMs);
     const pollsBefore = await Promise.all(replicas.map((replica) => polls(replica.admin)));
-    await admin(platform, 'requests', 'DELETE');
+    await resetRequestLog(platform);
     for (let n = 0; n < intervals; n++) {
       await step();
       await sleep(pollMs);
@@ -294,9 +289,9 @@ async function main(): Promise<void> {
 
     // 2: the polling replica killed right after one of its polls (its lease just renewed: the longest
     // wait for another replica to take it), and a change right after that.
-    await admin(platform, 'requests', 'DELETE');
+    await resetRequestLog(platform);
     if (!(await untilAsync(async () => (await feedReads(platform)).length > 0, 2 * pollMs))) throw new Error(`${leader.name} made no poll within two intervals`);
-    await admin(platform, 'requests', 'DELETE');
+    await resetRequestLog(platform);
     const orphans = subscribers.filter((subscriber) => subscriber.origin === leader.origin);
     for (const subscriber of orphans) subscriber.origin = survivor.origin;
     leader.child.stopRequested = true;
@@ -317,7 +312,7 @@ async function main(): Promise<void> {
     const slowest = Math.max(...stayedLatency);
     log(`the change reached the survivor's ${stayed.length} subscribers in ${Math.min(...stayedLatency).toFixed(0)}–${slowest.toFixed(0)} ms (${(slowest / pollMs).toFixed(2)} intervals; target ≤ ${TAKEOVER_TARGET_INTERVALS})`);
     log(`the killed replica's ${orphans.length} subscribers, reconnected to ${survivor.name} with their last cursor: ${orphans.filter((subscriber) => has(subscriber, after)).length}/${orphans.length} got the change, in ${Math.min(...orphanLatency).toFixed(0)}–${Math.max(...orphanLatency).toFixed(0)} ms`);
-    log(`platform reads from the kill to the delivery: ${takeoverReads.length} (${takeoverReads.map((read) => `${read.at - changedAtEpoch} ms`).join(', ')} after the change)`);
+    log(`platform reads from the kill to the delivery: ${takeoverReads.length} (${takeoverReads.map((read) => `${(read.at ?? Number.NaN) - changedAtEpoch} ms`).join(', ')} after the change)`);
     if (!delivered) failures.push('a subscriber did not get the change made after the kill');
     if (slowest > TAKEOVER_TARGET_INTERVALS * pollMs) failures.push(`the change took ${(slowest / pollMs).toFixed(2)} intervals > ${TAKEOVER_TARGET_INTERVALS}`);
 

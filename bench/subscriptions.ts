@@ -25,7 +25,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readCommandLine } from '../src/command-line.ts';
 import { readCpuSeconds, readRssBytes, spawnLogged, waitForReady, type Child } from './lib/processes.ts';
+import { liveStep, recordedCalls, resetRequestLog } from './lib/sandbox-client.ts';
 import { preparedStartCommand } from './lib/start-command.ts';
+import { percentileOfSorted } from './lib/stats.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -80,11 +82,6 @@ function subscribe(origin: string, onEvent: (at: number) => void): Promise<Incom
   });
 }
 
-async function admin<T>(platform: string, route: string, method = 'GET'): Promise<T> {
-  return (await (await fetch(`${platform}/__sandbox/${route}`, { method })).json()) as T;
-}
-
-const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 async function main(): Promise<void> {
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'bench-subscriptions-'));
@@ -112,15 +109,15 @@ async function main(): Promise<void> {
     const arrivals: number[][] = Array.from({ length: subscribers }, () => []);
     const responses = await Promise.all(arrivals.map((list) => subscribe(origin, (at) => list.push(at))));
     await sleep(2 * pollMs);
-    await admin(platform, 'requests', 'DELETE');
+    await resetRequestLog(platform);
     const intervals = 10;
     const answered: number[] = [];
     for (let n = 0; n < intervals; n++) {
-      await admin(platform, 'live/step', 'POST');
+      await liveStep(platform);
       answered.push(performance.now());
       await sleep(pollMs);
     }
-    const reads = (await admin<{ requests: { path: string }[] }>(platform, 'requests?detail=1')).requests.filter((r) => r.path === '/exceptions').length;
+    const reads = (await recordedCalls(platform)).filter((r) => r.path === '/exceptions').length;
     // The step lands before the next poll: the first event after a step, less the poll's time to answer, bounds the fan-out.
     const lastStep = answered.at(-1)!;
     // The poll after the last step may come up to an interval later than the loop's sleep: wait for it (bounded).
@@ -128,7 +125,7 @@ async function main(): Promise<void> {
     const firsts = arrivals.map((list) => list.find((at) => at > lastStep)).filter((at): at is number => at !== undefined).sort((a, b) => a - b);
     const fanOut = firsts.map((at) => at - firsts[0]!);
     log(`platform reads per interval: ${(reads / intervals).toFixed(2)} (target ≤ 1.05)`);
-    log(`fan-out of one change after the first subscriber has it: p50 ${percentile(fanOut, 50).toFixed(1)} ms, p99 ${percentile(fanOut, 99).toFixed(1)} ms (target p99 ≤ 100 ms); ${firsts.length}/${subscribers} received it`);
+    log(`fan-out of one change after the first subscriber has it: p50 ${percentileOfSorted(fanOut, 50).toFixed(1)} ms, p99 ${percentileOfSorted(fanOut, 99).toFixed(1)} ms (target p99 ≤ 100 ms); ${firsts.length}/${subscribers} received it`);
     for (const res of responses) res.destroy();
     await sleep(2 * pollMs);
 

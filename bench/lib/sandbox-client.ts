@@ -3,11 +3,13 @@
  * platform API with the demo token) and its request log, to count the
  * platform calls a GraphQL request caused.
  */
+import type { LiveChange } from '../../sandbox/data/live.ts';
 import { PAGE_SIZE } from './workloads.ts';
 import type { Fixtures } from './workloads.ts';
 
 interface FixtureAccount {
   token: string;
+  businessAccountId: string;
   businessAccountName: string;
   financialAccounts: string[];
   linxTemplates: Array<{ templateId: string; versions: Array<{ templateVersionId: string; displayName: string }> }>;
@@ -19,6 +21,8 @@ export interface RecordedCall {
   path: string;
   query: string;
   requestId?: string;
+  /** Epoch ms at arrival. */
+  at?: number;
 }
 
 async function getJson<T>(url: string, token?: string): Promise<T> {
@@ -45,8 +49,13 @@ const DOCUMENT_PREFERENCE = ['passport', 'driving-license', 'other', 'formation'
  * (read through the platform API with the account's token), and a document
  * of the type whose update carries the most fields.
  */
+/** The sandbox's demo accounts, each with its token and seeded ids. */
+export async function fixtureAccounts(sandboxUrl: string): Promise<FixtureAccount[]> {
+  return (await getJson<{ businessAccounts: FixtureAccount[] }>(`${sandboxUrl}/__sandbox/fixtures`)).businessAccounts;
+}
+
 export async function discoverFixtures(sandboxUrl: string, preferredToken: string): Promise<{ fixtures: Fixtures; description: string[] }> {
-  const { businessAccounts } = await getJson<{ businessAccounts: FixtureAccount[] }>(`${sandboxUrl}/__sandbox/fixtures`);
+  const businessAccounts = await fixtureAccounts(sandboxUrl);
   const account = businessAccounts.find((a) => a.token === preferredToken) ?? businessAccounts[0];
   if (!account) throw new Error('the sandbox has no business accounts');
   const token = account.token;
@@ -110,6 +119,14 @@ export async function resetRequestLog(sandboxUrl: string): Promise<void> {
 
 export async function requestTotal(sandboxUrl: string): Promise<number> {
   return (await getJson<{ total: number }>(`${sandboxUrl}/__sandbox/requests`)).total;
+}
+
+/** One live step of the sandbox now (`POST /__sandbox/live/step`): the records it changed. */
+export async function liveStep(sandboxUrl: string): Promise<LiveChange[]> {
+  const response = await fetch(`${sandboxUrl}/__sandbox/live/step`, { method: 'POST' });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`POST /__sandbox/live/step answered ${response.status}: ${text.slice(0, 200)}`);
+  return (JSON.parse(text) as { changes: LiveChange[] }).changes;
 }
 
 export async function recordedCalls(sandboxUrl: string): Promise<RecordedCall[]> {
