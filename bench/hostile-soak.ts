@@ -42,6 +42,7 @@ import { fileURLToPath } from 'node:url';
 import { readCommandLine } from '../src/command-line.ts';
 import { loadConfig } from '../src/config.ts';
 import { readRssBytes, spawnLogged, waitForReady, type Child } from './lib/processes.ts';
+import { verdictLines, type Check } from './lib/report.ts';
 import { preparedStartCommand } from './lib/start-command.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -351,7 +352,7 @@ async function main(): Promise<void> {
     const lastMetrics = samples.at(-1)!.metricsBytes;
     const ordinarySent = tally.valid + [...tally.reasons].filter(([key]) => key.startsWith('ordinary:')).reduce((sum, [, count]) => sum + count, 0);
 
-    const checks: [string, boolean, string][] = [
+    const checks: Check[] = [
       ['RSS flat', growth <= MAX_RSS_GROWTH, `median ${(baseline / MiB).toFixed(0)} MiB in the first ${WINDOW_S} s → ${(end / MiB).toFixed(0)} MiB in the last ${WINDOW_S} s (${(growth * 100).toFixed(1)} %, limit ${MAX_RSS_GROWTH * 100} %); peak ${(Math.max(...samples.map((s) => s.gatewayRss)) / MiB).toFixed(0)} MiB`],
       ['/metrics under 1 MB', peakMetrics < MAX_METRICS_BYTES, `largest ${(peakMetrics / 1024).toFixed(1)} kB, last ${(lastMetrics / 1024).toFixed(1)} kB`],
       ['answers correct', tally.broken === 0, `${tally.valid} of ${ordinarySent} ordinary queries with their data; ${tally.broken} broken answers${tally.reasons.size ? `: ${[...tally.reasons].map(([k, v]) => `${k} ×${v}`).join('; ')}` : ''}`],
@@ -367,12 +368,10 @@ async function main(): Promise<void> {
       `  /metrics kB: ${samples.filter((_, i) => i % 5 === 0).map((s) => (s.metricsBytes / 1024).toFixed(0)).join(' ')}`,
       `  gateway log: ${(logBytes / 1024).toFixed(0)} kB (${(logBytes / Math.max(1, tally.sent)).toFixed(0)} bytes per request)`,
       `  throughput: ${firstRate.toFixed(0)} answers/s in the first ${WINDOW_S} s, ${lastRate.toFixed(0)}/s in the last ${WINDOW_S} s (not judged: on a shared machine it moves with the neighbours' load)`,
-      ...checks.map(([name, ok, detail]) => `  ${ok ? 'PASS' : 'FAIL'} ${name}: ${detail}`),
-      `Verdict: ${checks.every(([, ok]) => ok) ? 'PASS' : 'FAIL'}`,
+      ...verdictLines(checks),
       '',
     ];
     process.stdout.write(lines.join('\n'));
-    process.exitCode = checks.every(([, ok]) => ok) ? 0 : 1;
   } finally {
     await Promise.all(children.map((child) => child.stop()));
   }

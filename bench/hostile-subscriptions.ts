@@ -43,6 +43,7 @@ import WebSocket from 'ws';
 import { readCommandLine } from '../src/command-line.ts';
 import { assertRunning, readRssBytes, spawnLogged, waitForReady, type Child } from './lib/processes.ts';
 import { liveStep, requestTotal } from './lib/sandbox-client.ts';
+import { verdictLines, type Check } from './lib/report.ts';
 import { preparedStartCommand } from './lib/start-command.ts';
 import { percentile } from './lib/stats.ts';
 
@@ -499,7 +500,7 @@ async function main(): Promise<void> {
       const broken = [...part.tally.broken].map(([reason, count]) => `${reason} ×${count}`).join('; ');
       return `${part.calls} platform calls: ${part.tally.outcomes.unauthenticated} UNAUTHENTICATED, ${part.tally.outcomes['address-limited']} refused by the address's limit${broken ? `; broken: ${broken}` : ''}`;
     };
-    const checks: [string, boolean, string][] = [
+    const checks: Check[] = [
       ['made-up-token subscriptions answered as documented', subscriptions.tally.broken.size === 0 && subscriptions.tally.outcomes.unauthenticated + subscriptions.tally.outcomes['address-limited'] === attempts, describe(subscriptions)],
       ['made-up-token queries answered as documented', queries.tally.broken.size === 0 && queries.tally.outcomes.unauthenticated + queries.tally.outcomes['address-limited'] === attempts, describe(queries)],
       [
@@ -526,12 +527,10 @@ async function main(): Promise<void> {
       `  slow readers: RSS MiB every 5 s ${rss.filter((_, i) => i % 5 === 0).map((s) => s.mib.toFixed(0)).join(' ')}`,
       `  scrapes of /metrics (${scrapes.length}, ${busyScrapes} answered 503: the gateway too busy to answer in time), every 5th: V8 heap used MiB ${scrapes.filter((_, i) => i % 5 === 0).map((s) => s.heapMib.toFixed(0)).join(' ')}; external MiB ${scrapes.filter((_, i) => i % 5 === 0).map((s) => s.externalMib.toFixed(0)).join(' ')}; open ${scrapes.filter((_, i) => i % 5 === 0).map((s) => s.open).join(' ')}`,
       `  queries of another token meanwhile (not judged): ${queryMs.length} served${queriesFailed.length ? `, ${queriesFailed.length} not: ${queriesFailed.join('; ')}` : ''}, median ${percentile(queryMs, 50).toFixed(0)} ms, slowest ${Math.max(...queryMs).toFixed(0)} ms`,
-      ...checks.map(([name, ok, detail]) => `  ${ok ? 'PASS' : 'FAIL'} ${name}: ${detail}`),
-      `Verdict: ${checks.every(([, ok]) => ok) ? 'PASS' : 'FAIL'}`,
+      ...verdictLines(checks),
       '',
     ];
     process.stdout.write(lines.join('\n'));
-    process.exitCode = checks.every(([, ok]) => ok) ? 0 : 1;
   } finally {
     await Promise.all(children.map((child) => child.stop()));
   }

@@ -383,3 +383,13 @@ export function renderReport(report: BenchReport): string {
   }
   return `${out.join('\n').trimEnd()}\n`;
 }
+
+/** A judged figure of a run: its name, whether it passed, and what was measured. */
+export type Check = readonly [name: string, ok: boolean, detail: string];
+
+/** Each check's PASS or FAIL line, then the verdict line; the process exits 1 when one failed. */
+export function verdictLines(checks: readonly Check[]): string[] {
+  const passed = checks.every(([, ok]) => ok);
+  process.exitCode = passed ? 0 : 1;
+  return [...checks.map(([name, ok, detail]) => `  ${ok ? 'PASS' : 'FAIL'} ${name}: ${detail}`), `Verdict: ${passed ? 'PASS' : 'FAIL'}`];
+}
