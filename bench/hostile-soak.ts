@@ -152,9 +152,34 @@ function check(tally: Tally, kind: Kind, answer: Answer, expected?: unknown, ser
   if (codes.includes('INTERNAL_SERVER_ERROR')) return fail('INTERNAL_SERVER_ERROR');
   if (served && (answer.status !== 200 || codes.length > 0 || !answer.body?.data)) return fail(`not served: ${codes.join(', ') || `HTTP ${answer.status}`}`);
   if (expected !== undefined) {
-    if (JSON.stringify(answer.body) !== JSON.stringify(expected)) return fail('wrong data');
+    if (JSON.stringify(withoutActualCost(answer.body)) !== JSON.stringify(withoutActualCost(expected))) return fail('wrong data');
+    const cost = costOf(answer.body);
+    // The platform calls this answer's own request made: none when it joined an identical read in flight (UPSTREAM_SHARE_READS).
+    if (cost === undefined || !(cost.actualQueryCost >= 0 && cost.actualQueryCost <= cost.requestedQueryCost)) return fail('cost out of its estimate');
     tally.valid += 1;
   }
+}
+
+interface Cost {
+  requestedQueryCost: number;
+  actualQueryCost: number;
+}
+
+function costOf(body: unknown): Cost | undefined {
+  return (body as { extensions?: { cost?: Cost } } | undefined)?.extensions?.cost;
+}
+
+/**
+ * An answer as every identical request gets it: its data, errors and estimate. `actualQueryCost` is
+ * the calls its own request sent, 0 for one that joined an identical read in flight, so it differs
+ * between answers of one query under concurrency and is judged on its own (within the estimate).
+ */
+function withoutActualCost(body: unknown): unknown {
+  const cost = costOf(body);
+  if (cost === undefined) return body;
+  const { actualQueryCost: _actual, ...estimate } = cost;
+  const extensions = (body as { extensions: Record<string, unknown> }).extensions;
+  return { ...(body as object), extensions: { ...extensions, cost: estimate } };
 }
 
 async function client(kindOf: () => Kind, url: string, port: number, until: number, expected: unknown, tally: Tally, counter: { next: number }): Promise<void> {
