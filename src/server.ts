@@ -148,7 +148,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const errorShaper = formatError({ production, echoChars: config.echoChars, logger });
   const costPlugin: ApolloServerPlugin<GatewayContext> = budgets.plugin(schema);
   const compiled = config.compiledExecution.enabled
-    ? new CompiledExecution(schema, { maxEntries: config.compiledExecution.cacheSize, maxBytes: config.compiledExecution.cacheBytes, minUses: config.compiledExecution.minUses }, (error) => {
+    ? new CompiledExecution(schema, { maxEntries: config.compiledExecution.cacheSize, maxBytes: config.compiledExecution.cacheBytes, minUses: config.compiledExecution.minUses, compilesPerMinute: config.compiledExecution.compilesPerMinute }, (error) => {
       if (error === undefined) logger.debug('graphql-jit loaded: documents run compiled from their COMPILED_QUERY_MIN_USES-th use');
       else logger.error({ err: error }, 'graphql-jit failed to load: documents run on graphql-js');
     })

@@ -322,6 +322,11 @@ export const SETTINGS = {
     doc: 'a document is compiled on its Nth execution, counted among the 4 096 most recent documents not compiled yet; until then graphql-js interprets it, so a document sent a few times never costs a compile (`1` compiles every document at once); graphql-jit itself is loaded when the first document reaches this count',
   },
 
+  COMPILED_QUERY_COMPILES_PER_MINUTE: {
+    group: 'execution', config: 'compiledExecution.compilesPerMinute', schema: int(1, 60_000), default: 120,
+    doc: 'documents compiled per minute at most, refilled evenly (2 a second by default), as many at once after a quiet minute; a document that reaches `COMPILED_QUERY_MIN_USES` while none is left is interpreted until a later use finds one, so new documents sent often enough to compile cannot spend more compile time or generated code than this ([benchmark.md](benchmark.md#compiled-documents-and-memory))',
+  },
+
   // Client connections
   SUBSCRIPTION_POLL_MS: {
     group: 'client-connections', config: 'subscriptions.pollMs', schema: int(250, 3_600_000), default: 5_000,

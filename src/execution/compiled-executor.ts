@@ -24,6 +24,13 @@ export interface CompiledCacheOptions {
   maxBytes: number;
   /** A document is compiled on its `minUses`-th execution among recent ones; before that graphql-js runs it. */
   minUses: number;
+  /**
+   * Compiles allowed per minute, refilled evenly, up to this many at once (unbounded when absent):
+   * a document that reaches `minUses` while none is left waits, interpreted, for a later use.
+   */
+  compilesPerMinute?: number;
+  /** Milliseconds on a monotonic clock, for the compile allowance (`performance.now` unless given). */
+  now?: () => number;
 }
 
 /** Operation names longer than this are never compiled: no application names its operations so, and every cache key stays small. */
@@ -61,6 +68,10 @@ export class CompiledExecution {
   /** Executions so far of documents not compiled yet, oldest first. */
   private readonly pending = new Map<string, number>();
   private cost = 0;
+  /** Compiles left in the allowance, and when it was last refilled. */
+  private compilesLeft: number;
+  private refilledAt: number;
+  private readonly now: () => number;
   /**
    * graphql-jit (and the JSON-schema compiler it loads, about a hundred modules) is loaded when the
    * first document reaches its `minUses`-th execution, not at start-up: a process answers its probes
@@ -75,6 +86,9 @@ export class CompiledExecution {
     this.schema = schema;
     this.options = options;
     this.onLoaded = onLoaded;
+    this.now = options.now ?? (() => performance.now());
+    this.compilesLeft = options.compilesPerMinute ?? Infinity;
+    this.refilledAt = this.now();
   }
 
   /**
@@ -173,7 +187,7 @@ export class CompiledExecution {
     }
     const uses = (this.pending.get(key) ?? 0) + 1;
     this.pending.delete(key);
-    if (uses < this.options.minUses || !jit) {
+    if (uses < this.options.minUses || !jit || !this.mayCompile()) {
       this.pending.set(key, uses);
       if (this.pending.size > MAX_PENDING_KEYS) this.pending.delete(this.pending.keys().next().value as string);
       // The first document used often enough starts the compiler's load; a failure is reported through onLoaded.
@@ -184,6 +198,23 @@ export class CompiledExecution {
     // An entry larger than the whole budget is remembered as not compilable rather than emptying the cache.
     if (cost > this.options.maxBytes) return this.keep(key, null, notCompiledCost(key));
     return this.keep(key, plan, cost);
+  }
+
+  /**
+   * Takes one compile from the allowance, if one is left. Each compile costs 0.5–5 ms of CPU and
+   * leaves its generated code to V8 (whose compilation cache keeps each source it compiled for a
+   * few full collections after the document is evicted), so a client sending new documents often
+   * enough to compile each cannot spend more of either than the allowance grants.
+   */
+  private mayCompile(): boolean {
+    const perMinute = this.options.compilesPerMinute;
+    if (perMinute === undefined) return true;
+    const now = this.now();
+    this.compilesLeft = Math.min(perMinute, this.compilesLeft + ((now - this.refilledAt) * perMinute) / 60_000);
+    this.refilledAt = now;
+    if (this.compilesLeft < 1) return false;
+    this.compilesLeft -= 1;
+    return true;
   }
 
   private keep(key: string, plan: Plan | null, cost: number): Plan | null {

@@ -333,6 +333,28 @@ describe('compiled execution', () => {
     expect(bounded.size).toBe(1);
   });
 
+  it('compiles no more documents than its allowance per minute; a document refused one is interpreted and compiled on a later use', async () => {
+    let now = 1_000;
+    const bounded = new CompiledExecution(schema, { maxEntries: 1_000, maxBytes: 33_554_432, minUses: 2, compilesPerMinute: 2, now: () => now });
+    await bounded.load();
+    const twice = async (name: string) => {
+      for (let use = 0; use < 2; use += 1) expect(await run(bounded, name, `{ ${name}: __typename }`)).toEqual({ data: { [name]: 'Query' } });
+    };
+    for (const name of ['a', 'b', 'c']) await twice(name);
+    expect(['a', 'b', 'c'].filter((name) => bounded.holds(name))).toEqual(['a', 'b']);
+    // Refilled evenly: half a minute later one compile is back, and c's next use takes it.
+    now += 29_999;
+    expect(await run(bounded, 'c', '{ c: __typename }')).toEqual({ data: { c: 'Query' } });
+    expect(bounded.holds('c')).toBe(false);
+    now += 1;
+    expect(await run(bounded, 'c', '{ c: __typename }')).toEqual({ data: { c: 'Query' } });
+    expect(bounded.holds('c')).toBe(true);
+    // A quiet hour leaves no more than the allowance of one minute.
+    now += 3_600_000;
+    for (const name of ['d', 'e', 'f']) await twice(name);
+    expect(['d', 'e', 'f'].filter((name) => bounded.holds(name))).toEqual(['d', 'e']);
+  });
+
   it('never compiles an operation with a name no application sends, nor one costing more than the whole budget', async () => {
     const bounded = new CompiledExecution(schema, { maxEntries: 1_000, maxBytes: 16_384, minUses: 1 });
     await bounded.load();
