@@ -63,6 +63,16 @@ export class SubscribePath {
    * they share one instead of a copy each (oldest text forgotten first past the bound).
    */
   readonly #documents = new Map<string, { document: DocumentNode; errors?: readonly GraphQLError[] }>();
+  /**
+   * Each event's executions, by the subscription that asked (`executionKey`): a poller hands one event
+   * object to all its subscribers (one token, one feed), so those running the same document with the
+   * same variables share one execution, and its platform reads, instead of one each. Kept as long as
+   * the event is (a subscriber's queue holds it until read).
+   */
+  readonly #executions = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+  /** A number per shared document, for `executionKey`. */
+  readonly #documentIds = new WeakMap<DocumentNode, number>();
+  #documentCount = 0;
 
   constructor(options: SubscribePathOptions) {
     this.#options = options;
@@ -145,6 +155,35 @@ export class SubscribePath {
     return new SubscriptionResults(this, args, stream[Symbol.asyncIterator](), res);
   }
 
+  /**
+   * What makes two subscriptions' executions of one event the same: the document (one object per
+   * text, see #documents), the operation, the variables and the token. Undefined for variables that
+   * are not plain JSON; such a subscription executes each event alone.
+   */
+  executionKey(args: ExecutionArgs): string | undefined {
+    let id = this.#documentIds.get(args.document);
+    if (id === undefined) this.#documentIds.set(args.document, (id = this.#documentCount++));
+    let variables: string;
+    try {
+      variables = JSON.stringify(args.variableValues ?? null);
+    } catch {
+      return undefined;
+    }
+    const tokenKey = (args.contextValue as SubscribingContext).subscriptions.identity?.tokenKey ?? '';
+    return `${id}\n${args.operationName ?? ''}\n${tokenKey}\n${variables}`;
+  }
+
+  /** One event's result for a subscription: the execution another subscription with the same key made of it, or a new one in the event's own context. */
+  executeEvent(args: ExecutionArgs, key: string | undefined, event: unknown): Promise<ExecutionResult> {
+    const run = () => Promise.resolve(execute({ ...args, rootValue: event, contextValue: (args.contextValue as SubscribingContext).forEvent() }));
+    if (key === undefined || typeof event !== 'object' || event === null) return run();
+    let byKey = this.#executions.get(event);
+    if (byKey === undefined) this.#executions.set(event, (byKey = new Map()));
+    let result = byKey.get(key);
+    if (result === undefined) byKey.set(key, (result = run()));
+    return result;
+  }
+
   /** A result with its errors in the gateway's shape. */
   format(result: ExecutionResult): ExecutionResult {
     if (result.errors === undefined || result.errors.length === 0) return result;
@@ -155,9 +194,10 @@ export class SubscribePath {
 
 /**
  * One subscription's results as its transport reads them: each event's fields executed in the
- * event's own context, errors shaped. With the response, an event is read only once it has room: a
- * reader (graphql-sse's) that queues without bound would grow for a client that does not read; this
- * way the events wait in its subscriber's bounded queue instead, and it is dropped past it. A class
+ * event's own context (once for all subscriptions of the same executionKey), errors shaped. With the
+ * response, an event is read only once it has room: a reader (graphql-sse's) that queues without
+ * bound would grow for a client that does not read; this way the events wait in its subscriber's
+ * bounded queue instead, and it is dropped past it. A class
  * rather than closures: every open stream holds one for its whole life.
  */
 class SubscriptionResults implements AsyncIterableIterator<ExecutionResult> {
@@ -165,6 +205,8 @@ class SubscriptionResults implements AsyncIterableIterator<ExecutionResult> {
   readonly #args: ExecutionArgs;
   readonly #source: AsyncIterator<unknown>;
   readonly #res: ServerResponse | undefined;
+  /** The subscription's executionKey, made on its first event. */
+  #key: string | undefined | null = null;
 
   constructor(path: SubscribePath, args: ExecutionArgs, source: AsyncIterator<unknown>, res: ServerResponse | undefined) {
     this.#path = path;
@@ -177,8 +219,8 @@ class SubscriptionResults implements AsyncIterableIterator<ExecutionResult> {
     if (this.#res?.writableNeedDrain) await room(this.#res);
     const next = await this.#source.next();
     if (next.done) return { done: true, value: undefined };
-    const context = (this.#args.contextValue as SubscribingContext).forEvent();
-    return { done: false, value: this.#path.format(await execute({ ...this.#args, rootValue: next.value, contextValue: context })) };
+    if (this.#key === null) this.#key = this.#path.executionKey(this.#args);
+    return { done: false, value: this.#path.format(await this.#path.executeEvent(this.#args, this.#key, next.value)) };
   }
 
   // The source's own end value is not a result: a stream that ends, ends with nothing more.

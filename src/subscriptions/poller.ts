@@ -7,7 +7,7 @@ import { CallNotSent } from '../platform/upstream-call.ts';
 import type { PollClock } from './clock.ts';
 import { isAfter, sealFeedCursor, type FeedPosition } from './feed-cursor.ts';
 import type { ListFeed, RecordFeed } from './feeds.ts';
-import type { Subscriber } from './subscriber.ts';
+import type { FeedEvent, Subscriber } from './subscriber.ts';
 import type { FeedShare } from './share.ts';
 
 /** Records a feed reads per page. */
@@ -172,7 +172,8 @@ export abstract class Poller<Member = unknown> {
           const told = new GraphQLError(`${outcome.error.message} (the last ${this.#failures} polls failed; the subscription goes on and retries every interval)`, {
             extensions: { ...outcome.error.extensions, failedPolls: this.#failures },
           });
-          for (const subscriber of this.members.keys()) subscriber.push({ error: told, final: false }, () => this.host.overflow());
+          const event: FeedEvent = { error: told, final: false };
+          for (const subscriber of this.members.keys()) subscriber.push(event, () => this.host.overflow());
         }
         return true;
       }
@@ -273,8 +274,9 @@ export class ListPoller<R extends { readonly id: string }> extends Poller<ListMe
     if (newest !== undefined && (this.#head === undefined || isAfter(newest, this.#head))) this.#head = newest;
 
     let events = 0;
-    // One cursor per record, whoever receives it: a position names the record, not the subscriber.
-    const cursors = new Map<R, string>();
+    // One event per record, whoever receives it: a position names the record, not the subscriber, and
+    // subscribers running the same document share the event's execution (src/http/subscribe.ts).
+    const recordEvents = new Map<R, FeedEvent>();
     for (const [subscriber, member] of this.members) {
       if (member.position === undefined) {
         member.position = this.#head;
@@ -282,12 +284,12 @@ export class ListPoller<R extends { readonly id: string }> extends Poller<ListMe
       }
       for (const { record, position } of seen) {
         if (!isAfter(position, member.position)) continue;
-        let cursor = cursors.get(record);
-        if (cursor === undefined) {
-          cursor = sealFeedCursor(this.#binding, this.identity.caller, position);
-          cursors.set(record, cursor);
+        let event = recordEvents.get(record);
+        if (event === undefined) {
+          event = { value: { cursor: sealFeedCursor(this.#binding, this.identity.caller, position), node: record } };
+          recordEvents.set(record, event);
         }
-        if (!subscriber.push({ value: { cursor, node: record } }, () => this.host.overflow())) break;
+        if (!subscriber.push(event, () => this.host.overflow())) break;
         member.position = position;
         events += 1;
       }
@@ -331,11 +333,12 @@ export class RecordPoller<R> extends Poller<RecordMember> {
     const fingerprint = this.#feed.fingerprint(record);
     this.#last = { record, fingerprint, receivedAt };
     let events = 0;
-    let value: unknown;
+    // One event for every subscriber it goes to, so that those running the same document share its execution.
+    let event: FeedEvent | undefined;
     for (const [subscriber, member] of this.members) {
       if (member.sent === fingerprint) continue;
-      value ??= this.#feed.value(record, receivedAt);
-      if (subscriber.push({ value }, () => this.host.overflow())) {
+      event ??= { value: this.#feed.value(record, receivedAt) };
+      if (subscriber.push(event, () => this.host.overflow())) {
         member.sent = fingerprint;
         events += 1;
       }

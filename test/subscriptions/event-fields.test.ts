@@ -17,7 +17,8 @@ let client: Client;
 
 beforeAll(async () => {
   // The shortest deadline there is: an event comes later than it, counted from the subscribe.
-  gateway = await startProductionGateway({ SUBSCRIPTION_POLL_MS: '250', REQUEST_DEADLINE_MS: '100' });
+  // Reads not shared between requests: what an event's subscribers share is the gateway's own doing.
+  gateway = await startProductionGateway({ SUBSCRIPTION_POLL_MS: '250', REQUEST_DEADLINE_MS: '100', UPSTREAM_SHARE_READS: 'false' });
   client = createClient({ url: `${gateway.origin}/graphql`, headers: { authorization: `Bearer ${ACME}` }, retryAttempts: 0 });
 });
 afterAll(async () => {
@@ -55,5 +56,42 @@ describe('an event\'s fields that read the platform', () => {
       data: { documentAcceptancesAdded: { node: { id: arrived.id, financialAccount: { id: arrived.financialAccountId, documentAcceptances: { totalCount: data.documentAcceptances.totalCount } } } } },
     });
     await Promise.all(streams.map((stream) => stream.return?.()));
+  });
+
+  it('run once for every subscription of one token running the same document with the same variables', async () => {
+    const [acme] = (await admin<{ businessAccounts: { financialAccounts: string[] }[] }>('fixtures')).businessAccounts;
+    const accounts = acme!.financialAccounts;
+    const SUBSCRIBERS = 3;
+    const streams = accounts.map((account) => Array.from({ length: SUBSCRIBERS }, () => client.iterate<Added>({ query: FEED, variables: { account } })));
+    const firsts = streams.map((ofAccount) => ofAccount.map((stream) => stream.next()));
+    // Every subscription open before the watermarks are set, so each is owed the change made next.
+    for (;;) {
+      const metrics = await (await fetch(`${gateway.admin}/metrics`)).text();
+      if (/^subscriptions_open\{transport="sse"\} (\d+)$/m.exec(metrics)?.[1] === String(accounts.length * SUBSCRIBERS)) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await fetch(`${gateway.platform}/__sandbox/requests`, { method: 'DELETE' });
+    // One poller per account however many subscribe; each polled (its watermark set) after the log was emptied.
+    for (;;) {
+      const { requests } = await admin<{ requests: { path: string; query: string }[] }>('requests?detail=1');
+      const polled = new Set(requests.filter((request) => request.path === '/v1/acceptances').map((request) => request.query));
+      if (polled.size >= accounts.length) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const { changes } = await admin<{ changes: { kind: string; id: string; financialAccountId?: string }[] }>('live/step', 'POST');
+    const arrived = changes.find((change) => change.kind === 'acceptance' && accounts.includes(change.financialAccountId!))!;
+    const received = await Promise.all(firsts[accounts.indexOf(arrived.financialAccountId!)]!);
+
+    const { requests } = await admin<{ requests: { path: string; query: string }[] }>('requests?detail=1');
+    // The event's own field: the account's acceptances without the feed's sort.
+    const eventReads = requests.filter((request) => request.path === '/v1/acceptances' && request.query.includes(arrived.financialAccountId!) && !request.query.includes('sort='));
+    expect(eventReads).toHaveLength(1);
+    const totalCount = received[0]!.value?.data?.documentAcceptancesAdded.node.financialAccount.documentAcceptances.totalCount;
+    expect(typeof totalCount).toBe('number');
+    const expected = {
+      data: { documentAcceptancesAdded: { node: { id: arrived.id, financialAccount: { id: arrived.financialAccountId, documentAcceptances: { totalCount } } } } },
+    };
+    expect(received.map((result) => result.value)).toEqual(Array.from({ length: SUBSCRIBERS }, () => expected));
+    await Promise.all(streams.flat().map((stream) => stream.return?.()));
   });
 });
