@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
@@ -31,7 +32,7 @@ import { admissionOf } from './request/scope.ts';
 import { SubscribePath } from './http/subscribe.ts';
 import { subscriptionsStage } from './http/subscriptions.ts';
 import { webSocketTransport } from './http/websocket.ts';
-import { RedisFeedShare, SUBSCRIBER_QUEUE_LIMIT, SubscriptionHub, subscriptionSession } from './subscriptions/index.ts';
+import { RedisFeedShare, SUBSCRIBER_QUEUE_LIMIT, SubscriptionHub, subscriptionSession, WorkerFeedShare } from './subscriptions/index.ts';
 
 export interface Gateway {
   server: Server;
@@ -197,8 +198,8 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     },
     logger,
     observer: observability.metrics?.subscriptions,
-    // With the Redis the replicas share, one poller per feed across them all.
-    ...(config.redisUrl !== undefined && { share: await RedisFeedShare.connect(config.redisUrl, logger) }),
+    // With the Redis the replicas share, one poller per feed across them all; else across the workers of this instance.
+    ...(config.redisUrl !== undefined ? { share: await RedisFeedShare.connect(config.redisUrl, logger) } : cluster.isWorker && { share: new WorkerFeedShare() }),
   });
   const subscribePath = new SubscribePath({
     schema,

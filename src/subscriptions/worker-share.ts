@@ -1,0 +1,146 @@
+import type { Cluster, Worker } from 'node:cluster';
+import type { PollOutcome } from './poller.ts';
+import type { FeedShare, LeaseHeld } from './share.ts';
+
+/**
+ * One poller per feed across the workers of one instance (WORKERS > 1) without Redis: the primary
+ * keeps each feed's lease and hands each poll's outcome to the other workers listening on the feed,
+ * over node:cluster's IPC, as redis-share.ts does across replicas. Without it each worker would poll
+ * every feed its subscribers landed on, one platform read per worker and interval. A primary that
+ * does not answer a lead in time leaves the worker to poll for itself: subscribers are served either
+ * way. IPC keeps a worker's messages in order, so its `listen` reaches the primary before its `lead`.
+ */
+type FeedMessage =
+  | { feedShare: 'lead'; id: number; key: string; ttlMs: number }
+  | { feedShare: 'publish'; key: string; outcome: PollOutcome }
+  | { feedShare: 'listen' | 'unlisten' | 'release'; key: string };
+
+interface LeadReply {
+  feedLeadReply: number;
+  lead: true | LeaseHeld;
+}
+
+interface OutcomeMessage {
+  feedOutcome: string;
+  outcome: PollOutcome;
+}
+
+/** How long a worker waits for the primary's answer to a lead before it polls for itself. */
+const LEAD_TIMEOUT_MS = 1_000;
+
+function isFeedMessage(message: unknown): message is FeedMessage {
+  return typeof message === 'object' && message !== null && typeof (message as { feedShare?: unknown }).feedShare === 'string' && typeof (message as { key?: unknown }).key === 'string';
+}
+
+/** The primary's side (called in src/cluster.ts): every feed's lease and listeners, by worker id. */
+export function serveFeedsToWorkers(cluster: Cluster, now: () => number = Date.now): void {
+  const leases = new Map<string, { worker: number; until: number }>();
+  const listeners = new Map<string, Set<Worker>>();
+  cluster.on('message', (worker: Worker, message: unknown) => {
+    if (!isFeedMessage(message)) return;
+    const key = message.key;
+    switch (message.feedShare) {
+      case 'lead': {
+        const lease = leases.get(key);
+        const at = now();
+        let lead: true | LeaseHeld = true;
+        if (lease === undefined || lease.worker === worker.id || lease.until <= at) leases.set(key, { worker: worker.id, until: at + message.ttlMs });
+        else lead = { heldForMs: lease.until - at };
+        if (worker.isConnected()) worker.send({ feedLeadReply: message.id, lead } satisfies LeadReply);
+        return;
+      }
+      case 'publish':
+        for (const other of listeners.get(key) ?? []) {
+          if (other !== worker && other.isConnected()) other.send({ feedOutcome: key, outcome: message.outcome } satisfies OutcomeMessage);
+        }
+        return;
+      case 'listen': {
+        let set = listeners.get(key);
+        if (set === undefined) listeners.set(key, (set = new Set()));
+        set.add(worker);
+        return;
+      }
+      case 'unlisten':
+        forget(listeners, key, worker);
+        return;
+      case 'release':
+        if (leases.get(key)?.worker === worker.id) leases.delete(key);
+        return;
+    }
+  });
+  // A worker that exits holds no lease and hears no outcome: another worker's poller takes its feeds at once.
+  cluster.on('exit', (worker: Worker) => {
+    for (const [key, lease] of leases) if (lease.worker === worker.id) leases.delete(key);
+    for (const key of [...listeners.keys()]) forget(listeners, key, worker);
+  });
+}
+
+function forget(listeners: Map<string, Set<Worker>>, key: string, worker: Worker): void {
+  const set = listeners.get(key);
+  if (set === undefined) return;
+  set.delete(worker);
+  if (set.size === 0) listeners.delete(key);
+}
+
+/** A worker's side. */
+export class WorkerFeedShare implements FeedShare {
+  readonly #pending = new Map<number, (lead: true | LeaseHeld) => void>();
+  readonly #receivers = new Map<string, (outcome: PollOutcome) => void>();
+  #next = 0;
+  readonly #listener = (message: unknown) => {
+    if (typeof message !== 'object' || message === null) return;
+    const reply = message as Partial<LeadReply & OutcomeMessage>;
+    if (typeof reply.feedLeadReply === 'number') this.#pending.get(reply.feedLeadReply)?.(reply.lead!);
+    else if (typeof reply.feedOutcome === 'string' && reply.outcome !== undefined) this.#receivers.get(reply.feedOutcome)?.(reply.outcome);
+  };
+
+  constructor() {
+    process.on('message', this.#listener);
+  }
+
+  lead(key: string, ttlMs: number): Promise<true | LeaseHeld> {
+    if (!this.#send({ feedShare: 'lead', id: 0, key, ttlMs })) return Promise.resolve(true);
+    const id = this.#next;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(id);
+        resolve(true);
+      }, LEAD_TIMEOUT_MS);
+      this.#pending.set(id, (lead) => {
+        clearTimeout(timer);
+        this.#pending.delete(id);
+        resolve(lead);
+      });
+    });
+  }
+
+  publish(key: string, outcome: PollOutcome): void {
+    this.#send({ feedShare: 'publish', key, outcome });
+  }
+
+  listen(key: string, receive: (outcome: PollOutcome) => void): () => void {
+    this.#receivers.set(key, receive);
+    this.#send({ feedShare: 'listen', key });
+    return () => {
+      if (this.#receivers.get(key) === receive) this.#receivers.delete(key);
+      this.#send({ feedShare: 'unlisten', key });
+    };
+  }
+
+  release(key: string): void {
+    this.#send({ feedShare: 'release', key });
+  }
+
+  async close(): Promise<void> {
+    process.off('message', this.#listener);
+    for (const resolve of this.#pending.values()) resolve(true);
+  }
+
+  /** Sends to the primary; false when the channel is gone (the worker then polls alone). A lead gets the next id. */
+  #send(message: FeedMessage): boolean {
+    if (!process.connected || process.send === undefined) return false;
+    if (message.feedShare === 'lead') message.id = this.#next = (this.#next + 1) % Number.MAX_SAFE_INTEGER;
+    process.send(message);
+    return true;
+  }
+}
