@@ -5,7 +5,7 @@ import { ADMIN_ON_PRIMARY_ENV, heartbeatIntervalMs, READINESS_ANSWER, READINESS_
 import type { Config } from './config.ts';
 import { MAX_BUCKETS } from './budgets/bucket.ts';
 import { serveBudgetsToWorkers } from './budgets/worker-group.ts';
-import { serveFeedsToWorkers } from './subscriptions/index.ts';
+import { FeedLeases } from './subscriptions/index.ts';
 import { flushLogs } from './logger.ts';
 import { GroupMetricsCollector } from './observability/cluster-metrics.ts';
 import { createWorkerSupervisionMetrics } from './observability/metrics.ts';
@@ -125,9 +125,12 @@ export async function superviseWorkers(config: Config, logger: Logger, options: 
     }
   }, checkEveryMs);
 
+  // Without the Redis replicas share, the workers' pollers share each feed's lease here (src/subscriptions/worker-share.ts).
+  const feedLeases = config.redisUrl === undefined ? new FeedLeases() : undefined;
   const fork = () => {
     const worker = cluster.fork(admin ? { ...options.env, [ADMIN_ON_PRIMARY_ENV]: '1' } : options.env);
     live.add(worker);
+    feedLeases?.attach(worker);
     // The worker's own message, not cluster's 'listening' event: that fires once per server it opens.
     const onMessage = (message: unknown) => {
       if (isHeartbeat(message)) {
@@ -222,8 +225,6 @@ export async function superviseWorkers(config: Config, logger: Logger, options: 
 
   // Without Redis, the workers' budgets are kept here, one per caller for the whole group (src/budgets/worker-group.ts).
   if (!config.budgetStore.redisUrl) serveBudgetsToWorkers(cluster, MAX_BUCKETS);
-  // Without the Redis replicas share, the workers' pollers share each feed's lease here (src/subscriptions/worker-share.ts).
-  if (config.redisUrl === undefined) serveFeedsToWorkers(cluster);
 
   if (config.admin.port !== 'off') {
     try {

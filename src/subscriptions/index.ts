@@ -3,4 +3,4 @@ export type { ListFeed, RecordFeed } from './feeds.ts';
 export { listFeedField, recordFeedField } from './fields.ts';
 export { SubscriptionHub, subscriptionSession, SUBSCRIBER_QUEUE_LIMIT, type SubscriptionSession, type SubscriptionObserver, type Transport } from './hub.ts';
 export { RedisFeedShare } from './redis-share.ts';
-export { serveFeedsToWorkers, WorkerFeedShare } from './worker-share.ts';
+export { FeedLeases, WorkerFeedShare } from './worker-share.ts';

@@ -1,4 +1,4 @@
-import type { Cluster, Worker } from 'node:cluster';
+import type { Worker } from 'node:cluster';
 import type { PollOutcome } from './poller.ts';
 import type { FeedShare, LeaseHeld } from './share.ts';
 
@@ -32,47 +32,61 @@ function isFeedMessage(message: unknown): message is FeedMessage {
   return typeof message === 'object' && message !== null && typeof (message as { feedShare?: unknown }).feedShare === 'string' && typeof (message as { key?: unknown }).key === 'string';
 }
 
-/** The primary's side (called in src/cluster.ts): every feed's lease and listeners, by worker id. */
-export function serveFeedsToWorkers(cluster: Cluster, now: () => number = Date.now): void {
-  const leases = new Map<string, { worker: number; until: number }>();
-  const listeners = new Map<string, Set<Worker>>();
-  cluster.on('message', (worker: Worker, message: unknown) => {
-    if (!isFeedMessage(message)) return;
+/**
+ * The primary's side (src/cluster.ts): every feed's lease and listeners, kept across the workers
+ * each forked worker is attached to, on that worker's own IPC channel.
+ */
+export class FeedLeases {
+  readonly #leases = new Map<string, { worker: number; until: number }>();
+  readonly #listeners = new Map<string, Set<Worker>>();
+  readonly #now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+  }
+
+  /** Serves a worker's feed messages; once it exits it holds no lease and hears no outcome, so another worker's poller takes its feeds at once. */
+  attach(worker: Worker): void {
+    worker.on('message', (message: unknown) => {
+      if (isFeedMessage(message)) this.#receive(worker, message);
+    });
+    worker.once('exit', () => {
+      for (const [key, lease] of this.#leases) if (lease.worker === worker.id) this.#leases.delete(key);
+      for (const key of [...this.#listeners.keys()]) forget(this.#listeners, key, worker);
+    });
+  }
+
+  #receive(worker: Worker, message: FeedMessage): void {
     const key = message.key;
     switch (message.feedShare) {
       case 'lead': {
-        const lease = leases.get(key);
-        const at = now();
+        const lease = this.#leases.get(key);
+        const at = this.#now();
         let lead: true | LeaseHeld = true;
-        if (lease === undefined || lease.worker === worker.id || lease.until <= at) leases.set(key, { worker: worker.id, until: at + message.ttlMs });
+        if (lease === undefined || lease.worker === worker.id || lease.until <= at) this.#leases.set(key, { worker: worker.id, until: at + message.ttlMs });
         else lead = { heldForMs: lease.until - at };
         if (worker.isConnected()) worker.send({ feedLeadReply: message.id, lead } satisfies LeadReply);
         return;
       }
       case 'publish':
-        for (const other of listeners.get(key) ?? []) {
+        for (const other of this.#listeners.get(key) ?? []) {
           if (other !== worker && other.isConnected()) other.send({ feedOutcome: key, outcome: message.outcome } satisfies OutcomeMessage);
         }
         return;
       case 'listen': {
-        let set = listeners.get(key);
-        if (set === undefined) listeners.set(key, (set = new Set()));
+        let set = this.#listeners.get(key);
+        if (set === undefined) this.#listeners.set(key, (set = new Set()));
         set.add(worker);
         return;
       }
       case 'unlisten':
-        forget(listeners, key, worker);
+        forget(this.#listeners, key, worker);
         return;
       case 'release':
-        if (leases.get(key)?.worker === worker.id) leases.delete(key);
+        if (this.#leases.get(key)?.worker === worker.id) this.#leases.delete(key);
         return;
     }
-  });
-  // A worker that exits holds no lease and hears no outcome: another worker's poller takes its feeds at once.
-  cluster.on('exit', (worker: Worker) => {
-    for (const [key, lease] of leases) if (lease.worker === worker.id) leases.delete(key);
-    for (const key of [...listeners.keys()]) forget(listeners, key, worker);
-  });
+  }
 }
 
 function forget(listeners: Map<string, Set<Worker>>, key: string, worker: Worker): void {

@@ -1,26 +1,35 @@
 import { EventEmitter } from 'node:events';
-import type { Cluster, Worker } from 'node:cluster';
+import type { Worker } from 'node:cluster';
 import { describe, expect, it } from '@jest/globals';
-import { serveFeedsToWorkers } from '../../src/subscriptions/worker-share.ts';
+import { FeedLeases } from '../../src/subscriptions/worker-share.ts';
 
-/** A worker as the primary sees it: what it was sent. */
-function worker(id: number): Worker & { sent: unknown[] } {
-  const sent: unknown[] = [];
-  return { id, sent, isConnected: () => true, send: (message: unknown) => sent.push(message) } as unknown as Worker & { sent: unknown[] };
-}
+type FakeWorker = Worker & { sent: unknown[] };
 
-function primary(): { cluster: Cluster; now: { ms: number } } {
+/** The primary with its leases, and its workers as it sees them (each what it was sent); `emit` is a worker's message or exit. */
+function primary(): { leases: FeedLeases; now: { ms: number }; worker(id: number): FakeWorker; cluster: { emit(event: 'message', worker: Worker, message: unknown): void; emit(event: 'exit', worker: Worker): void } } {
   const now = { ms: 1_000 };
-  const cluster = new EventEmitter() as unknown as Cluster;
-  serveFeedsToWorkers(cluster, () => now.ms);
-  return { cluster, now };
+  const leases = new FeedLeases(() => now.ms);
+  return {
+    leases,
+    now,
+    worker: (id) => {
+      const emitter = new EventEmitter();
+      const sent: unknown[] = [];
+      const worker = Object.assign(emitter, { id, sent, isConnected: () => true, send: (message: unknown) => sent.push(message) }) as unknown as FakeWorker;
+      leases.attach(worker);
+      return worker;
+    },
+    cluster: {
+      emit: (event: string, worker: Worker, message?: unknown) => (event === 'message' ? worker.emit('message', message) : worker.emit('exit')),
+    },
+  };
 }
 
 const OUTCOME = { kind: 'data', data: [{ id: 'e1' }], at: 5 };
 
 describe('the primary keeping the workers\' feed leases', () => {
   it('gives a feed\'s lease to one worker, tells the other how long it has left, and hands the outcome only to the other', () => {
-    const { cluster, now } = primary();
+    const { cluster, now, worker } = primary();
     const [one, two] = [worker(1), worker(2)];
     for (const w of [one, two]) cluster.emit('message', w, { feedShare: 'listen', key: 'feed' });
     cluster.emit('message', one, { feedShare: 'lead', id: 7, key: 'feed', ttlMs: 500 });
@@ -32,7 +41,7 @@ describe('the primary keeping the workers\' feed leases', () => {
   });
 
   it('frees the lease when it runs out, when its holder releases it, and when its holder exits', () => {
-    const { cluster, now } = primary();
+    const { cluster, now, worker } = primary();
     const [one, two] = [worker(1), worker(2)];
     const lead = (w: Worker, id: number) => cluster.emit('message', w, { feedShare: 'lead', id, key: 'feed', ttlMs: 500 });
     lead(one, 1);
