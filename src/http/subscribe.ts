@@ -157,26 +157,20 @@ export class SubscribePath {
 
   /**
    * What makes two subscriptions' executions of one event the same: the document (one object per
-   * text, see #documents), the operation, the variables and the token. Undefined for variables that
-   * are not plain JSON; such a subscription executes each event alone.
+   * text, see #documents), the operation, the variables (parsed from JSON, so they serialise) and
+   * the token.
    */
-  executionKey(args: ExecutionArgs): string | undefined {
+  executionKey(args: ExecutionArgs): string {
     let id = this.#documentIds.get(args.document);
     if (id === undefined) this.#documentIds.set(args.document, (id = this.#documentCount++));
-    let variables: string;
-    try {
-      variables = JSON.stringify(args.variableValues ?? null);
-    } catch {
-      return undefined;
-    }
     const tokenKey = (args.contextValue as SubscribingContext).subscriptions.identity?.tokenKey ?? '';
-    return `${id}\n${args.operationName ?? ''}\n${tokenKey}\n${variables}`;
+    return `${id}\n${args.operationName ?? ''}\n${tokenKey}\n${JSON.stringify(args.variableValues ?? null)}`;
   }
 
   /** One event's result for a subscription: the execution another subscription with the same key made of it, or a new one in the event's own context. */
-  executeEvent(args: ExecutionArgs, key: string | undefined, event: unknown): Promise<ExecutionResult> {
+  executeEvent(args: ExecutionArgs, key: string, event: unknown): Promise<ExecutionResult> {
     const run = () => Promise.resolve(execute({ ...args, rootValue: event, contextValue: (args.contextValue as SubscribingContext).forEvent() }));
-    if (key === undefined || typeof event !== 'object' || event === null) return run();
+    if (typeof event !== 'object' || event === null) return run();
     let byKey = this.#executions.get(event);
     if (byKey === undefined) this.#executions.set(event, (byKey = new Map()));
     let result = byKey.get(key);
@@ -205,8 +199,8 @@ class SubscriptionResults implements AsyncIterableIterator<ExecutionResult> {
   readonly #args: ExecutionArgs;
   readonly #source: AsyncIterator<unknown>;
   readonly #res: ServerResponse | undefined;
-  /** The subscription's executionKey, made on its first event. */
-  #key: string | undefined | null = null;
+  /** The subscription's executionKey, made on its first event (an idle stream holds none). */
+  #key: string | undefined;
 
   constructor(path: SubscribePath, args: ExecutionArgs, source: AsyncIterator<unknown>, res: ServerResponse | undefined) {
     this.#path = path;
@@ -219,7 +213,7 @@ class SubscriptionResults implements AsyncIterableIterator<ExecutionResult> {
     if (this.#res?.writableNeedDrain) await room(this.#res);
     const next = await this.#source.next();
     if (next.done) return { done: true, value: undefined };
-    if (this.#key === null) this.#key = this.#path.executionKey(this.#args);
+    this.#key ??= this.#path.executionKey(this.#args);
     return { done: false, value: this.#path.format(await this.#path.executeEvent(this.#args, this.#key, next.value)) };
   }
 

@@ -113,8 +113,8 @@ export class WorkerFeedShare implements FeedShare {
   }
 
   lead(key: string, ttlMs: number): Promise<true | LeaseHeld> {
-    if (!this.#send({ feedShare: 'lead', id: 0, key, ttlMs })) return Promise.resolve(true);
-    const id = this.#next;
+    const id = (this.#next = (this.#next + 1) % Number.MAX_SAFE_INTEGER);
+    if (!this.#send({ feedShare: 'lead', id, key, ttlMs })) return Promise.resolve(true);
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.#pending.delete(id);
@@ -150,10 +150,9 @@ export class WorkerFeedShare implements FeedShare {
     for (const resolve of this.#pending.values()) resolve(true);
   }
 
-  /** Sends to the primary; false when the channel is gone (the worker then polls alone). A lead gets the next id. */
+  /** Sends to the primary; false when the channel is gone (the worker then polls alone). */
   #send(message: FeedMessage): boolean {
     if (!process.connected || process.send === undefined) return false;
-    if (message.feedShare === 'lead') message.id = this.#next = (this.#next + 1) % Number.MAX_SAFE_INTEGER;
     process.send(message);
     return true;
   }

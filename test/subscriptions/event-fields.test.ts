@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createClient, type Client } from 'graphql-sse';
 import { startProductionGateway, type ProductionGateway } from '../support/gateway-process.ts';
+import { until } from '../support/time.ts';
 
 const ACME = 'demo-token-acme';
 // An acceptance's account, and that account's acceptances: a field of the event that reads the platform.
@@ -65,19 +66,16 @@ describe('an event\'s fields that read the platform', () => {
     const streams = accounts.map((account) => Array.from({ length: SUBSCRIBERS }, () => client.iterate<Added>({ query: FEED, variables: { account } })));
     const firsts = streams.map((ofAccount) => ofAccount.map((stream) => stream.next()));
     // Every subscription open before the watermarks are set, so each is owed the change made next.
-    for (;;) {
+    await until('every subscription open', async () => {
       const metrics = await (await fetch(`${gateway.admin}/metrics`)).text();
-      if (/^subscriptions_open\{transport="sse"\} (\d+)$/m.exec(metrics)?.[1] === String(accounts.length * SUBSCRIBERS)) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+      return /^subscriptions_open\{transport="sse"\} (\d+)$/m.exec(metrics)?.[1] === String(accounts.length * SUBSCRIBERS) || undefined;
+    }, 20_000, 20);
     await fetch(`${gateway.platform}/__sandbox/requests`, { method: 'DELETE' });
     // One poller per account however many subscribe; each polled (its watermark set) after the log was emptied.
-    for (;;) {
+    await until('every account\'s feed polled', async () => {
       const { requests } = await admin<{ requests: { path: string; query: string }[] }>('requests?detail=1');
-      const polled = new Set(requests.filter((request) => request.path === '/v1/acceptances').map((request) => request.query));
-      if (polled.size >= accounts.length) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+      return new Set(requests.filter((request) => request.path === '/v1/acceptances').map((request) => request.query)).size >= accounts.length || undefined;
+    }, 20_000, 20);
     const { changes } = await admin<{ changes: { kind: string; id: string; financialAccountId?: string }[] }>('live/step', 'POST');
     const arrived = changes.find((change) => change.kind === 'acceptance' && accounts.includes(change.financialAccountId!))!;
     const received = await Promise.all(firsts[accounts.indexOf(arrived.financialAccountId!)]!);
