@@ -30,6 +30,7 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv): SandboxOptions {
     ...(setting('SANDBOX_LIVE') && { live: true }),
     ...(given('SANDBOX_LIVE_INTERVAL_MS') && { liveIntervalMs }),
     ...(liveSeed !== undefined && { liveSeed }),
+    ...(given('SANDBOX_ZONE_DESIGNATOR') && { zoneDesignator: setting('SANDBOX_ZONE_DESIGNATOR') }),
     ...(maxPageSize !== undefined && { maxPageSize }),
   };
 }

@@ -27,6 +27,8 @@ import { PlatformStore } from './data/store.ts';
 import type { SandboxStore } from './data/store.ts';
 import type { LiveChange } from './data/live.ts';
 import { MAX_PAGE_SIZE } from './api/query.ts';
+import { respellTimestamps, STORED_ZONE_DESIGNATOR } from './data/time.ts';
+import { isZoneDesignator } from '../src/sandbox-settings.ts';
 
 export type { Fault } from './admin/faults.ts';
 export type { SandboxAnswer } from './dispatch.ts';
@@ -42,6 +44,11 @@ export interface SandboxOptions {
   host?: string;
   /** Answer LinX searches with the page envelope instead of a bare array. */
   linxEnvelope?: boolean;
+  /**
+   * How the API's answers spell each date-time's zone: `+0000` (default), `Z`, `+00:00`, or another
+   * offset such as `+02:00` or `-0530` (the wall time moved to it, the same instant).
+   */
+  zoneDesignator?: string;
   /** Time from an upload to its scan result; default 300 ms. */
   scanDelayMs?: number;
   /** Validity of the document content URLs; default 900 s. */
@@ -87,6 +94,8 @@ export interface Sandbox {
   readonly requests: RecordedRequest[];
   resetRequests(): void;
   setLinxEnvelope(on: boolean): void;
+  /** Switches the spelling of the answers' date-times (see SandboxOptions.zoneDesignator); throws a RangeError for one it cannot write. */
+  setZoneDesignator(designator: string): void;
   /** Live changes to the records (see SandboxOptions.live). */
   live: {
     /** Makes one step now, whether or not live mode runs; returns what changed. */
@@ -146,6 +155,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const faults = new FaultRegistry();
   const log = new RequestLog(options.maxRecordedRequests ?? DEFAULT_RECORDED_REQUESTS);
   let linxEnvelope = options.linxEnvelope ?? false;
+  const checkedDesignator = (designator: string): string => {
+    if (!isZoneDesignator(designator)) throw new RangeError(`zoneDesignator must be Z, +0000, +00:00 or another offset such as +02:00 or -0530, got "${designator}"`);
+    return designator;
+  };
+  const configuredDesignator = checkedDesignator(options.zoneDesignator ?? STORED_ZONE_DESIGNATOR);
+  let zoneDesignator = configuredDesignator;
+  const setZoneDesignator = (designator: string): void => {
+    zoneDesignator = checkedDesignator(designator);
+  };
   const dispatchEnv: DispatchEnv = { now, faults, log, timers, latencyMs: options.latencyMs ?? 0, onAnswer: options.onAnswer };
   const urlHost = host.includes(':') ? `[${host}]` : host;
 
@@ -189,10 +207,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const adminEnv = {
     faults, log, store: platformStore, now,
     setLinxEnvelope: (on: boolean) => { linxEnvelope = on; },
+    setZoneDesignator,
     reset: () => {
       platformStore.reset();
       faults.clear();
       linxEnvelope = options.linxEnvelope ?? false;
+      zoneDesignator = configuredDesignator;
     },
   };
   const api = createServer((req, res) => {
@@ -208,7 +228,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return;
     }
     const match = matchApi(req.method ?? '', path);
-    dispatch(dispatchEnv, 'api', match.route, req, res, path, query, () => handleApi(apiEnv, match, req, params));
+    dispatch(dispatchEnv, 'api', match.route, req, res, path, query, async () => {
+      const reply = await handleApi(apiEnv, match, req, params);
+      // Read when the answer is made, so a switch applies to the next answer.
+      return typeof reply.body === 'string' ? { ...reply, body: respellTimestamps(reply.body, zoneDesignator) } : reply;
+    });
   });
   tune(api);
   let apiPort: number;
@@ -232,6 +256,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     resetRequests: () => log.reset(),
     setLinxEnvelope: (on) => { linxEnvelope = on; },
+    setZoneDesignator,
     live: { step: () => platformStore.liveStep(), changes: () => platformStore.liveChanges() },
     close: () => {
       closing ??= (async () => {

@@ -46,6 +46,7 @@ async function main(): Promise<void> {
     `Platform sandbox: ${sandbox.url}`,
     `Content host: ${sandbox.documentsUrl}`,
     `LinX answers: ${options.linxEnvelope ? 'page envelope' : 'bare array'}${options.latencyMs ? `; added latency ${options.latencyMs} ms` : ''}`,
+    ...(options.zoneDesignator !== undefined && options.zoneDesignator !== '+0000' ? [`Date-times written with the zone designator ${options.zoneDesignator}`] : []),
     ...(options.live ? [`Live records: a step every ${options.liveIntervalMs ?? 3000} ms (exceptions, LinX batches, acceptances, documents)`] : []),
     ...(options.maxPageSize ? [`Page sizes served up to ${options.maxPageSize}`] : []),
     'Demo tokens (Authorization: Bearer <token>):',

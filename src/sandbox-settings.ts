@@ -12,7 +12,8 @@ type Definition =
   | { readonly kind: 'integer'; readonly min: number; readonly max: number; readonly unit: string; readonly default?: number }
   | { readonly kind: 'host'; readonly default: string }
   | { readonly kind: 'origin' }
-  | { readonly kind: 'text'; readonly maxLength: number };
+  | { readonly kind: 'text'; readonly maxLength: number }
+  | { readonly kind: 'zone-designator'; readonly default: string };
 
 export const SANDBOX_SETTINGS = {
   SANDBOX_HOST: { kind: 'host', default: '127.0.0.1' },
@@ -20,6 +21,7 @@ export const SANDBOX_SETTINGS = {
   SANDBOX_CONTENT_PORT: { kind: 'port', default: 4011 },
   SANDBOX_PUBLIC_CONTENT_ORIGIN: { kind: 'origin' },
   SANDBOX_LINX_ENVELOPE: { kind: 'flag', default: false },
+  SANDBOX_ZONE_DESIGNATOR: { kind: 'zone-designator', default: '+0000' },
   SANDBOX_LATENCY_MS: { kind: 'integer', min: 0, max: 600_000, unit: 'milliseconds', default: 0 },
   SANDBOX_LIVE: { kind: 'flag', default: false },
   SANDBOX_LIVE_INTERVAL_MS: { kind: 'integer', min: 0, max: 3_600_000, unit: 'milliseconds', default: 3_000 },
@@ -69,5 +71,14 @@ function read(definition: Definition, text: string | undefined): number | boolea
     case 'text':
       if (text.length > definition.maxLength) throw new SandboxSettingError(`must be at most ${definition.maxLength} characters`);
       return text;
+    case 'zone-designator':
+      if (!isZoneDesignator(text)) throw new SandboxSettingError(`must be a zone designator: Z, +0000, +00:00 or another offset such as +02:00 or -0530 (up to ±23:59), got "${text}"`);
+      return text;
   }
+}
+
+/** `Z`, or an offset `±HHMM` / `±HH:MM` of at most ±23:59: the spellings of a date-time's zone the sandbox can answer in. */
+export function isZoneDesignator(text: string): boolean {
+  const match = /^(?:Z|[+-](\d{2}):?(\d{2}))$/.exec(text);
+  return match !== null && (match[1] === undefined || (Number(match[1]) <= 23 && Number(match[2]) <= 59));
 }

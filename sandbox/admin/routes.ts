@@ -11,6 +11,7 @@ import type { Reply } from '../http.ts';
 import type { RequestLog } from './request-log.ts';
 import type { PlatformStore } from '../data/store.ts';
 import { exampleIds } from '../data/examples.ts';
+import { isZoneDesignator } from '../../src/sandbox-settings.ts';
 
 export const ADMIN_PREFIX = '/__sandbox/';
 
@@ -19,7 +20,9 @@ export interface AdminEnv {
   readonly log: RequestLog;
   readonly store: PlatformStore;
   setLinxEnvelope(on: boolean): void;
-  /** Re-seeds the data, clears the faults and restores the configured LinX answer shape; the request log stays. */
+  /** Throws a RangeError for a designator the sandbox cannot write. */
+  setZoneDesignator(designator: string): void;
+  /** Re-seeds the data, clears the faults and restores the configured LinX answer shape and zone designator; the request log stays. */
   reset(): void;
   now(): number;
 }
@@ -87,6 +90,14 @@ export async function handleAdmin(env: AdminEnv, req: IncomingMessage, path: str
         if (typeof body.on !== 'boolean') throw new TypeError('on must be a boolean');
         env.setLinxEnvelope(body.on);
         return ok({ on: body.on });
+      }
+      case 'POST zone-designator': {
+        const body = (await readJson(req)) as { designator?: unknown };
+        if (typeof body.designator !== 'string' || !isZoneDesignator(body.designator)) {
+          throw new TypeError('designator must be Z, +0000, +00:00 or another offset such as +02:00 or -0530 (up to ±23:59)');
+        }
+        env.setZoneDesignator(body.designator);
+        return ok({ designator: body.designator });
       }
       case 'GET fixtures':
         return ok(fixtures(env.store));

@@ -8,6 +8,29 @@ export function formatTimestamp(epochMs: number): string {
   return new Date(epochMs).toISOString().slice(0, 23) + '+0000';
 }
 
+/** The spelling the sandbox stores and answers by default: Java's `Z` pattern letter, an RFC 822 offset. */
+export const STORED_ZONE_DESIGNATOR = '+0000';
+
+// A stored timestamp as a JSON string: every date-time the sandbox answers is one of these.
+const STORED_TIMESTAMP_JSON = /"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3})\+0000"/g;
+
+/**
+ * The JSON text of an answer with every timestamp spelled with `designator` (`Z`, `+00:00`, `+02:00`,
+ * `-0530`, …, as src/sandbox-settings.ts accepts it), naming the same instant: its wall time is moved
+ * to the offset. The contract's yyyy-MM-dd'T'HH:mm:ss.SSSZ says only "a zone designator", so a
+ * platform may write any of them; the sandbox stores `+0000` and answers in the spelling it is
+ * switched to (SANDBOX_ZONE_DESIGNATOR, `POST /__sandbox/zone-designator`).
+ */
+export function respellTimestamps(json: string, designator: string): string {
+  if (designator === STORED_ZONE_DESIGNATOR) return json;
+  const sign = designator.startsWith('-') ? -1 : 1;
+  const offsetMs = designator === 'Z' ? 0 : sign * (Number(designator.slice(1, 3)) * 60 + Number(designator.slice(-2))) * 60_000;
+  return json.replace(STORED_TIMESTAMP_JSON, (_, wall: string) => {
+    const local = offsetMs === 0 ? wall : new Date(Date.parse(`${wall}Z`) + offsetMs).toISOString().slice(0, 23);
+    return `"${local}${designator}"`;
+  });
+}
+
 /** yyyy-mm-dd of the UTC calendar day. */
 export function formatDate(epochMs: number): string {
   return new Date(epochMs).toISOString().slice(0, 10);

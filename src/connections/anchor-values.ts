@@ -1,11 +1,12 @@
-import { formatPlatformTimestamp, platformTimestampMillis } from '../date-time.ts';
+import { formatPlatformTimestamp, platformFormMillis } from '../date-time.ts';
 import type { CursorReader, CursorWriter } from './cursor-bytes.ts';
 import type { KeyValue } from './types.ts';
 
 /**
  * Sort-key values as an anchored cursor packs them: a tag byte, then the value in its shortest
- * form. A platform timestamp travels as its instant, and a value equal to the record's id (the id
- * tiebreak key) is not repeated.
+ * form. A timestamp in the platform's usual form travels as its instant (it restores to the same
+ * text); one spelled otherwise travels as its text, which the anchors compare by the instant it names
+ * (order.ts). A value equal to the record's id (the id tiebreak key) is not repeated.
  */
 
 const VALUE_NULL = 0;
@@ -31,7 +32,7 @@ export function writeValue(writer: CursorWriter, value: KeyValue, id: string): v
     return writer.float(value);
   }
   if (value === id) return writer.byte(VALUE_ID);
-  const ms = platformTimestampMillis(value);
+  const ms = platformFormMillis(value);
   if (ms !== null) {
     writer.byte(VALUE_PLATFORM_TIME);
     return writer.float(ms);

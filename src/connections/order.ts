@@ -1,3 +1,4 @@
+import { platformTimestampMillis } from '../date-time.ts';
 import type { Anchor, KeyValue, SortKey } from './types.ts';
 
 export type { SortKey } from './types.ts';
@@ -58,11 +59,11 @@ export function anchorReader(order: readonly SortKey[]): (record: unknown) => An
   });
 }
 
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
-
 /**
  * Null sorts after every value (last in ascending order, first in descending, as in PostgreSQL);
- * date-times compare as instants, so offsets written differently still order correctly; other
+ * two date-times compare as the instants they name (`platformTimestampMillis`, the platform's one
+ * rule), so offsets written differently order correctly, and one instant in two spellings by its
+ * text (an anchor's value is restored in its own spelling, so it ties with its record); other
  * strings by code point.
  */
 function compareValues(a: KeyValue, b: KeyValue): number {
@@ -72,19 +73,13 @@ function compareValues(a: KeyValue, b: KeyValue): number {
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
   const left = String(a);
   const right = String(b);
-  if (DATE_TIME.test(left) && DATE_TIME.test(right)) {
-    const difference = Date.parse(normaliseOffset(left)) - Date.parse(normaliseOffset(right));
-    if (Number.isFinite(difference) && difference !== 0) return difference;
+  if (left === right) return 0;
+  const leftMs = platformTimestampMillis(left);
+  if (leftMs !== null) {
+    const rightMs = platformTimestampMillis(right);
+    if (rightMs !== null && leftMs !== rightMs) return leftMs - rightMs;
   }
   return left < right ? -1 : left > right ? 1 : 0;
-}
-
-/**
- * `+0000` → `+00:00`: the date-time format the language requires Date.parse to read has the colon.
- * V8 reads `+0000` as well, as its own extension, which no specification promises.
- */
-function normaliseOffset(text: string): string {
-  return text.replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
 }
 
 /** Negative when `record` comes before the anchor in `order`, positive after, 0 when tied on every key. */

@@ -72,6 +72,24 @@ describe('admin routes', () => {
     expect((await admin('POST', 'linx-envelope', { on: 'yes' })).status).toBe(400);
   });
 
+  it('switches the spelling of every date-time of the answers, each naming the same instant, until a reset', async () => {
+    const path = `/v1/acceptances?financialAccountId=${sandbox.store.financialAccounts(accountOf(sandbox, ACME))[0]!}&size=2`;
+    const stored = (await get<{ content: { createdAt: string; respondedAt: string }[] }>(sandbox, path)).body.content;
+    expect(stored[0]!.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0000$/);
+    const wall = (text: string, offsetMinutes: number) => new Date(Date.parse(`${text.slice(0, 23)}Z`) + offsetMinutes * 60_000).toISOString().slice(0, 23);
+    for (const [designator, offsetMinutes] of [['Z', 0], ['+00:00', 0], ['+02:00', 120], ['-0530', -330], ['+0000', 0]] as const) {
+      expect((await admin('POST', 'zone-designator', { designator })).body).toEqual({ designator });
+      const { content } = (await get<{ content: { createdAt: string; respondedAt: string }[] }>(sandbox, path)).body;
+      expect(content.map((record) => [record.createdAt, record.respondedAt])).toEqual(
+        stored.map((record) => [`${wall(record.createdAt, offsetMinutes)}${designator}`, `${wall(record.respondedAt, offsetMinutes)}${designator}`]),
+      );
+    }
+    for (const designator of ['+24:00', '+02:60', 'UTC', '+2', 7]) expect((await admin('POST', 'zone-designator', { designator })).status).toBe(400);
+    await admin('POST', 'zone-designator', { designator: 'Z' });
+    await admin('POST', 'reset');
+    expect((await get<{ content: { createdAt: string }[] }>(sandbox, path)).body.content[0]!.createdAt).toBe(stored[0]!.createdAt);
+  });
+
   it('resets the data and the faults, but not the LinX option given at start or the request log', async () => {
     const document = sandbox.store.documents(accountOf(sandbox, ACME)).find((d) => d.documentType === 'other')!;
     expect((await put(sandbox, `/v1/documents/${document.id}`, { documentType: 'other', name: 'Changed', description: 'Changed' })).status).toBe(200);
