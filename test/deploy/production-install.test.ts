@@ -181,7 +181,7 @@ describe('the production install (npm ci --omit=dev)', () => {
     expect(answer).toEqual({ status: 200, body: { data: { exceptions: { totalCount: ACME_EXCEPTIONS } } } });
     expect({ code, stderr }).toEqual({
       code: 0,
-      stderr: 'Warning: RATE_LIMIT_PER_SECONDS is not a setting of this gateway and is ignored: did you mean RATE_LIMIT_PER_SECOND? (node dist/main.js --help lists the settings)\n',
+      stderr: 'Warning: RATE_LIMIT_PER_SECONDS is not a setting of this gateway and is ignored: did you mean RATE_LIMIT_PER_SECOND? (npm start -- --help lists the settings)\n',
     });
   }, 120_000);
 
