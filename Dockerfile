@@ -3,9 +3,10 @@
 # faster than the thousand of the sources (docs/benchmark.md). The sandbox runs from its
 # TypeScript sources (type stripping).
 
-# Production dependencies only. The project's `node` devDependency (a pinned Node
-# binary for npm scripts) is left out: the image runs on the base image's Node 24.
-# No production dependency needs its install script to work, so none is run.
+# Production dependencies only. The project's `node` dependency (a pinned Node binary for npm
+# scripts, docs/production.md) is installed without its install script, so no binary is fetched:
+# the image runs on the base image's Node 24. No other production dependency needs its install
+# script to work, so none is run.
 FROM node:24-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -2,7 +2,8 @@
 // dependencies, so it runs where dev dependencies are pruned, and on any Node (an old one only to
 // refuse it). Before the gateway loads (in this same process, with the Node flags of `npm start`):
 //   0. a Node older than the gateway supports is refused with one line (src/supported-node.js);
-//   1. the public and admin ports are checked, so a conflict is one line before anything is built;
+//   1. every port the start needs is checked (public, admin, the embedded sandbox's), so the clashes
+//      are one line, naming each setting, before anything is built;
 //   2. dist/'s build stamp is compared with the sources: in production (NODE_ENV=production) a
 //      missing or stale dist/ is refused with what to run; elsewhere it is rebuilt, and only then.
 // Its arguments are the gateway's (`npm start -- --help`). A worker of the gateway's worker group
@@ -18,8 +19,8 @@ import { readStamp, sourcesHash } from './build-stamp.mjs';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const DIST = path.join(ROOT, 'dist');
 
-/** The listeners' defaults, as src/settings.ts defines them (a test keeps the two equal). */
-const LISTENER_DEFAULTS = { PORT: '4000', HOST: '127.0.0.1', ADMIN_PORT: '9090', ADMIN_HOST: '127.0.0.1' };
+/** The listeners' defaults, as src/settings.ts and src/sandbox-settings.ts define them (a test keeps them equal). */
+const LISTENER_DEFAULTS = { PORT: '4000', HOST: '127.0.0.1', ADMIN_PORT: '9090', ADMIN_HOST: '127.0.0.1', SANDBOX_PORT: '4010', SANDBOX_CONTENT_PORT: '4011', SANDBOX_HOST: '127.0.0.1' };
 
 const setting = (name) => process.env[name] || LISTENER_DEFAULTS[name];
 
@@ -28,21 +29,44 @@ function fail(line) {
   process.exit(1);
 }
 
-/** Resolves when the port can be listened on; a port that is not a plain number is left to the gateway's own check. */
-function checkPort(portSetting, hostSetting) {
+/**
+ * The port a setting names, when it is free or not a plain port (0, `off`, a typo: the gateway's
+ * own checks report those); otherwise what the message says of it: `4000 on 127.0.0.1 (PORT)`.
+ */
+function takenPort(portSetting, hostSetting) {
   const text = setting(portSetting);
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port === 0 || port > 65535) return Promise.resolve();
+  if (!/^\d+$/.test(text) || port === 0 || port > 65535) return Promise.resolve(undefined);
   const host = setting(hostSetting);
   return new Promise((resolve) => {
     const probe = createServer();
-    probe.once('error', (error) => {
-      if (error.code === 'EADDRINUSE') fail(`Port ${port} on ${host} is already in use: choose another with ${portSetting} (0 picks a free one)`);
-      // Anything else (a host that does not resolve, a privileged port) is the gateway's to report.
-      resolve();
-    });
-    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+    // Anything but EADDRINUSE (a host that does not resolve, a privileged port) is the gateway's to report.
+    probe.once('error', (error) => resolve(error.code === 'EADDRINUSE' ? { port, host, setting: portSetting } : undefined));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve(undefined)));
   });
+}
+
+/**
+ * Every port this start needs, checked in one pass so that one message names each taken one: the
+ * gateway's, the admin listener's and, with no UPSTREAM_URL, the embedded sandbox's two. A taken
+ * sandbox port alone stops nothing (the sandbox then runs on free ports and the banner says so), but
+ * it is named beside a taken gateway or admin port, so the next start meets no clash left untold.
+ * One after the other, not at once: two settings naming the same port must not find each other's probe.
+ */
+async function checkPorts() {
+  const listeners = [['PORT', 'HOST'], ...(setting('ADMIN_PORT') === 'off' ? [] : [['ADMIN_PORT', 'ADMIN_HOST']])];
+  const sandbox = process.env.UPSTREAM_URL ? [] : [['SANDBOX_PORT', 'SANDBOX_HOST'], ['SANDBOX_CONTENT_PORT', 'SANDBOX_HOST']];
+  const taken = [];
+  for (const [portSetting, hostSetting] of [...listeners, ...sandbox]) {
+    const clash = await takenPort(portSetting, hostSetting);
+    if (clash !== undefined) taken.push(clash);
+  }
+  if (!taken.some((clash) => !clash.setting.startsWith('SANDBOX_'))) return;
+  if (taken.length === 1) {
+    const [{ port, host, setting: name }] = taken;
+    fail(`Port ${port} on ${host} is already in use: choose another with ${name} (0 picks a free one)`);
+  }
+  fail(`Ports already in use: ${taken.map(({ port, host, setting: name }) => `${port} on ${host} (${name})`).join(', ')}: choose others with these settings (0 picks a free one)`);
 }
 
 /** Whether the build can run here: esbuild installed and a Node that runs TypeScript (the project's Node 24). */
@@ -73,9 +97,6 @@ const refusal = unsupportedNode();
 if (refusal !== undefined) fail(refusal);
 
 const help = process.argv.slice(2).some((argument) => argument === '--help' || argument === '-h');
-if (cluster.isPrimary && !help) {
-  if (setting('ADMIN_PORT') !== 'off') await checkPort('ADMIN_PORT', 'ADMIN_HOST');
-  await checkPort('PORT', 'HOST');
-}
+if (cluster.isPrimary && !help) await checkPorts();
 if (cluster.isPrimary) ensureBuilt();
 await import('../dist/main.js');

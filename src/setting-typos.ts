@@ -100,7 +100,7 @@ export function settingTypos(env: Record<string, string | undefined>): string[] 
   for (const name of Object.keys(env).sort()) {
     if (KNOWN.includes(name)) continue;
     const setting = settingMeant(name, env[name]);
-    if (setting !== undefined) warnings.push(`Warning: ${name} is not a setting of this gateway and is ignored: did you mean ${setting}? (node dist/main.js --help lists the settings)`);
+    if (setting !== undefined) warnings.push(`Warning: ${name} is not a setting of this gateway and is ignored: did you mean ${setting}? (npm start -- --help lists the settings)`);
   }
   return warnings;
 }

@@ -11,7 +11,7 @@ afterEach(async () => {
 });
 
 const warning = (name: string, setting: string) =>
-  `Warning: ${name} is not a setting of this gateway and is ignored: did you mean ${setting}? (node dist/main.js --help lists the settings)\n`;
+  `Warning: ${name} is not a setting of this gateway and is ignored: did you mean ${setting}? (npm start -- --help lists the settings)\n`;
 
 describe('a guessed setting name at start-up', () => {
   it('RATE_LIMIT=20 and RATE_LIMT=20 each warn naming RATE_LIMIT_PER_SECOND, the setting that turns the budgets on', async () => {

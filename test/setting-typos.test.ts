@@ -5,7 +5,7 @@ import { editDistance, settingTypos } from '../src/setting-typos.ts';
 // warned about, which setting each is said to resemble, and the edit distance that decides it.
 
 const warning = (name: string, setting: string) =>
-  `Warning: ${name} is not a setting of this gateway and is ignored: did you mean ${setting}? (node dist/main.js --help lists the settings)`;
+  `Warning: ${name} is not a setting of this gateway and is ignored: did you mean ${setting}? (npm start -- --help lists the settings)`;
 
 describe('settingTypos', () => {
   it('says nothing about an empty environment', () => {

@@ -1,5 +1,5 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,17 +7,20 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { SANDBOX_SETTINGS } from '../../src/sandbox-settings.ts';
 import { SETTINGS } from '../../src/settings.ts';
 import { watchOutput } from '../support/gateway-process.ts';
 import { bearer, postGraphQL } from '../support/graphql-client.ts';
 
-// The production path of a PaaS build pack, on a copy of the project: `npm start` in development
-// builds dist/ once and then starts without building; the copy is then installed with
-// `npm ci --omit=dev` (no dev tool, npm on the machine's Node) and `npm start` with
+// The production path of a fresh copy holding dist/, on a copy of the project: `npm start` in
+// development builds dist/ once and then starts without building; the copy is then installed with
+// `npm ci --omit=dev` from the registry (no dev tool, npm on the machine's Node) and `npm start` with
 // NODE_ENV=production runs the build it finds, over the embedded sandbox, or refuses a missing or
-// stale one with one line. The production install has no Node of its own: on the machine's Node
-// (20, end of life, on these machines and in CI) start-up refuses with one line; with a supported
-// Node first on PATH (the project's Node 24, as a host would install it) it serves.
+// stale one with one line. The production install brings its own Node 24 (the `node` production
+// dependency): with the machine's Node first on PATH (20, end of life, on these machines and in CI),
+// `npm start` serves on it, while the image's command run on Node 20 refuses with one line. The
+// README's own sequence (install, build, prune, start) is test/deploy/fresh-clone.test.ts.
+
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The project's Node 24 for the development steps; the production steps run on the machine's Node. */
@@ -28,18 +31,12 @@ const ACME_EXCEPTIONS = 300;
 const BUILT = /^Gateway built into \S+ in \d+ ms$/m;
 
 let app: string;
-/** A folder holding only a `node`: the project's Node 24, installed on the host outside the project. */
-let hostNode24: string;
 let started: ChildProcess | undefined;
 let held: Server | undefined;
 
-/**
- * The PATH of a machine with the project's tools (development), without them but with Node 24
- * installed (production), or with the machine's own Node only (machine).
- */
-type Machine = 'development' | 'production' | 'machine';
-const pathFor = (machine: Machine) =>
-  [...(machine === 'development' ? [BIN] : machine === 'production' ? [hostNode24] : []), ...(process.env.PATH ?? '').split(':').filter((dir) => !dir.includes('node_modules'))].join(':');
+/** The PATH of a machine with the project's tools first (development), or with the machine's own Node first (machine). */
+type Machine = 'development' | 'machine';
+const pathFor = (machine: Machine) => [...(machine === 'development' ? [BIN] : []), ...(process.env.PATH ?? '').split(':').filter((dir) => !dir.includes('node_modules'))].join(':');
 
 function npmStart(env: Record<string, string>, machine: Machine) {
   const child = spawn('npm', ['start', '--silent'], {
@@ -64,8 +61,6 @@ async function startAndQuery(env: Record<string, string>, machine: Machine) {
 
 beforeAll(() => {
   app = mkdtempSync(join(tmpdir(), 'production-install-'));
-  hostNode24 = mkdtempSync(join(tmpdir(), 'host-node-'));
-  symlinkSync(realpathSync(join(BIN, 'node')), join(hostNode24, 'node'));
   // The project as a clone has it: tracked files and new ones not ignored (no dist/, no node_modules).
   const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0')
     .filter((file) => file !== '' && file !== 'node_modules');
@@ -91,15 +86,15 @@ afterEach(() => {
 
 afterAll(() => {
   if (app) rmSync(app, { recursive: true, force: true });
-  if (hostNode24) rmSync(hostNode24, { recursive: true, force: true });
 });
 
 describe('scripts/start.mjs', () => {
   it('checks the ports the gateway takes by default', () => {
     const defaults = /const LISTENER_DEFAULTS = (\{[^}]*\});/.exec(readFileSync(join(ROOT, 'scripts/start.mjs'), 'utf8'))![1]!;
-    const named = Object.keys(JSON.parse(defaults.replace(/(\w+):/g, '"$1":').replace(/'/g, '"')) as object) as (keyof typeof SETTINGS)[];
-    expect(JSON.parse(defaults.replace(/(\w+):/g, '"$1":').replace(/'/g, '"'))).toEqual(Object.fromEntries(named.map((name) => [name, String((SETTINGS[name] as { default: unknown }).default)])));
-    expect(named).toEqual(['PORT', 'HOST', 'ADMIN_PORT', 'ADMIN_HOST']);
+    const parsed = JSON.parse(defaults.replace(/(\w+):/g, '"$1":').replace(/'/g, '"')) as Record<string, string>;
+    const definitions = { ...SETTINGS, ...SANDBOX_SETTINGS } as Record<string, object>;
+    expect(parsed).toEqual(Object.fromEntries(Object.keys(parsed).map((name) => [name, String((definitions[name] as { default?: unknown }).default)])));
+    expect(Object.keys(parsed)).toEqual(['PORT', 'HOST', 'ADMIN_PORT', 'ADMIN_HOST', 'SANDBOX_PORT', 'SANDBOX_CONTENT_PORT', 'SANDBOX_HOST']);
   });
 });
 
@@ -154,58 +149,65 @@ describe('the production install (npm ci --omit=dev)', () => {
     install = await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], { cwd: app, env: { PATH: pathFor('machine'), HOME: process.env.HOME ?? '' }, maxBuffer: 16 * 1024 * 1024 });
   }, 600_000);
 
-  it('installs without dev tools, skipping the playground build with one line', () => {
+  it('installs without dev tools but with its Node 24, skipping the playground build with one line', () => {
     expect(install.stdout).toContain('prepare: playground not built (no dev dependencies: a production install); the gateway serves it only where PLAYGROUND is on\n');
     expect(install.stderr).toBe('');
-    expect(() => execFileSync(join(app, 'node_modules/.bin/node'), ['--version'])).toThrow();
+    expect(execFileSync(join(app, 'node_modules/.bin/node'), ['--version'], { encoding: 'utf8' })).toBe(`v${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies.node}\n`);
+    expect(existsSync(join(app, 'node_modules/esbuild'))).toBe(false);
   });
 
-  it("on the machine's Node 20, npm start and the image's command refuse in one line naming the Node needed", async () => {
+  it("on the machine's Node 20, the image's command refuses in one line naming the Node needed", async () => {
     const machineNode = execFileSync('sh', ['-c', 'command -v node'], { env: { PATH: pathFor('machine') }, encoding: 'utf8' }).trim();
     const version = execFileSync(machineNode, ['--version'], { encoding: 'utf8' }).trim().slice(1);
     // The machines that run this test (and CI's) have the end-of-life Node 20 as their own.
     expect(version).toMatch(/^20\./);
     const refusal = `This gateway needs Node 22.18.0 or newer (package.json "engines"); ${machineNode} is Node ${version}: put a newer Node first on PATH (24, which it is built and tested on)\n`;
-    const gateway = npmStart({ NODE_ENV: 'production' }, 'machine');
-    expect({ code: await gateway.exited, stdout: gateway.stdout.text(), stderr: gateway.stderr.text() }).toEqual({ code: 1, stdout: '', stderr: refusal });
     const image = await run(machineNode, ['dist/main.js'], { cwd: app, env: { PATH: pathFor('machine'), NODE_ENV: 'production' } }).then(
       () => ({ code: 0, stdout: '', stderr: '' }),
       (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
     );
     expect(image).toEqual({ code: 1, stdout: '', stderr: refusal });
+    const start = await run(machineNode, ['scripts/start.mjs'], { cwd: app, env: { PATH: pathFor('machine'), NODE_ENV: 'production' } }).then(
+      () => ({ code: 0, stdout: '', stderr: '' }),
+      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+    );
+    expect(start).toEqual({ code: 1, stdout: '', stderr: refusal });
   }, 60_000);
 
-  it('with Node 24 on PATH, runs the build it finds with NODE_ENV=production and answers a query over the embedded sandbox, warning of a misspelt setting', async () => {
-    const { answer, code, stdout, stderr } = await startAndQuery({ NODE_ENV: 'production', RATE_LIMIT_PER_SECONDS: '5' }, 'production');
+  it("with the machine's Node 20 first on PATH, npm start runs the build it finds on the install's Node 24 with NODE_ENV=production and answers a query over the embedded sandbox, warning of a misspelt setting", async () => {
+    const { answer, code, stdout, stderr } = await startAndQuery({ NODE_ENV: 'production', RATE_LIMIT_PER_SECONDS: '5' }, 'machine');
     expect(stdout).not.toMatch(BUILT);
     expect(answer).toEqual({ status: 200, body: { data: { exceptions: { totalCount: ACME_EXCEPTIONS } } } });
     expect({ code, stderr }).toEqual({
       code: 0,
-      stderr: 'Warning: RATE_LIMIT_PER_SECONDS is not a setting of this gateway and is ignored: did you mean RATE_LIMIT_PER_SECOND? (node dist/main.js --help lists the settings)\n',
+      stderr: 'Warning: RATE_LIMIT_PER_SECONDS is not a setting of this gateway and is ignored: did you mean RATE_LIMIT_PER_SECOND? (npm start -- --help lists the settings)\n',
     });
   }, 120_000);
 
   it('answers --help for every command, or says in one line what the command needs, never with a stack trace', async () => {
-    const machineNode = execFileSync('sh', ['-c', 'command -v node'], { env: { PATH: pathFor('machine') }, encoding: 'utf8' }).trim();
-    const version = execFileSync(machineNode, ['--version'], { encoding: 'utf8' }).trim().slice(1);
-    const commands = ['start', 'build', 'build:playground', 'sandbox', 'replicas', 'supergraph', 'federation', 'relay'];
-    const helpOf = async (command: string, machine: Machine) => {
-      const outcome = await run('npm', ['run', '--silent', command, '--', '--help'], { cwd: app, env: { PATH: pathFor(machine), HOME: process.env.HOME ?? '' } }).then(
+    const commands = ['start', 'build', 'build:playground', 'sandbox', 'replicas', 'supergraph', 'federation', 'relay', 'codegen', 'lint', 'test'];
+    const helpOf = async (command: string) => {
+      const outcome = await run('npm', ['run', '--silent', command, '--', '--help'], { cwd: app, env: { PATH: pathFor('machine'), HOME: process.env.HOME ?? '' } }).then(
         ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
         (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
       );
       // A help text by its first line; a refusal whole.
       return outcome.code === 0 ? { code: 0, usage: outcome.stdout.split('\n')[0], stderr: outcome.stderr } : outcome;
     };
-    const usage = (command: string) => ({ code: 0, usage: `Usage: ${command} [options]${command === 'npm run build --' ? ' [OUTDIR]' : ''}`, stderr: '' });
+    const usage = (command: string) => ({ code: 0, usage: `Usage: ${command} [options]`, stderr: '' });
     const needs = (command: string, dependency: string) => ({
       code: 1,
       stdout: '',
       stderr: `npm run ${command} needs the development install (\`npm ci\` with the dev dependencies): ${dependency}, a dev dependency it uses, is not installed here\n`,
     });
-    const production: Record<string, unknown> = {};
-    for (const command of commands) production[command] = await helpOf(command, 'production');
-    expect(production).toEqual({
+    const needsCommand = (command: string, bin: string) => ({
+      code: 1,
+      stdout: '',
+      stderr: `${command} needs the development install (\`npm ci\` with the dev dependencies): ${bin}, the command of a dev dependency, is not installed here\n`,
+    });
+    const outcomes: Record<string, unknown> = {};
+    for (const command of commands) outcomes[command] = await helpOf(command);
+    expect(outcomes).toEqual({
       start: usage('node dist/main.js'),
       build: needs('build', 'esbuild'),
       'build:playground': needs('build:playground', 'esbuild'),
@@ -214,27 +216,26 @@ describe('the production install (npm ci --omit=dev)', () => {
       supergraph: needs('supergraph', '@apollo/composition'),
       federation: needs('federation', '@graphql-hive/gateway'),
       relay: needs('relay', '@apollo/composition'),
+      codegen: needsCommand('npm run codegen', 'graphql-codegen'),
+      lint: needsCommand('npm run lint', 'eslint'),
+      test: needsCommand('npm test', 'jest'),
     });
-    const machine: Record<string, unknown> = {};
-    for (const command of commands) machine[command] = await helpOf(command, 'machine');
-    const typescript = (command: string) => ({
+    // A TypeScript command run with the machine's Node 20 itself, not through npm, says what it needs.
+    const machineNode = execFileSync('sh', ['-c', 'command -v node'], { env: { PATH: pathFor('machine') }, encoding: 'utf8' }).trim();
+    const version = execFileSync(machineNode, ['--version'], { encoding: 'utf8' }).trim().slice(1);
+    const direct = await run(machineNode, ['scripts/typescript.mjs', 'sandbox/main.ts', '--help'], { cwd: app, env: { PATH: pathFor('machine') } }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+    );
+    expect(direct).toEqual({
       code: 1,
-      stdout: '',
-      stderr: `npm run ${command} runs TypeScript, which ${machineNode} (Node ${version}) cannot: put Node 22.18 or newer first on PATH, or use the development install (\`npm ci\`), whose Node 24 runs it\n`,
-    });
-    expect(machine).toEqual({
-      start: {
-        code: 1,
-        stdout: '',
-        stderr: `This gateway needs Node 22.18.0 or newer (package.json "engines"); ${machineNode} is Node ${version}: put a newer Node first on PATH (24, which it is built and tested on)\n`,
-      },
-      ...Object.fromEntries(commands.slice(1).map((command) => [command, typescript(command)])),
+      stderr: `node sandbox/main.ts runs TypeScript, which ${machineNode} (Node ${version}) cannot: put Node 22.18 or newer first on PATH, or use the development install (\`npm ci\`), whose Node 24 runs it\n`,
     });
   }, 120_000);
 
   it('refuses a dist/ built from other sources, saying what to run', async () => {
     appendFileSync(join(app, 'src/banner.ts'), '\n// changed after the build\n');
-    const gateway = npmStart({ NODE_ENV: 'production' }, 'production');
+    const gateway = npmStart({ NODE_ENV: 'production' }, 'machine');
     expect({ code: await gateway.exited, stdout: gateway.stdout.text(), stderr: gateway.stderr.text() }).toEqual({
       code: 1,
       stdout: '',
@@ -243,7 +244,7 @@ describe('the production install (npm ci --omit=dev)', () => {
   }, 60_000);
 
   it('outside production, says it cannot build a stale dist/ without dev dependencies, in one line', async () => {
-    const gateway = npmStart({}, 'production');
+    const gateway = npmStart({}, 'machine');
     expect({ code: await gateway.exited, stdout: gateway.stdout.text(), stderr: gateway.stderr.text() }).toEqual({
       code: 1,
       stdout: '',
@@ -253,7 +254,7 @@ describe('the production install (npm ci --omit=dev)', () => {
 
   it('refuses a missing dist/, saying what to run', async () => {
     rmSync(join(app, 'dist'), { recursive: true });
-    const gateway = npmStart({ NODE_ENV: 'production' }, 'production');
+    const gateway = npmStart({ NODE_ENV: 'production' }, 'machine');
     expect({ code: await gateway.exited, stdout: gateway.stdout.text(), stderr: gateway.stderr.text() }).toEqual({
       code: 1,
       stdout: '',

@@ -153,7 +153,7 @@ describe('an unknown option', () => {
 });
 
 describe('a variable that looks like a setting but is not one', () => {
-  const warning = (name: string, setting: string) => `Warning: ${name} is not a setting of this gateway and is ignored: did you mean ${setting}? (node dist/main.js --help lists the settings)`;
+  const warning = (name: string, setting: string) => `Warning: ${name} is not a setting of this gateway and is ignored: did you mean ${setting}? (npm start -- --help lists the settings)`;
 
   it('is named with the setting it most resembles: a slip of a letter or two, or one of our prefixes', () => {
     const env = {

@@ -12,11 +12,13 @@ import { startGatewayProcess, type GatewayProcess } from '../support/gateway-pro
 import { bearer, postGraphQL } from '../support/graphql-client.ts';
 
 // A newcomer's first hour as the README tells it: `npm start` (the real
-// process, over its embedded sandbox), the ids it prints, and the README's
-// shell examples pasted into bash with those ids. The expected data comes from
-// a sandbox of the same deterministic seed, in this process.
+// process, over its embedded sandbox), the ids it prints, and the shell
+// examples of docs/queries.md (the README's next step) pasted into bash with
+// those ids. The expected data comes from a sandbox of the same deterministic
+// seed, in this process.
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const QUERIES = readFileSync(new URL('../../docs/queries.md', import.meta.url), 'utf8');
 const curlAvailable = (() => {
   try {
     return readFileSync('/usr/bin/curl').length > 0;
@@ -97,9 +99,9 @@ describe('npm start', () => {
   });
 });
 
-(curlAvailable ? describe : describe.skip)('the README shell examples, pasted into bash', () => {
+(curlAvailable ? describe : describe.skip)('the shell examples of docs/queries.md, pasted into bash', () => {
   it('answer each area with data and no error', async () => {
-    const block = /```sh\n(gql\(\)[\s\S]*?)```/.exec(README)![1]!;
+    const block = /```sh\n(gql\(\)[\s\S]*?)```/.exec(QUERIES)![1]!;
     // The gateway runs on a free port: the examples must follow PORT, as they do for a user who set it.
     const env = { PATH: process.env.PATH ?? '', PORT: new URL(endpoint).port, ...shellVariables(banner) };
     const { stdout } = await promisify(execFile)('bash', ['-c', block], { env });
@@ -125,13 +127,13 @@ interface Answer<T = Record<string, unknown>> {
   errors?: unknown;
 }
 
-/** Runs one operation of the README's GraphQL block against the gateway, with the demo token. */
+/** Runs one operation of docs/queries.md's GraphQL block against the gateway, with the demo token. */
 async function runReadmeOperation<T = Record<string, unknown>>(operationName: string, variables: Record<string, string>): Promise<Answer<T>> {
-  const query = /```graphql\n([\s\S]*?)```/.exec(README)![1]!;
+  const query = /```graphql\n([\s\S]*?)```/.exec(QUERIES)![1]!;
   return (await postGraphQL(endpoint, { query, operationName, variables }, bearer('demo-token-acme'))).body as Answer<T>;
 }
 
-describe('the README GraphQL operations', () => {
+describe('the GraphQL operations of docs/queries.md', () => {
   it('answer every area with data and no error', async () => {
     const ids = shellVariables(banner);
     const answers = await Promise.all([
@@ -145,7 +147,7 @@ describe('the README GraphQL operations', () => {
 
   it('Batches: the seeded batches of the template version that match its search words', async () => {
     const ids = shellVariables(banner);
-    const words = /search: "([^"]+)"/.exec(/query Batches[\s\S]*?\n\}/.exec(README)![0])![1]!.toLowerCase().split(/\s+/);
+    const words = /search: "([^"]+)"/.exec(/query Batches[\s\S]*?\n\}/.exec(QUERIES)![0])![1]!.toLowerCase().split(/\s+/);
     const acme = reference.tokens[0]!.businessAccountId;
     const matching = reference.store
       .linxBatches(acme)
@@ -160,9 +162,9 @@ describe('the README GraphQL operations', () => {
     );
   });
 
-  it('Update: the upload URL takes the file with the Content-Type the README names for its extension', async () => {
+  it('Update: the upload URL takes the file with the Content-Type docs/queries.md names for its extension', async () => {
     const ids = shellVariables(banner);
-    const comment = /# Update a document[\s\S]*?\nmutation Update/.exec(README)![0].replace(/\n# /g, ' ');
+    const comment = /# Update a document[\s\S]*?\nmutation Update/.exec(QUERIES)![0].replace(/\n# /g, ' ');
     // "image/jpeg (JPG, JPEG), image/png (PNG) or application/pdf (PDF)"
     const named = Object.fromEntries(
       [...comment.matchAll(/([a-z]+\/[a-z]+) \(([A-Z, ]+)\)/g)].flatMap((m) => m[2]!.split(', ').map((extension) => [extension, m[1]!])),

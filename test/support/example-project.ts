@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,4 +36,9 @@ export function npmIn(folder: string, args: string[], env: Record<string, string
 /** Installs an example's dependencies, preferring npm's cache to the registry. */
 export function installExample(folder: string): Promise<{ stdout: string; stderr: string }> {
   return npmIn(folder, ['install', '--prefer-offline', '--no-audit', '--no-fund']);
+}
+
+/** `npm <args>` in `folder` as a long-running process (an app that prints as it goes), in a process group of its own (kill `-pid` ends the app too). */
+export function spawnNpmIn(folder: string, args: string[], env: Record<string, string> = {}): ChildProcess {
+  return spawn('npm', args, { cwd: folder, env: { ...machineEnv(), PATH: examplePath, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
 }
