@@ -166,7 +166,7 @@ export function documentsAdmin(options: DocumentsAdminOptions): (request: Docume
       return {
         status: 200,
         body: {
-          apps: apps.map((app) => ({ name: app.name, documents: Object.keys(app.documents).length, ids: Object.keys(app.documents), publishedAt: app.publishedAt })),
+          apps: apps.map((app) => ({ name: app.name, documents: Object.keys(app.documents).length, ids: Object.keys(app.documents).sort(), publishedAt: app.publishedAt })),
           ...(options.file ? { file: { documents: options.file.size } } : {}),
         },
       };
