@@ -89,7 +89,7 @@ const configSchema = schema.transform((read, ctx) => {
   }
   // Published documents alone are enough: an app's deploy publishes them before its clients arrive.
   if (e.TRUSTED_DOCUMENTS_ONLY && !e.TRUSTED_DOCUMENTS && e.ADMIN_TOKEN === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['TRUSTED_DOCUMENTS_ONLY'], message: 'needs TRUSTED_DOCUMENTS=<manifest file>, or ADMIN_TOKEN to publish documents at run time' });
+    ctx.addIssue({ code: 'custom', path: ['TRUSTED_DOCUMENTS_ONLY'], message: 'needs TRUSTED_DOCUMENTS=<manifest file>' });
     return z.NEVER;
   }
   const cors: CorsConfig = {
