@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import { adminRequestListener, busyReadiness, createAdminServer, LIVE, type AdminAnswer, type AdminThreadSetup, type FromAdminThread, type ToAdminThread } from './admin.ts';
+import type { DocumentsRequest } from './hardening/index.ts';
 
 // The admin listener's own thread (src/admin.ts): it owns the admin port, answers /healthz from the
 // gateway loop's heartbeat, and asks that loop for /readyz and /metrics, answering for it when it
@@ -14,8 +15,10 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const waiting = new Map<number, (answer: AdminAnswer | undefined) => void>();
 let nextId = 0;
 
+type Question = { type: 'ask'; path: '/readyz' | '/metrics' } | { type: 'documents'; request: DocumentsRequest };
+
 /** The gateway loop's answer, or `late` when it gives none within `withinMs`. */
-function ask(path: '/readyz' | '/metrics', withinMs: number, late: () => AdminAnswer): Promise<AdminAnswer> {
+function ask(question: Question, withinMs: number, late: () => AdminAnswer): Promise<AdminAnswer> {
   const id = nextId++;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -28,7 +31,7 @@ function ask(path: '/readyz' | '/metrics', withinMs: number, late: () => AdminAn
       if (answer) resolve(answer);
       else reject(new Error('the gateway could not answer'));
     });
-    port.postMessage({ type: 'ask', id, path } satisfies FromAdminThread);
+    port.postMessage({ ...question, id } satisfies FromAdminThread);
   });
 }
 
@@ -44,8 +47,14 @@ const server = createAdminServer(
     },
     ask: (path) =>
       path === '/readyz'
-        ? ask(path, setup.readyWithinMs, () => busyReadiness(setup.readyWithinMs))
-        : ask(path, setup.metricsWithinMs, () => ({ status: 503, contentType: JSON_TYPE, body: JSON.stringify({ error: 'busy: the gateway did not answer the scrape in time' }) })),
+        ? ask({ type: 'ask', path }, setup.readyWithinMs, () => busyReadiness(setup.readyWithinMs))
+        : ask({ type: 'ask', path }, setup.metricsWithinMs, () => ({ status: 503, contentType: JSON_TYPE, body: JSON.stringify({ error: 'busy: the gateway did not answer the scrape in time' }) })),
+    documents: {
+      token: setup.adminToken,
+      handle: (request) => ask({ type: 'documents', request }, setup.documentsWithinMs, () => ({ status: 503, contentType: JSON_TYPE, body: JSON.stringify({ error: 'busy: the gateway did not answer in time; what it was sent may still be stored' }) })),
+      // Logged by the gateway's loop, which has the logger.
+      refused: (request) => port.postMessage({ type: 'refused', request } satisfies FromAdminThread),
+    },
   }),
 );
 

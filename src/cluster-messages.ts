@@ -44,3 +44,22 @@ export interface ReadinessAnswer {
   ready: boolean;
   report: unknown;
 }
+
+/** Sent by the primary to one listening worker per /trusted-documents request on the group's admin port (src/admin.ts). */
+export const DOCUMENTS_ASK = 'gateway:documents-ask';
+
+export interface DocumentsAsk {
+  type: typeof DOCUMENTS_ASK;
+  id: number;
+  /** A DocumentsRequest of src/hardening/published-documents.ts (the kernel does not know its type). */
+  request: unknown;
+}
+
+/** The worker's answer: the admin listener's answer, or undefined when it failed. */
+export const DOCUMENTS_ANSWER = 'gateway:documents-answer';
+
+export interface DocumentsAnswerMessage {
+  type: typeof DOCUMENTS_ANSWER;
+  id: number;
+  answer: { status: number; contentType: string; body: string } | undefined;
+}

@@ -1,7 +1,9 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import { busyReadiness, json, startGroupAdminListener, type AdminAnswer, type AdminListener } from './admin.ts';
-import { ADMIN_ON_PRIMARY_ENV, heartbeatIntervalMs, READINESS_ANSWER, READINESS_ASK, WORKER_HEARTBEAT, WORKER_LISTENING, type ReadinessAnswer, type ReadinessAsk, type WorkerListening } from './cluster-messages.ts';
+import { busyReadiness, DOCUMENTS_ANSWER_WITHIN_MS, json, startGroupAdminListener, type AdminAnswer, type AdminListener } from './admin.ts';
+import { ADMIN_ON_PRIMARY_ENV, DOCUMENTS_ANSWER, DOCUMENTS_ASK, heartbeatIntervalMs, READINESS_ANSWER, READINESS_ASK, WORKER_HEARTBEAT, WORKER_LISTENING, type DocumentsAnswerMessage, type DocumentsAsk, type ReadinessAnswer, type ReadinessAsk, type WorkerListening } from './cluster-messages.ts';
+import { serveDocumentsToWorkers } from './hardening/document-stores.ts';
+import type { DocumentsRequest } from './hardening/index.ts';
 import type { Config } from './config.ts';
 import { MAX_BUCKETS } from './budgets/bucket.ts';
 import { serveBudgetsToWorkers } from './budgets/worker-group.ts';
@@ -46,6 +48,9 @@ const isWorkerListening = (message: unknown): message is WorkerListening =>
 const isReadinessAnswer = (message: unknown): message is ReadinessAnswer =>
   typeof message === 'object' && message !== null && (message as { type?: unknown }).type === READINESS_ANSWER;
 
+const isDocumentsAnswer = (message: unknown): message is DocumentsAnswerMessage =>
+  typeof message === 'object' && message !== null && (message as { type?: unknown }).type === DOCUMENTS_ANSWER;
+
 /**
  * Runs the worker group until a signal or a crash loop ends it; the process then exits. Resolves
  * once the group's admin listener listens (rejects when its port is taken) and the workers are forked.
@@ -83,6 +88,24 @@ export async function superviseWorkers(config: Config, logger: Logger, options: 
       };
       questions.set(id, settle);
       worker.send({ type: READINESS_ASK, id } satisfies ReadinessAsk);
+    });
+  };
+  // A /trusted-documents request of the group's admin port, answered by a listening worker: only a worker holds the schema.
+  const documentQuestions = new Map<number, (answer: AdminAnswer) => void>();
+  const documents = (request: DocumentsRequest): Promise<AdminAnswer> => {
+    const serving = [...listening].filter((worker) => worker.isConnected());
+    if (serving.length === 0) return Promise.resolve(json(503, { error: 'no worker is serving: nothing was changed' }));
+    const worker = serving[turn++ % serving.length]!;
+    const id = nextQuestion++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => settle(json(503, { error: 'busy: no worker answered in time; what it was sent may still be stored' })), DOCUMENTS_ANSWER_WITHIN_MS);
+      const settle = (answer: AdminAnswer) => {
+        clearTimeout(timer);
+        documentQuestions.delete(id);
+        resolve(answer);
+      };
+      documentQuestions.set(id, settle);
+      worker.send({ type: DOCUMENTS_ASK, id, request } satisfies DocumentsAsk);
     });
   };
   const scrape = collector && supervision
@@ -135,6 +158,10 @@ export async function superviseWorkers(config: Config, logger: Logger, options: 
     const onMessage = (message: unknown) => {
       if (isHeartbeat(message)) {
         if (heard.has(worker)) heard.set(worker, Date.now());
+        return;
+      }
+      if (isDocumentsAnswer(message)) {
+        documentQuestions.get(message.id)?.(message.answer ?? json(500, { error: 'internal error' }));
         return;
       }
       if (isReadinessAnswer(message)) {
@@ -225,10 +252,12 @@ export async function superviseWorkers(config: Config, logger: Logger, options: 
 
   // Without Redis, the workers' budgets are kept here, one per caller for the whole group (src/budgets/worker-group.ts).
   if (!config.budgetStore.redisUrl) serveBudgetsToWorkers(cluster, MAX_BUCKETS);
+  // Without Redis, published trusted documents are kept here and sent to every worker (src/hardening/document-stores.ts).
+  if (config.publishedDocuments && config.redisUrl === undefined) serveDocumentsToWorkers(cluster);
 
   if (config.admin.port !== 'off') {
     try {
-      admin = await startGroupAdminListener({ host: config.admin.host, port: config.admin.port, readiness, scrape });
+      admin = await startGroupAdminListener({ host: config.admin.host, port: config.admin.port, readiness, scrape, logger, adminToken: config.admin.token, documents });
     } catch (error) {
       clearInterval(watchdog);
       collector?.close();

@@ -87,7 +87,8 @@ const configSchema = schema.transform((read, ctx) => {
     ctx.addIssue({ code: 'custom', path: ['HEADERS_TIMEOUT_MS'], message: `must not exceed REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS})` });
     return z.NEVER;
   }
-  if (e.TRUSTED_DOCUMENTS_ONLY && !e.TRUSTED_DOCUMENTS) {
+  // Published documents alone are enough: an app's deploy publishes them before its clients arrive.
+  if (e.TRUSTED_DOCUMENTS_ONLY && !e.TRUSTED_DOCUMENTS && e.ADMIN_TOKEN === undefined) {
     ctx.addIssue({ code: 'custom', path: ['TRUSTED_DOCUMENTS_ONLY'], message: 'needs TRUSTED_DOCUMENTS=<manifest file>' });
     return z.NEVER;
   }
@@ -107,6 +108,8 @@ const configSchema = schema.transform((read, ctx) => {
     cors,
     /** Trusted documents: a Relay persisted-query manifest (id → document); `only` refuses anything not in it. */
     trustedDocuments: e.TRUSTED_DOCUMENTS ? { file: e.TRUSTED_DOCUMENTS, only: e.TRUSTED_DOCUMENTS_ONLY } : undefined,
+    /** Trusted documents published at run time on the admin listener (ADMIN_TOKEN set); `only` as for the file. */
+    publishedDocuments: e.ADMIN_TOKEN !== undefined ? { only: e.TRUSTED_DOCUMENTS_ONLY } : undefined,
     /** Worker processes sharing the port: `auto` is one per CPU this process may use, cgroup limits included. */
     scaling: { workers: e.WORKERS === 'auto' ? availableParallelism() : Number(e.WORKERS) },
     /** Per-caller budget of platform calls (absent: off); shared through RATE_LIMIT_REDIS_URL when set. */

@@ -6,7 +6,7 @@ import type { GraphQLSchema, ValidationRule } from 'graphql';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { Logger } from 'pino';
-import { startAdminListener, type AdminListener } from './admin.ts';
+import { answerPrimaryDocuments, startAdminListener, type AdminListener } from './admin.ts';
 import type { Config } from './config.ts';
 import { useCursorSecret } from './connections/cursor-seal.ts';
 import { createContext, createSubscribingContext, type GatewayContext } from './context.ts';
@@ -146,6 +146,9 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   const budgets = await setupBudgets(config, logger, observability.metrics);
 
   const schema = buildSchema();
+  // The admin listener's /trusted-documents routes, validated against this schema (ADMIN_TOKEN).
+  const documents = hardening.documentsAdmin?.(schema);
+  const stopAnsweringPrimary = options.adminOnPrimary ? answerPrimaryDocuments(documents, logger) : undefined;
   const errorShaper = formatError({ production, echoChars: config.echoChars, logger });
   const costPlugin: ApolloServerPlugin<GatewayContext> = budgets.plugin(schema);
   const compiled = config.compiledExecution.enabled
@@ -230,7 +233,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
   let admin: AdminListener | undefined;
   if (config.admin.port !== 'off' && !options.adminOnPrimary) {
     try {
-      admin = await startAdminListener({ host: config.admin.host, port: config.admin.port, readiness, scrape: observability.scrape, logger, stalledAfterMs: config.scaling.heartbeatTimeoutMs });
+      admin = await startAdminListener({ host: config.admin.host, port: config.admin.port, readiness, scrape: observability.scrape, logger, stalledAfterMs: config.scaling.heartbeatTimeoutMs, adminToken: config.admin.token, documents });
     } catch (error) {
       server.close();
       throw error;
@@ -251,6 +254,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
       await sockets.close();
       await apollo.stop();
       await sharing;
+      stopAnsweringPrimary?.();
       await Promise.all([hardening.close(), budgets.close()]);
       await observability.close();
       http.close();

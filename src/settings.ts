@@ -292,7 +292,7 @@ export const SETTINGS = {
       computed: ({ production, values }) => production && values.TRUSTED_DOCUMENTS !== undefined,
       shown: 'on in production when `TRUSTED_DOCUMENTS` is set',
     } satisfies Computed<boolean>,
-    doc: 'run only the manifest\'s operations, sent by id',
+    doc: 'run only trusted documents (the manifest\'s and, with `ADMIN_TOKEN`, those published), sent by id; needs `TRUSTED_DOCUMENTS` or `ADMIN_TOKEN`',
   },
   PERSISTED_QUERIES: {
     group: 'browser-clients', config: 'persistedQueries.enabled', schema: bool, default: true,
@@ -363,6 +363,10 @@ export const SETTINGS = {
   ADMIN_PORT: {
     group: 'operations', config: 'admin.port', schema: z.union([z.literal('off'), int(0, 65535)]), default: 9090,
     doc: 'port of the admin listener, which serves `/healthz`, `/readyz` and `/metrics` outside `MAX_CONNECTIONS`, the rate limit and the request checks; with it, `/metrics` is not served on `PORT` in production (`0`: any free port; `off`: no admin listener, all three on `PORT`) ([operations.md](operations.md#the-admin-listener))',
+  },
+  ADMIN_TOKEN: {
+    group: 'operations', config: 'admin.token', schema: z.string().trim().min(32, 'must be at least 32 characters'), shown: '(none: admin writes refused)',
+    doc: 'bearer token of the admin listener\'s writes: with it, an app\'s trusted documents are published and retired at run time (`PUT` and `DELETE /trusted-documents/{app}`, `npm run trust`), kept in `REDIS_URL`\'s Redis for every replica (without it, in the instance\'s memory) and served beside `TRUSTED_DOCUMENTS`\'; give every replica the same one ([web-clients.md](web-clients.md#publishing-trusted-documents))',
   },
   ADMIN_HOST: {
     group: 'operations', config: 'admin.host', schema: z.string().min(1), default: '127.0.0.1',

@@ -113,6 +113,7 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
 
   const limit = config.rateLimit;
   const callsPolicy: BucketPolicy | undefined = limit && { name: CALLS_POLICY_NAME, perSecond: limit.perSecond, burst: limit.burst };
+  const onDraw = observer?.recordBudgetDraw && (() => observer.recordBudgetDraw!());
 
   const admission: Stage = (req, res, next) => {
     const caller = callerToken(req.headers);
@@ -128,7 +129,7 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
       tokenKey: key,
       refusedByPlatform: false,
       // The request's budget, made once here: its platform client holds it from the start.
-      budget: callsPolicy && new RequestBudget(store, callsPolicy, callerKey),
+      budget: callsPolicy && new RequestBudget(store, callsPolicy, callerKey, onDraw),
     };
     admit(req, admitted);
     if (key === undefined || tokens.verdict(key) !== 'unknown') {
@@ -174,7 +175,7 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
     return costPlugin(estimator, callsPolicy && { policy: callsPolicy, logger, observer });
   };
 
-  const pollLedger = (callerKey: string) => callsPolicy && new RequestBudget(store, callsPolicy, callerKey);
+  const pollLedger = (callerKey: string) => callsPolicy && new RequestBudget(store, callsPolicy, callerKey, onDraw);
 
   return { admission, plugin, tokens, pollLedger, close: () => store.close() };
 }

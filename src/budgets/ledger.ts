@@ -38,15 +38,19 @@ export class RequestBudget implements CallLedger {
   #beyond = 0;
   #closed = false;
 
-  constructor(store: BucketStore, policy: BucketPolicy, callerKey: string) {
+  /** Told of each attempt paid (the `budget_draws_total` metric). */
+  readonly #onDraw: (() => void) | undefined;
+
+  constructor(store: BucketStore, policy: BucketPolicy, callerKey: string, onDraw?: () => void) {
     this.#store = store;
     this.#policy = policy;
     this.#key = callerKey;
+    this.#onDraw = onDraw;
   }
 
   /** The same caller's budget for another operation of the request's batch. */
   forOperation(): RequestBudget {
-    return new RequestBudget(this.#store, this.#policy, this.#key);
+    return new RequestBudget(this.#store, this.#policy, this.#key, this.#onDraw);
   }
 
   /**
@@ -73,6 +77,7 @@ export class RequestBudget implements CallLedger {
   draw(signal?: AbortSignal): Promise<void> | undefined {
     if (!this.#closed && this.#drawn < this.#reserved) {
       this.#drawn++;
+      this.#onDraw?.();
       return undefined;
     }
     return this.#store.take(this.#policy, this.#key, 1).then((state) => {
@@ -89,6 +94,7 @@ export class RequestBudget implements CallLedger {
         );
       }
       this.#beyond++;
+      this.#onDraw?.();
     });
   }
 

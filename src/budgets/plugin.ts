@@ -11,6 +11,8 @@ import { RequestBudget, secondsToWait } from './ledger.ts';
 export interface BudgetObserver {
   recordRateLimited(caller: RateLimitedCaller): void;
   recordRateLimitStoreFailure(): void;
+  /** One platform attempt paid from a caller's budget (a query's or a subscription poll's). */
+  recordBudgetDraw?(): void;
 }
 
 /** The draft whose fields the answers carry: draft-ietf-httpapi-ratelimit-headers-09 (structured fields, a named policy). */

@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin, PersistedQueryOptions } from '@apollo/server';
-import type { ParseOptions, ValidationRule } from 'graphql';
+import type { GraphQLSchema, ParseOptions, ValidationRule } from 'graphql';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config.ts';
 import { batchLimitStage } from '../http/batch-limit.ts';
@@ -9,11 +9,13 @@ import { webClientHeaders } from '../http/web-client-headers.ts';
 import { noIntrospection } from './introspection.ts';
 import { hideSuggestionsPlugin, limitValidationRules, parseOptions, queryLimitsPlugin } from './limits.ts';
 import { persistedQueries } from './persisted-queries.ts';
-import { loadTrustedDocuments, trustedDocumentsCheck, trustedDocumentsHandler, TrustedDocumentsError, type TrustedDocuments, type TrustedDocumentsPolicy } from './trusted-documents.ts';
+import { documentsAdmin, documentStore, PublishedDocuments, servePublished, type DocumentsAnswer, type DocumentsRequest } from './published-documents.ts';
+import { eitherDocuments, loadTrustedDocuments, trustedDocumentsCheck, trustedDocumentsHandler, TrustedDocumentsError, type TrustedDocuments, type TrustedDocumentsPolicy } from './trusted-documents.ts';
 import { wellFormedVariablesPlugin } from './unicode.ts';
 import type { SocketRequestCheck } from '../http/websocket.ts';
 
 export { tolerantCache } from './persisted-queries.ts';
+export type { DocumentsAnswer, DocumentsRequest } from './published-documents.ts';
 
 export interface Hardening {
   /** Spread into the ApolloServer options. */
@@ -35,6 +37,11 @@ export interface Hardening {
   };
   /** The trusted-documents check of a subscription sent over a WebSocket (outside the stages), where a manifest is configured. */
   socketCheck: SocketRequestCheck | undefined;
+  /**
+   * The admin listener's /trusted-documents routes on this loop, given the schema documents are
+   * validated against; undefined without ADMIN_TOKEN (documents are then neither published nor served).
+   */
+  documentsAdmin: ((schema: GraphQLSchema) => (request: DocumentsRequest) => Promise<DocumentsAnswer>) | undefined;
   /** Releases the shared store of persisted queries, if any. */
   close(): Promise<void>;
 }
@@ -47,20 +54,27 @@ export interface HardeningObservers {
 /** The gateway's abuse limits and request hygiene, from the configuration. */
 export async function setupHardening(config: Config, logger: Logger, observers: HardeningObservers = {}): Promise<Hardening> {
   const { limits } = config;
-  const trusted = config.trustedDocuments && (await trustedDocuments(config.trustedDocuments.file));
+  const file = config.trustedDocuments && (await trustedDocuments(config.trustedDocuments.file));
+  // Published documents are served wherever ADMIN_TOKEN is set, from the store every replica reads.
+  const published = config.publishedDocuments && new PublishedDocuments(logger);
+  const store = published && (await documentStore(config.redisUrl, logger));
+  if (published && store) servePublished(store, published);
+  const trusted = published ? eitherDocuments(file, published) : file;
+  const only = config.trustedDocuments?.only ?? config.publishedDocuments?.only ?? false;
+  const validationRules = [...(config.introspection ? [] : [noIntrospection]), ...limitValidationRules(limits)];
   const apq = await persistedQueries({ ...config.persistedQueries, redisUrl: config.redisUrl }, logger);
   const plugins: ApolloServerPlugin[] = [wellFormedVariablesPlugin(), queryLimitsPlugin(limits, config.paging, config.maxEntityRepresentations)];
   if (!config.fieldSuggestions) plugins.push(hideSuggestionsPlugin());
   return {
     apollo: {
       parseOptions: parseOptions(limits),
-      validationRules: [...(config.introspection ? [] : [noIntrospection]), ...limitValidationRules(limits)],
+      validationRules,
       plugins,
       persistedQueries: apq.option,
       allowBatchedHttpRequests: config.allowBatchedRequests,
     },
     socketCheck: trusted
-      ? (trustedDocumentsCheck(trusted, { only: config.trustedDocuments!.only, echoChars: config.echoChars, logger, onRefusal: observers.onTrustedDocumentRefusal }) as SocketRequestCheck)
+      ? (trustedDocumentsCheck(trusted, { only, echoChars: config.echoChars, logger, onRefusal: observers.onTrustedDocumentRefusal }) as SocketRequestCheck)
       : undefined,
     stages: {
       webClientHeaders: webClientHeaders(config.cors),
@@ -68,15 +82,18 @@ export async function setupHardening(config: Config, logger: Logger, observers: 
       batchLimit: config.allowBatchedRequests ? batchLimitStage(limits.batchSize) : undefined,
       trustedDocuments: trusted
         ? trustedDocumentsHandler(trusted, {
-          only: config.trustedDocuments!.only,
+          only,
           echoChars: config.echoChars,
           logger,
           onRefusal: observers.onTrustedDocumentRefusal,
         })
         : undefined,
     },
+    documentsAdmin: published && store
+      ? (schema) => documentsAdmin({ store, file, schema, parseOptions: parseOptions(limits), validationRules, logger })
+      : undefined,
     async close() {
-      await apq.close();
+      await Promise.all([apq.close(), store?.close()]);
     },
   };
 }

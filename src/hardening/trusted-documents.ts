@@ -44,7 +44,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 /** The `format` Apollo's generate-persisted-query-manifest writes at the top of its manifest. */
 const APOLLO_FORMAT = 'apollo-persisted-query-manifest';
 
-/** The number of operations in a document; throws a start-up message when it does not parse. */
+/** The number of operations in a document; throws a message naming the document when it does not parse. */
 function operationCount(text: string, id: string, source: string): number {
   try {
     return parse(text).definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION).length;
@@ -82,26 +82,53 @@ export function manifestEntries(manifest: unknown): [unknown, unknown][] {
 }
 
 /**
- * A manifest object as Relay or Apollo's tool writes it; every document must parse and hold exactly
- * one operation.
+ * A manifest object's documents, id → text, as Relay's compiler, Apollo's tool or graphql-codegen's
+ * client preset (`persisted-documents.json`, Relay's shape) writes it; every document must parse
+ * and hold exactly one operation. The file's manifest and a published one are read by this alone.
  */
-function trustedDocumentsFrom(manifest: unknown, source: string): TrustedDocuments {
+export function manifestDocuments(manifest: unknown, source: string): Map<string, string> {
   if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) {
     throw new TrustedDocumentsError(`${source}: a trusted-documents manifest is a JSON object of id → GraphQL document, or an ${APOLLO_FORMAT}`);
   }
   const record = manifest as Record<string, unknown>;
   const entries: [string, unknown][] = record.format === APOLLO_FORMAT ? apolloEntries(record, source) : Object.entries(record);
-  const byId = new Map<string, string>();
+  const documents = new Map<string, string>();
   for (const [id, text] of entries) {
     if (typeof text !== 'string' || id === '') throw new TrustedDocumentsError(`${source}: entry "${id}" is not an id with a GraphQL document as its value`);
     const operations = operationCount(text, id, source);
     if (operations !== 1) throw new TrustedDocumentsError(`${source}: document "${id}" holds ${operations} operations, not one`);
+    documents.set(id, text);
+  }
+  if (documents.size === 0) throw new TrustedDocumentsError(`${source}: the manifest holds no documents`);
+  return documents;
+}
+
+/** Each document under its id and under the SHA-256 of its text. */
+export function documentsById(documents: Iterable<[string, string]>): Map<string, string> {
+  const byId = new Map<string, string>();
+  for (const [id, text] of documents) {
     byId.set(id, text);
     // Apollo clients name a document by the SHA-256 of its text, whatever id the manifest gives it.
     byId.set(sha256(text), text);
   }
-  if (byId.size === 0) throw new TrustedDocumentsError(`${source}: the manifest holds no documents`);
-  return { lookup: (id) => byId.get(id), size: entries.length };
+  return byId;
+}
+
+function trustedDocumentsFrom(manifest: unknown, source: string): TrustedDocuments {
+  const documents = manifestDocuments(manifest, source);
+  const byId = documentsById(documents);
+  return { lookup: (id) => byId.get(id), size: documents.size };
+}
+
+/** The file's manifest (when set) first, then what is published now: one lookup for the stage and the WebSocket check. */
+export function eitherDocuments(file: TrustedDocuments | undefined, published: TrustedDocuments): TrustedDocuments {
+  if (file === undefined) return published;
+  return {
+    lookup: (id) => file.lookup(id) ?? published.lookup(id),
+    get size() {
+      return file.size + published.size;
+    },
+  };
 }
 
 export async function loadTrustedDocuments(file: string): Promise<TrustedDocuments> {

@@ -38,6 +38,8 @@ export interface GatewayMetrics {
   recordRateLimited(caller: RateLimitedCaller): void;
   /** The shared rate-limit store failed or did not answer in time: the request was counted in memory. */
   recordRateLimitStoreFailure(): void;
+  /** One platform attempt paid from a caller's budget. */
+  recordBudgetDraw(): void;
   close(): void;
   /** A request refused by the trusted-documents check (TRUSTED_DOCUMENTS), by its error code. */
   recordTrustedDocumentRefusal(code: string): void;
@@ -220,7 +222,12 @@ function pagingMetrics(registry: Registry, http: PolicyChain): () => void {
 }
 
 /** Refusals of the budgets and of the trusted-documents check, and failures of the budgets' shared store. Labels come from code only. */
-function refusalMetrics(registry: Registry): Pick<GatewayMetrics, 'recordRateLimited' | 'recordRateLimitStoreFailure' | 'recordTrustedDocumentRefusal'> {
+function refusalMetrics(registry: Registry): Pick<GatewayMetrics, 'recordRateLimited' | 'recordRateLimitStoreFailure' | 'recordTrustedDocumentRefusal' | 'recordBudgetDraw'> {
+  const draws = new Counter({
+    name: 'budget_draws_total',
+    help: 'Platform attempts paid from callers\' budgets (RATE_LIMIT_PER_SECOND), one per attempt sent, for queries and subscription polls alike',
+    registers: [registry],
+  });
   const rateLimited = new Counter({
     name: 'rate_limited_total',
     help: 'Requests refused with HTTP 429: by the budget of their token (token) or of their address without one (address), or by their address\'s limit on tokens the platform has not accepted (auth-failures)',
@@ -246,6 +253,9 @@ function refusalMetrics(registry: Registry): Pick<GatewayMetrics, 'recordRateLim
     recordRateLimitStoreFailure() {
       rateLimitStoreFailures.inc();
     },
+    recordBudgetDraw() {
+      draws.inc();
+    },
     recordTrustedDocumentRefusal(code) {
       trustedDocumentRefusals.inc({ code });
     },
@@ -264,12 +274,14 @@ function subscriptionMetrics(registry: Registry): SubscriptionObserver {
     registers: [registry],
   });
   const events = new Counter({ name: 'subscription_events_total', help: 'Events queued for subscribers (one per subscriber and change)', registers: [registry] });
+  const dropped = new Counter({ name: 'subscription_subscribers_dropped_total', help: 'Subscribers dropped for falling more than SUBSCRIBER_QUEUE events behind (their stream ends with RATE_LIMITED)', registers: [registry] });
   return {
     subscriptionOpened: (transport) => open.inc({ transport }),
     subscriptionClosed: (transport) => open.dec({ transport }),
     pollersChanged: (count) => pollers.set(count),
     polled: (outcome) => polls.inc({ outcome }),
     eventsQueued: (count) => events.inc(count),
+    subscriberDropped: () => dropped.inc(),
   };
 }
 

@@ -37,6 +37,8 @@ export interface SubscriptionObserver {
   /** A poll made here (`ok`, `skipped`, `failed`), or the outcome of one another replica made (`received`). */
   polled(outcome: 'ok' | 'skipped' | 'failed' | 'received'): void;
   eventsQueued(count: number): void;
+  /** A subscriber that fell SUBSCRIBER_QUEUE events behind was dropped. */
+  subscriberDropped?(): void;
 }
 
 export interface SubscriptionHubOptions {
@@ -116,9 +118,12 @@ export class SubscriptionHub {
         observer?.polled(outcome);
         if (events > 0) observer?.eventsQueued(events);
       },
-      overflow: () => new GraphQLError(`This subscriber fell more than ${options.limits.queueLimit} events behind and was dropped; subscribe again with the last cursor received`, {
-        extensions: { code: ErrorCode.RATE_LIMITED, limit: 'SUBSCRIBER_QUEUE' },
-      }),
+      overflow: () => {
+        observer?.subscriberDropped?.();
+        return new GraphQLError(`This subscriber fell more than ${options.limits.queueLimit} events behind and was dropped; subscribe again with the last cursor received`, {
+          extensions: { code: ErrorCode.RATE_LIMITED, limit: 'SUBSCRIBER_QUEUE' },
+        });
+      },
     };
   }
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import { ErrorCode } from '../../src/errors.ts';
 import { bearer, postGraphQL } from '../support/graphql-client.ts';
+import { until } from '../support/time.ts';
 import {
   DASHBOARD_FILE,
   PROMETHEUS_DIR,
@@ -169,6 +170,14 @@ describe('deploy/grafana dashboard', () => {
       'Memory',
       'CPU per replica',
       'Garbage collection',
+      'Open subscriptions by transport',
+      'Pollers',
+      'Polls by outcome',
+      'Events sent',
+      'Subscribers dropped',
+      'Budget draws',
+      'Budget refusals by caller',
+      'Skipped polls',
     ]);
   });
 
@@ -207,9 +216,14 @@ describe('rules, dashboard and scrape job together', () => {
 
   it('name only error codes the gateway answers with', () => {
     const codes = new Set<string>(Object.values(ErrorCode));
+    // A request's outcome is an error code; a poll's (subscription_polls_total) is one of its own few.
     const named = queries.flatMap((query) =>
-      parsePromQL(query.expr).selectors.flatMap((s) => s.matchers.filter((m) => m.label === 'outcome').flatMap((m) => m.value.split('|'))),
+      parsePromQL(query.expr).selectors.filter((s) => s.metric !== 'subscription_polls_total').flatMap((s) => s.matchers.filter((m) => m.label === 'outcome').flatMap((m) => m.value.split('|'))),
     );
+    const pollOutcomes = queries.flatMap((query) =>
+      parsePromQL(query.expr).selectors.filter((s) => s.metric === 'subscription_polls_total').flatMap((s) => s.matchers.filter((m) => m.label === 'outcome').flatMap((m) => m.value.split('|'))),
+    );
+    expect(pollOutcomes).toEqual(['skipped']);
     expect([...new Set(named)].sort()).toEqual(['INTERNAL_SERVER_ERROR', 'UPSTREAM_ERROR', 'UPSTREAM_TIMEOUT', 'ok']);
     expect(named.filter((code) => code !== 'ok' && !codes.has(code))).toEqual([]);
   });
@@ -235,6 +249,21 @@ describe('metrics named by the rules and the dashboard, against a real /metrics'
       [true, undefined],
       [false, 'GRAPHQL_VALIDATION_FAILED'],
     ]);
+    // Tokens the platform refuses, from one address, past AUTH_FAILURE_LIMIT_BURST: rate_limited_total gets a sample.
+    const refused = [];
+    for (let i = 0; i < 12; i++) refused.push((await postGraphQL(`${deployed.url}/graphql`, { query: '{ exceptions(first: 1) { totalCount } }' }, bearer(`not-a-token-${i}`))).status);
+    expect(refused).toContain(429);
+    // A subscription's first poll: subscription_polls_total gets a sample.
+    const stop = new AbortController();
+    const stream = await fetch(`${deployed.url}/graphql`, {
+      method: 'POST',
+      headers: { ...bearer(token), 'content-type': 'application/json', accept: 'multipart/mixed;subscriptionSpec="1.0",application/json' },
+      body: JSON.stringify({ query: 'subscription Queue { exceptionsChanged { cursor } }' }),
+      signal: stop.signal,
+    });
+    void stream.body!.pipeTo(new WritableStream()).catch(() => undefined);
+    await until('a subscription poll', async () => ((await (await fetch(`${deployed.adminUrl}/metrics`)).text()).includes('subscription_polls_total{') ? true : undefined), 20_000, 100);
+    stop.abort();
     metricsPath = scrapeJob.metrics_path;
     // Production serves /metrics on the admin listener only.
     const text = await (await fetch(`${deployed.adminUrl}${metricsPath}`)).text();
@@ -253,6 +282,7 @@ describe('metrics named by the rules and the dashboard, against a real /metrics'
   it('are all exported by the gateway (its own metrics and prom-client defaults), besides Prometheus up', () => {
     const named = new Set(queries.flatMap((query) => parsePromQL(query.expr).selectors.map((s) => s.metric)));
     expect([...named].sort()).toEqual([
+      'budget_draws_total',
       'graphql_request_duration_seconds_bucket',
       'graphql_requests_total',
       'nodejs_eventloop_lag_mean_seconds',
@@ -261,6 +291,12 @@ describe('metrics named by the rules and the dashboard, against a real /metrics'
       'nodejs_heap_size_used_bytes',
       'process_cpu_seconds_total',
       'process_resident_memory_bytes',
+      'rate_limited_total',
+      'subscription_events_total',
+      'subscription_pollers',
+      'subscription_polls_total',
+      'subscription_subscribers_dropped_total',
+      'subscriptions_open',
       'up',
       'upstream_breaker_state',
       'upstream_request_duration_seconds_bucket',
