@@ -36,14 +36,14 @@ describe('npm install with the project’s .npmrc', () => {
       private: true,
       engines: project.engines,
       allowScripts: project.allowScripts,
-      dependencies: { got: project.dependencies.got },
-      devDependencies: { node: project.devDependencies.node, esbuild: project.devDependencies.esbuild },
+      dependencies: { got: project.dependencies.got, node: project.dependencies.node },
+      devDependencies: { esbuild: project.devDependencies.esbuild },
     }));
     copyFileSync(join(ROOT, '.npmrc'), join(folder, '.npmrc'));
     const { stdout, stderr } = await promisify(execFile)('npm', ['install', '--prefer-offline'], { cwd: folder, env: { ...machineEnv(), PATH: machinePath } });
     // The counts and times vary with the registry's answers and the machine.
     expect({ stdout: stdout.replace(/^added \d+ packages in [\d.]+m?s$/gm, 'added (n) packages in (time)'), stderr }).toEqual({
-      stdout: `\n> node@${project.devDependencies.node} preinstall\n> node installArchSpecificPackage\n\n\nadded (n) packages in (time)\n\nadded (n) packages in (time)\n`,
+      stdout: `\n> node@${project.dependencies.node} preinstall\n> node installArchSpecificPackage\n\n\nadded (n) packages in (time)\n\nadded (n) packages in (time)\n`,
       stderr: '',
     });
   }, 180_000);
