@@ -50,7 +50,7 @@ const METRICS_ANSWER_WITHIN_MS = ADMIN_REQUEST_TIMEOUT_MS;
 /** How long a /trusted-documents request waits for the gateway's loop: validating a large manifest takes a while. */
 export const DOCUMENTS_ANSWER_WITHIN_MS = 60_000;
 /** Largest manifest a publication may send; past it 413, and the body is not read further. */
-export const MAX_MANIFEST_BYTES = 8 * 1024 * 1024;
+const MAX_MANIFEST_BYTES = 8 * 1024 * 1024;
 const DOCUMENTS_PATH = '/trusted-documents';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -92,7 +92,7 @@ export interface RefusedAdminRequest {
 }
 
 /** The /trusted-documents routes: the token they need, and the gateway loop that answers them. */
-export interface AdminDocuments {
+interface AdminDocuments {
   /** ADMIN_TOKEN; undefined refuses every request of these routes. */
   token: string | undefined;
   handle(request: DocumentsRequest): Promise<AdminAnswer>;
@@ -239,7 +239,7 @@ function askGateway({ readiness, scrape, logger }: AdminOptions) {
 }
 
 /** A refused /trusted-documents request in the log: the method, path, reason and address, never the token sent. */
-export const logRefused = (logger: Logger) => (request: RefusedAdminRequest) => logger.warn(request, `admin request refused: ${request.reason}`);
+const logRefused = (logger: Logger) => (request: RefusedAdminRequest) => logger.warn(request, `admin request refused: ${request.reason}`);
 
 /** What the primary of a group (WORKERS > 1) serves the group's admin port with. */
 export interface GroupAdminOptions {

@@ -7,6 +7,7 @@ import { AREA_MODULES, checkAreaModules } from './area-modules.ts';
 import { SDL_FILES } from './areas.ts';
 import { baseResolvers } from './base-resolvers.ts';
 import { checkRepresentations } from './federation/representations.ts';
+import { uuidArgument } from './platform/ids.ts';
 import { PROJECT_ROOT } from './project-root.ts';
 import type { Resolvers } from './generated/graphql.ts';
 
@@ -35,7 +36,8 @@ export function buildSchema(): GraphQLSchema {
   // @apollo/subgraph records it; graphql-tools stores it elsewhere, and without
   // this every entity would resolve to its bare representation.
   addSubgraphResolvers(schema, referenceResolvers(resolvers));
-  checkRepresentations(schema);
+  // Every entity of this subgraph is keyed by a platform id, which the contract makes a UUID.
+  checkRepresentations(schema, uuidArgument);
   checkAreaModules(schema);
   return schema;
 }

@@ -171,7 +171,7 @@ export const SETTINGS = {
   },
   REDIS_URL: {
     group: 'first', config: 'redisUrl', schema: z.url({ protocol: /^rediss?$/ }), shown: '(none: in-memory per instance)',
-    doc: 'Redis shared by instances as the persisted-query store (`redis://` or `rediss://`); may evict (`allkeys-lru`). Budgets use `RATE_LIMIT_REDIS_URL`',
+    doc: 'Redis shared by instances as the persisted-query store (`redis://` or `rediss://`) and, with `ADMIN_TOKEN`, the store of published trusted documents; may evict (`allkeys-lru`), or with `ADMIN_TOKEN` `volatile-lru`, which never evicts the published documents (they carry no expiry). Budgets use `RATE_LIMIT_REDIS_URL`',
   },
   REQUEST_DEADLINE_MS: {
     group: 'first', config: 'requestDeadlineMs', schema: int(100, 300_000), default: 8_000,

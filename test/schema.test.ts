@@ -17,7 +17,7 @@ const { buildSchema } = await import('../src/schema.ts');
 const schema = buildSchema();
 
 const DOCUMENT = {
-  id: 'd1',
+  id: 'd0c00000-0000-4000-8000-000000000001',
   name: 'Passport',
   documentType: 'driving-license',
   issuingDate: '2020-02-29',
@@ -25,12 +25,12 @@ const DOCUMENT = {
   createdBy: { id: '', type: 'internal' },
 };
 
-/** A context whose document loader answers DOCUMENT for d1 and notes every id it is asked. */
+/** A context whose document loader answers DOCUMENT for its id and notes every id it is asked. */
 function context() {
   const loads: string[] = [];
   const load = async (id: string) => {
     loads.push(id);
-    if (id !== 'd1') throw new Error(`no document ${id}`);
+    if (id !== 'd0c00000-0000-4000-8000-000000000001') throw new Error(`no document ${id}`);
     return DOCUMENT;
   };
   return { loads, ctx: { loaders: { document: { load } } } };
@@ -49,13 +49,13 @@ const ENTITIES = parse(`
 describe('buildSchema', () => {
   it("resolves a Document representation through the documents area's reference resolver, with its types' resolvers and the scalars", async () => {
     const { loads, ctx } = context();
-    const result = await execute({ schema, document: ENTITIES, contextValue: ctx, variableValues: { representations: [{ __typename: 'Document', id: 'd1' }] } });
+    const result = await execute({ schema, document: ENTITIES, contextValue: ctx, variableValues: { representations: [{ __typename: 'Document', id: 'd0c00000-0000-4000-8000-000000000001' }] } });
     expect(result).toEqual({
       data: {
         _entities: [
           {
             __typename: 'Document',
-            id: 'd1',
+            id: 'd0c00000-0000-4000-8000-000000000001',
             name: 'Passport',
             documentType: 'DRIVING_LICENSE',
             issuingDate: '2020-02-29',
@@ -65,19 +65,19 @@ describe('buildSchema', () => {
         ],
       },
     });
-    expect(loads).toEqual(['d1']);
+    expect(loads).toEqual(['d0c00000-0000-4000-8000-000000000001']);
   });
 
   it('resolves a FinancialAccount representation to its id alone, with no platform call', async () => {
     const { loads, ctx } = context();
-    const result = await execute({ schema, document: ENTITIES, contextValue: ctx, variableValues: { representations: [{ __typename: 'FinancialAccount', id: 'fa1' }] } });
-    expect(result).toEqual({ data: { _entities: [{ __typename: 'FinancialAccount', id: 'fa1' }] } });
+    const result = await execute({ schema, document: ENTITIES, contextValue: ctx, variableValues: { representations: [{ __typename: 'FinancialAccount', id: 'fa000000-0000-4000-8000-000000000001' }] } });
+    expect(result).toEqual({ data: { _entities: [{ __typename: 'FinancialAccount', id: 'fa000000-0000-4000-8000-000000000001' }] } });
     expect(loads).toEqual([]);
   });
 
   it('refuses a malformed representation as BAD_USER_INPUT before resolving any entity', async () => {
     const { loads, ctx } = context();
-    const representations = [{ __typename: 'Document', id: 'd1' }, { __typename: 'Document' }];
+    const representations = [{ __typename: 'Document', id: 'd0c00000-0000-4000-8000-000000000001' }, { __typename: 'Document' }];
     const result = await execute({ schema, document: ENTITIES, contextValue: ctx, variableValues: { representations } });
     expect(result.data).toBeNull();
     expect(result.errors?.map((error) => [error.message, error.extensions])).toEqual([

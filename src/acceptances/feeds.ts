@@ -1,5 +1,6 @@
 import type { Query } from '../platform/client.ts';
 import type { ListFeed } from '../subscriptions/index.ts';
+import { uuidArgument } from '../platform/ids.ts';
 import { acceptanceList, acceptancesQuery } from './api.ts';
 import type { AcceptanceRecord } from './records.ts';
 
@@ -12,5 +13,5 @@ export const acceptanceFeed: ListFeed<AcceptanceRecord> = {
 };
 
 export function acceptanceFeedQuery(financialAccountId: string): Query {
-  return acceptancesQuery(financialAccountId, [{ field: 'CREATED_AT', direction: 'DESC' }]);
+  return acceptancesQuery(uuidArgument(financialAccountId, ['financialAccountId']), [{ field: 'CREATED_AT', direction: 'DESC' }]);
 }

@@ -1,6 +1,7 @@
 import { listConnection } from '../connections/index.ts';
 import type { GatewayContext } from '../context.ts';
 import type { FinancialAccountDocumentAcceptancesArgs, Resolvers, SubscriptionDocumentAcceptancesAddedArgs } from '../generated/graphql.ts';
+import { uuidArgument } from '../platform/ids.ts';
 import { acceptanceList, acceptancesQuery } from './api.ts';
 import type { AcceptanceRecord } from './records.ts';
 import { listFeedField } from '../subscriptions/index.ts';
@@ -14,12 +15,13 @@ function acceptancesOf(financialAccountId: string, { orderBy, ...window }: Finan
 }
 
 const Query: Resolvers['Query'] = {
-  documentAcceptances: (_, { financialAccountId, ...args }, ctx) => acceptancesOf(financialAccountId, args, ctx),
+  documentAcceptances: (_, { financialAccountId, ...args }, ctx) => acceptancesOf(uuidArgument(financialAccountId, ['financialAccountId']), args, ctx),
 };
 
 /**
  * The Financial Account entity is owned by another subgraph; this one adds its acceptances, which
- * is what makes it resolvable here. Only its id travels.
+ * is what makes it resolvable here. Only its id travels: a representation's was checked with the
+ * representations (src/federation/representations.ts), one from a platform record is the platform's.
  */
 const FinancialAccount: Resolvers['FinancialAccount'] = {
   __resolveReference: (reference) => ({ id: reference.id }),

@@ -2,6 +2,7 @@ import { ErrorCode } from '../errors.ts';
 import type { DocumentHolderType, DocumentStatus, DocumentType, FileExtension, Resolvers, UpdateDocumentInput, VerificationStatus } from '../generated/graphql.ts';
 import { PlatformError } from '../platform/platform-error.ts';
 import type { PlatformSchema } from '../platform/records.ts';
+import { uuidArgument } from '../platform/ids.ts';
 import { enumMapping } from '../platform/values.ts';
 import { updateDocument } from './api.ts';
 import type { ContentUrlModel, ContentUrlRecord, DocumentModel, UpdateDocumentBody, UpdateDocumentPayloadModel, UserErrorModel } from './records.ts';
@@ -80,11 +81,13 @@ function platformUserErrors(error: PlatformError): UserErrorModel[] {
 const failed = (userErrors: UserErrorModel[]): UpdateDocumentPayloadModel => ({ document: null, uploadUrl: null, userErrors });
 
 const Query: Resolvers['Query'] = {
-  document: (_, { id }, ctx) => ctx.loaders.document.load(id),
+  document: (_, { id }, ctx) => ctx.loaders.document.load(uuidArgument(id, ['id'])),
 };
 
 const Mutation: Resolvers['Mutation'] = {
   updateDocument: async (_, { input }, ctx) => {
+    // Not a broken rule of the details: no document could be meant, so no payload.
+    uuidArgument(input.id, ['input', 'id']);
     const userErrors = validateUpdate(input, new Date().toISOString().slice(0, 10));
     if (userErrors.length > 0) return failed(userErrors);
     try {
@@ -127,8 +130,13 @@ const ContentUrl: Resolvers['ContentUrl'] = {
   expiresAt: (url) => (url.expiresIn === null ? null : new Date(url.receivedAt + url.expiresIn * 1000)),
 };
 
+const documentChanged = recordFeedField(documentFeed);
+
 const Subscription: Resolvers['Subscription'] = {
-  documentChanged: recordFeedField(documentFeed),
+  documentChanged: {
+    ...documentChanged,
+    subscribe: (parent, args, context) => documentChanged.subscribe(parent, { id: uuidArgument(args.id, ['id']) }, context),
+  },
 };
 
 export const documentResolvers: Resolvers = { Query, Mutation, Subscription, Document, ContentUrl };

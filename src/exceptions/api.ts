@@ -3,6 +3,7 @@ import { badUserInput } from '../errors.ts';
 import type { ExceptionFilter, ExceptionOrder } from '../generated/graphql.ts';
 import type { Query } from '../platform/client.ts';
 import type { ArgumentPaths } from '../platform/argument-errors.ts';
+import { uuidArgument } from '../platform/ids.ts';
 import { pageFetcher } from '../platform/pages.ts';
 import { PLATFORM_DEFAULT_SORT, sortParams } from '../platform/values.ts';
 import type { ExceptionRecord } from './records.ts';
@@ -24,7 +25,8 @@ export function exceptionsQuery(filter: ExceptionFilter | null | undefined, orde
     if (f[key] === 'UNKNOWN') throw badUserInput(`${key} UNKNOWN cannot be used as a filter`, { field: ['filter', key] });
   }
   if (f.status?.includes('UNKNOWN')) throw badUserInput('status UNKNOWN cannot be used as a filter', { field: ['filter', 'status'] });
-  const assignedTo = [...(f.assignedTo ?? []), ...(f.unassigned ? [UNASSIGNED] : [])];
+  // `unassigned` is the schema's way to ask for UNASSIGNED; in `assignedTo` it is not an id.
+  const assignedTo = [...(f.assignedTo ?? []).map((id, index) => uuidArgument(id, ['filter', 'assignedTo', index])), ...(f.unassigned ? [UNASSIGNED] : [])];
   return {
     createdDateFrom: f.createdFrom,
     createdDateTo: f.createdTo,

@@ -1,6 +1,7 @@
 import { isUnionType, Kind, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import { clip } from '../client-text.ts';
 import { badUserInput } from '../errors.ts';
+import type { ArgumentPath } from '../platform/ids.ts';
 
 /** Longest `__typename` quoted back in a refusal (no entity type name comes near it). */
 const MAX_QUOTED_TYPENAME = 64;
@@ -51,9 +52,10 @@ function representationProblem(representation: unknown, index: number, keys: Rea
  * Wraps the `_entities` resolver @apollo/subgraph built so that a malformed
  * representation (a router never sends one; a client may) is refused as
  * BAD_USER_INPUT before any entity is resolved, instead of failing inside the
- * resolver as an internal error.
+ * resolver as an internal error. `idRule` checks each representation's `id` key (it throws a
+ * refusal naming the representation's place).
  */
-export function checkRepresentations(schema: GraphQLSchema): void {
+export function checkRepresentations(schema: GraphQLSchema, idRule?: (id: string, path: ArgumentPath) => unknown): void {
   const field = schema.getQueryType()?.getFields()._entities;
   const resolve = field?.resolve;
   if (!field || !resolve) return;
@@ -64,6 +66,13 @@ export function checkRepresentations(schema: GraphQLSchema): void {
       for (const [index, representation] of representations.entries()) {
         const problem = representationProblem(representation, index, keys);
         if (problem) throw badUserInput(problem, { argumentName: 'representations' });
+      }
+      // Then each `id` by the id rule, once every representation has its shape.
+      if (idRule) {
+        for (const [index, representation] of representations.entries()) {
+          const { id } = representation as { id?: unknown };
+          if (id !== undefined) idRule(String(id), ['representations', index, 'id']);
+        }
       }
     }
     return resolve(source, args, context, info);

@@ -364,7 +364,7 @@ export type ExceptionEntity = CustomerAccount | FinancialAccount | Transaction;
 
 /** Which exceptions to list. All given conditions must hold. */
 export type ExceptionFilter = {
-  /** Assigned to one of these users (ids). */
+  /** Assigned to one of these users (ids, each a UUID; `unassigned` asks for the unassigned). Anything else is refused with BAD_USER_INPUT. */
   assignedTo?: InputMaybe<Array<Scalars['ID']['input']>>;
   /** Only this category. */
   category?: InputMaybe<ExceptionCategory>;
@@ -582,9 +582,9 @@ export type LinxBatchFilter = {
   search?: InputMaybe<Scalars['String']['input']>;
   /** Only this status. `ACTIVE` and `UNKNOWN` are not filterable on the platform and are rejected with BAD_USER_INPUT. */
   status?: InputMaybe<LinxBatchStatus>;
-  /** Template id (same for all versions). */
+  /** Template id (UUID; same for all versions). Anything else is refused with BAD_USER_INPUT before any platform call. */
   templateId: Scalars['ID']['input'];
-  /** Template version id. */
+  /** Template version id (UUID). Anything else is refused with BAD_USER_INPUT before any platform call. */
   templateVersionId: Scalars['ID']['input'];
 };
 
@@ -845,7 +845,7 @@ export type UpdateDocumentInput = {
   documentType: DocumentType;
   /** Expiry date; required for DRIVING_LICENSE and PASSPORT. */
   expiryDate?: InputMaybe<Scalars['Date']['input']>;
-  /** Id of the document to update. */
+  /** Id of the document to update (UUID). Anything else is refused with BAD_USER_INPUT before any platform call. */
   id: Scalars['ID']['input'];
   /** 2–3 uppercase letters (ISO 3166-1); required for DRIVING_LICENSE and PASSPORT. */
   issuingCountryCode?: InputMaybe<Scalars['String']['input']>;

@@ -213,7 +213,7 @@ const VERSION = `${PREFIX}:version`;
 const APP_PREFIX = `${PREFIX}:app:`;
 
 /** How often a replica reads the version counter: a change is served everywhere within about this long. */
-export const WATCH_MS = 250;
+const WATCH_MS = 250;
 /** Longest wait for one Redis command; a larger publication is one longer script, so writes get more. */
 const COMMAND_TIMEOUT_MS = 2_000;
 const WRITE_TIMEOUT_MS = 10_000;
@@ -277,7 +277,7 @@ export class RedisDocumentStore implements DocumentStore {
     const store = new RedisDocumentStore(client, logger);
     client.on('error', (error) => store.#warn(error));
     const first = client.connect().then(
-      () => store.#poll(),
+      () => Promise.all([store.#poll(), store.#checkEviction()]),
       (error: unknown) => store.#warn(error),
     );
     await Promise.race([first, new Promise((resolve) => setTimeout(resolve, STARTUP_WAIT_MS).unref())]);
@@ -309,6 +309,19 @@ export class RedisDocumentStore implements DocumentStore {
   async close(): Promise<void> {
     clearInterval(this.#timer);
     this.#client.destroy();
+  }
+
+  /** An `allkeys-*` policy may evict a published app's documents: served no more, with nothing said. */
+  async #checkEviction(): Promise<void> {
+    try {
+      const reply = await this.#client.sendCommand<unknown[] | Record<string, string>>(['CONFIG', 'GET', 'maxmemory-policy'], { timeout: COMMAND_TIMEOUT_MS });
+      const policy = Array.isArray(reply) ? String(reply[1]) : reply['maxmemory-policy'];
+      if (policy?.startsWith('allkeys')) {
+        this.#logger.warn({ policy }, 'published trusted documents: the shared Redis (REDIS_URL) may evict them; set maxmemory-policy volatile-lru (persisted queries, which expire, are evicted instead)');
+      }
+    } catch {
+      // Managed Redis services may refuse CONFIG: nothing to tell then.
+    }
   }
 
   async #command<T>(args: string[], timeout: number): Promise<T> {

@@ -17,8 +17,8 @@ import { documentsById, manifestDocuments, TrustedDocumentsError, type TrustedDo
 const APP_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** Bounds on what publishers can grow: apps, documents per app, and the text of all apps together. */
 export const MAX_APPS = 100;
-export const MAX_DOCUMENTS_PER_APP = 5_000;
-export const MAX_PUBLISHED_CHARS = 32 * 1024 * 1024;
+const MAX_DOCUMENTS_PER_APP = 5_000;
+const MAX_PUBLISHED_CHARS = 32 * 1024 * 1024;
 /** Documents validated between two turns of the event loop: a large manifest never holds requests up for long. */
 const VALIDATED_PER_TURN = 20;
 

@@ -3,6 +3,7 @@ import { badUserInput } from '../errors.ts';
 import type { LinxBatchFilter, LinxBatchOrder } from '../generated/graphql.ts';
 import type { Query } from '../platform/client.ts';
 import type { ArgumentPaths } from '../platform/argument-errors.ts';
+import { uuidArgument } from '../platform/ids.ts';
 import { pageFetcher } from '../platform/pages.ts';
 import { PLATFORM_DEFAULT_SORT, sortParams } from '../platform/values.ts';
 import type { LinxBatchRecord } from './records.ts';
@@ -19,8 +20,8 @@ export function linxQuery(filter: LinxBatchFilter, orderBy: readonly LinxBatchOr
   }
   const search = filter.search?.trim();
   return {
-    templateId: filter.templateId,
-    templateVersionId: filter.templateVersionId,
+    templateId: uuidArgument(filter.templateId, ['filter', 'templateId']),
+    templateVersionId: uuidArgument(filter.templateVersionId, ['filter', 'templateVersionId']),
     search: search ? search : undefined,
     status: filter.status ?? undefined,
     sort: sortParams(orderBy),

@@ -65,7 +65,7 @@ describe('made-up tokens', () => {
     sandbox.faults.set('*', { latencyMs: 700 });
     const answers = await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {
-        const query = i % 2 === 0 ? '{ exceptions(first: 1) { totalCount } }' : '{ documentAcceptances(financialAccountId: "fa-1", first: 1) { totalCount } }';
+        const query = i % 2 === 0 ? '{ exceptions(first: 1) { totalCount } }' : '{ documentAcceptances(financialAccountId: "fa000000-0000-4000-8000-000000000001", first: 1) { totalCount } }';
         const response = await postJson(`${origin}/graphql`, { query }, { authorization: 'Bearer made-up-concurrent' });
         return ((await response.json()) as { errors: { extensions: { code: string } }[] }).errors.map((error) => error.extensions.code);
       }),
@@ -78,7 +78,7 @@ describe('made-up tokens', () => {
     const origin = await startGateway();
     sandbox.faults.set('*', { latencyMs: 700 });
     // Twelve different platform calls on two routes: none can join another's read.
-    const fields = [1, 2, 3, 4, 5, 6].flatMap((n) => [`e${n}: exceptions(first: ${n}) { totalCount }`, `a${n}: documentAcceptances(financialAccountId: "fa-1", first: ${n}) { totalCount }`]);
+    const fields = [1, 2, 3, 4, 5, 6].flatMap((n) => [`e${n}: exceptions(first: ${n}) { totalCount }`, `a${n}: documentAcceptances(financialAccountId: "fa000000-0000-4000-8000-000000000001", first: ${n}) { totalCount }`]);
     const response = await postJson(`${origin}/graphql`, { query: `{ ${fields.join(' ')} }` }, { authorization: 'Bearer made-up-twelve-fields' });
     const body = (await response.json()) as { errors: { message: string; extensions: { code: string } }[] };
     const notSent = 'The platform rejected the access token (not sent: the platform refused this token moments ago)';

@@ -41,7 +41,7 @@ function context(answer: Record<string, unknown> | Error) {
   return { ctx, puts, loader };
 }
 
-const INPUT: UpdateDocumentInput = { id: 'd/1', documentType: 'PASSPORT', name: 'Passport', number: 'X1', issuingCountryCode: 'FR', expiryDate: '2031-01-01', description: null };
+const INPUT: UpdateDocumentInput = { id: 'd0c00000-0000-4000-8000-000000000001', documentType: 'PASSPORT', name: 'Passport', number: 'X1', issuingCountryCode: 'FR', expiryDate: '2031-01-01', description: null };
 
 describe('Document fields', () => {
   it('maps the platform document type, and fails on one the schema does not know', () => {
@@ -99,22 +99,22 @@ describe('Mutation.updateDocument', () => {
   });
 
   it('sends the contract’s fields in platform spellings, leaves out absent ones, and primes the loader with the answer', async () => {
-    const record = { id: 'd/1', documentType: 'passport', name: 'Passport', url: { value: 'https://upload/d1', allowed: 'PUT', expiresIn: 600 } };
+    const record = { id: 'd0c00000-0000-4000-8000-000000000001', documentType: 'passport', name: 'Passport', url: { value: 'https://upload/d1', allowed: 'PUT', expiresIn: 600 } };
     const { ctx, puts, loader } = context(record);
     const payload = (await updateDocument({}, { input: { ...INPUT, metadata: { k: 'v' } } }, ctx, {})) as { document: { receivedAt: number }; uploadUrl: unknown; userErrors: unknown };
     expect(puts).toEqual([
-      ['documents.update', '/v1/documents/d%2F1', { documentType: 'passport', name: 'Passport', number: 'X1', issuingCountryCode: 'FR', expiryDate: '2031-01-01', metadata: { k: 'v' } }],
+      ['documents.update', '/v1/documents/d0c00000-0000-4000-8000-000000000001', { documentType: 'passport', name: 'Passport', number: 'X1', issuingCountryCode: 'FR', expiryDate: '2031-01-01', metadata: { k: 'v' } }],
     ]);
     expect(payload).toEqual({
       document: { ...record, receivedAt: expect.any(Number) },
       uploadUrl: { value: 'https://upload/d1', allowed: 'PUT', expiresIn: 600, receivedAt: payload.document.receivedAt },
       userErrors: [],
     });
-    expect(loader).toEqual(['clear d/1', 'prime d/1 d/1']);
+    expect(loader).toEqual(['clear d0c00000-0000-4000-8000-000000000001', 'prime d0c00000-0000-4000-8000-000000000001 d0c00000-0000-4000-8000-000000000001']);
   });
 
   it('has no upload URL when the platform sends none for PUT', async () => {
-    const { ctx } = context({ id: 'd/1', url: { value: 'https://files/d1', allowed: 'GET' } });
+    const { ctx } = context({ id: 'd0c00000-0000-4000-8000-000000000001', url: { value: 'https://files/d1', allowed: 'GET' } });
     expect(await updateDocument({}, { input: INPUT }, ctx, {})).toMatchObject({ uploadUrl: null, userErrors: [] });
   });
 

@@ -54,8 +54,8 @@ async function gql(query: string, variables?: Record<string, unknown>) {
 const batch = (status: string, actorType: string) => ({
   id: 'b-1',
   status,
-  templateId: 't-1',
-  templateVersionId: 'tv-1',
+  templateId: '7e000000-0000-4000-8000-000000000001',
+  templateVersionId: '7e000000-0000-4000-8000-0000000000f1',
   createdBy: { id: 'u-1', type: actorType },
   createdAt: '2026-03-04T10:15:30.123+0000',
 });
@@ -63,7 +63,7 @@ const batch = (status: string, actorType: string) => ({
 describe('values the schema does not know yet', () => {
   it('become UNKNOWN instead of failing the query', async () => {
     answer = { status: 200, body: JSON.stringify([batch('ARCHIVED', 'robot'), batch('ACTIVE', 'service-account')]) };
-    const result = await gql('{ linxBatches(filter: { templateId: "t-1", templateVersionId: "tv-1" }, first: 5) { nodes { status createdBy { id type } createdAt } totalCount } }');
+    const result = await gql('{ linxBatches(filter: { templateId: "7e000000-0000-4000-8000-000000000001", templateVersionId: "7e000000-0000-4000-8000-0000000000f1" }, first: 5) { nodes { status createdBy { id type } createdAt } totalCount } }');
     expect(result).toEqual({
       data: {
         linxBatches: {
@@ -76,7 +76,7 @@ describe('values the schema does not know yet', () => {
       },
     });
     expect(received.map((r) => [r.method, r.url, r.authorization])).toEqual([
-      ['GET', '/v2/linx/workflow-batches?page=1&size=6&templateId=t-1&templateVersionId=tv-1', 'Bearer platform-token'],
+      ['GET', '/v2/linx/workflow-batches?page=1&size=6&templateId=7e000000-0000-4000-8000-000000000001&templateVersionId=7e000000-0000-4000-8000-0000000000f1', 'Bearer platform-token'],
     ]);
   });
 
@@ -113,11 +113,11 @@ describe('updateDocument request body', () => {
     answer = {
       status: 200,
       body: JSON.stringify({
-        id: 'd-1',
+        id: 'd0c00000-0000-4000-8000-000000000001',
         documentType: 'driving-license',
         name: 'DL',
         status: 'NEW',
-        url: { value: 'http://files.example.test/d-1?sig=1', allowed: 'PUT', expiresIn: 600 },
+        url: { value: 'http://files.example.test/d0c00000-0000-4000-8000-000000000001?sig=1', allowed: 'PUT', expiresIn: 600 },
       }),
     };
     const before = Date.now();
@@ -126,7 +126,7 @@ describe('updateDocument request body', () => {
         document { id documentType url { value } } uploadUrl { value allowed expiresIn expiresAt } userErrors { code } } }`,
       {
         input: {
-          id: 'd-1',
+          id: 'd0c00000-0000-4000-8000-000000000001',
           documentType: 'DRIVING_LICENSE',
           name: 'DL',
           number: 'D123',
@@ -139,14 +139,14 @@ describe('updateDocument request body', () => {
       },
     );
     const payload = (result.data as { updateDocument: { uploadUrl: { expiresAt: string }; document: unknown; userErrors: unknown[] } }).updateDocument;
-    expect(payload.document).toEqual({ id: 'd-1', documentType: 'DRIVING_LICENSE', url: null });
+    expect(payload.document).toEqual({ id: 'd0c00000-0000-4000-8000-000000000001', documentType: 'DRIVING_LICENSE', url: null });
     expect(payload.userErrors).toEqual([]);
-    expect(payload.uploadUrl).toMatchObject({ value: 'http://files.example.test/d-1?sig=1', allowed: 'PUT', expiresIn: 600 });
+    expect(payload.uploadUrl).toMatchObject({ value: 'http://files.example.test/d0c00000-0000-4000-8000-000000000001?sig=1', allowed: 'PUT', expiresIn: 600 });
     const expiresAt = Date.parse(payload.uploadUrl.expiresAt);
     expect(expiresAt).toBeGreaterThanOrEqual(before + 600_000);
     expect(expiresAt).toBeLessThanOrEqual(Date.now() + 600_000);
     expect(received).toHaveLength(1);
-    expect([received[0]!.method, received[0]!.url]).toEqual(['PUT', '/v1/documents/d-1']);
+    expect([received[0]!.method, received[0]!.url]).toEqual(['PUT', '/v1/documents/d0c00000-0000-4000-8000-000000000001']);
     expect(JSON.parse(received[0]!.body)).toEqual({
       documentType: 'driving-license',
       name: 'DL',

@@ -36,9 +36,9 @@ async function walk(query: string, field: string, variables: Record<string, unkn
   const nodes: Node[] = [];
   let after: string | null = null;
   for (let index = 0; index < pages; index++) {
-    const response = await stack.gql<Record<string, Page>>(query, { ...variables, first: size, after });
+    const response: { body: { data?: Record<string, Page> | null; errors?: unknown } } = await stack.gql<Record<string, Page>>(query, { ...variables, first: size, after });
     expect(response.body.errors).toBeUndefined();
-    const page = response.body.data![field]!;
+    const page: Page = response.body.data![field]!;
     nodes.push(...page.edges.map((edge) => edge.node));
     if (!page.pageInfo.hasNextPage) break;
     after = page.pageInfo.endCursor;

@@ -28,7 +28,7 @@ describe('exceptionsQuery', () => {
   it('names each parameter as the platform does, the order as repeated field,DIRECTION', () => {
     expect(
       exceptionsQuery(
-        { createdFrom: '2026-03-01T00:00:00', createdTo: '2026-03-31T23:59:59', timeZone: 'Europe/Paris', assignedTo: ['u1', 'u2'], category: 'CUSTOMER', type: 'ACH_RETURN', status: ['NEW', 'REOPENED'] },
+        { createdFrom: '2026-03-01T00:00:00', createdTo: '2026-03-31T23:59:59', timeZone: 'Europe/Paris', assignedTo: ['a5000000-0000-4000-8000-000000000001', 'a5000000-0000-4000-8000-000000000002'], category: 'CUSTOMER', type: 'ACH_RETURN', status: ['NEW', 'REOPENED'] },
         [
           { field: 'CREATED_AT', direction: 'ASC' },
           { field: 'BUSINESS_ACCOUNT_ID', direction: 'DESC' },
@@ -38,7 +38,7 @@ describe('exceptionsQuery', () => {
       createdDateFrom: '2026-03-01T00:00:00',
       createdDateTo: '2026-03-31T23:59:59',
       timeZone: 'Europe/Paris',
-      assignedTo: ['u1', 'u2'],
+      assignedTo: ['a5000000-0000-4000-8000-000000000001', 'a5000000-0000-4000-8000-000000000002'],
       category: 'CUSTOMER',
       type: 'ACH_RETURN',
       status: ['NEW', 'REOPENED'],
@@ -48,7 +48,7 @@ describe('exceptionsQuery', () => {
 
   it('asks for the unassigned with the UNASSIGNED literal, after any assignee', () => {
     expect(exceptionsQuery({ unassigned: true }, null).assignedTo).toEqual(['UNASSIGNED']);
-    expect(exceptionsQuery({ unassigned: true, assignedTo: ['u1'] }, null).assignedTo).toEqual(['u1', 'UNASSIGNED']);
+    expect(exceptionsQuery({ unassigned: true, assignedTo: ['a5000000-0000-4000-8000-000000000001'] }, null).assignedTo).toEqual(['a5000000-0000-4000-8000-000000000001', 'UNASSIGNED']);
     expect(exceptionsQuery({ unassigned: false, assignedTo: [] }, null).assignedTo).toBeUndefined();
   });
 

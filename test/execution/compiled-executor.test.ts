@@ -136,7 +136,7 @@ describe('compiled execution', () => {
       ['query($first: Int) { exceptions(first: $first) { totalCount } }', { first: 'many' }, `Bearer ${acme().token}`],
       ['{ exceptions(first: -1) { totalCount edges { node { id } } } }', undefined, `Bearer ${acme().token}`],
       ['{ exceptions(first: 2, after: "not-a-cursor") { totalCount } }', undefined, `Bearer ${acme().token}`],
-      ['{ a: exceptions(first: 1) { totalCount } b: document(id: "nope") { id } }', undefined, `Bearer ${acme().token}`],
+      ['{ a: exceptions(first: 1) { totalCount } b: document(id: "00000000-0000-4000-8000-000000000000") { id } }', undefined, `Bearer ${acme().token}`],
       ['{ _service { sdl } }', undefined, undefined],
       ['query($r: [_Any!]!) { _entities(representations: $r) { __typename ... on Document { id name } } }', { r: [{ __typename: 'Document', id: '00000000-0000-4000-8000-000000000000' }] }, `Bearer ${acme().token}`],
       ['{ __typename __schema { queryType { name } } }', undefined, undefined],
@@ -199,14 +199,14 @@ describe('compiled execution', () => {
     try {
       const cases = [
         // Failing after the same platform round: document order.
-        `{ a: document(id: "${odd}") { id documentType } b: document(id: "nope") { id } }`,
-        `{ b: document(id: "nope") { id } a: document(id: "${odd}") { id documentType } }`,
-        `{ a: document(id: "${odd}") { documentType } b: document(id: "nope") { id } x: document(id: "${odd}") { name documentType } d: document(id: "${other!.id}") { id } }`,
-        `query { ...F b: document(id: "nope") { id } } fragment F on Query { a: document(id: "${odd}") { id documentType } }`,
-        `{ e: _entities(representations: [{__typename: "Document", id: "${odd}"}, {__typename: "Document", id: "nope"}, {__typename: "Document", id: "${odd}"}]) { ... on Document { id documentType } } }`,
+        `{ a: document(id: "${odd}") { id documentType } b: document(id: "00000000-0000-4000-8000-000000000000") { id } }`,
+        `{ b: document(id: "00000000-0000-4000-8000-000000000000") { id } a: document(id: "${odd}") { id documentType } }`,
+        `{ a: document(id: "${odd}") { documentType } b: document(id: "00000000-0000-4000-8000-000000000000") { id } x: document(id: "${odd}") { name documentType } d: document(id: "${other!.id}") { id } }`,
+        `query { ...F b: document(id: "00000000-0000-4000-8000-000000000000") { id } } fragment F on Query { a: document(id: "${odd}") { id documentType } }`,
+        `{ e: _entities(representations: [{__typename: "Document", id: "${odd}"}, {__typename: "Document", id: "00000000-0000-4000-8000-000000000000"}, {__typename: "Document", id: "${odd}"}]) { ... on Document { id documentType } } }`,
         // A field refused before any platform call fails first, wherever it stands.
         `{ a: document(id: "${odd}") { id documentType } c: exceptions(first: -1) { totalCount } }`,
-        `{ a: document(id: "${odd}") { documentType } b: document(id: "nope") { id } x: document(id: "${odd}") { documentType } c: exceptions(first: 2, after: "bad") { totalCount } }`,
+        `{ a: document(id: "${odd}") { documentType } b: document(id: "00000000-0000-4000-8000-000000000000") { id } x: document(id: "${odd}") { documentType } c: exceptions(first: 2, after: "bad") { totalCount } }`,
       ];
       for (const query of cases) {
         const { reference, fast } = await both(query, undefined);

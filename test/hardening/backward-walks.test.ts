@@ -12,7 +12,7 @@ import { TOKEN, json, startServer, type TestServer } from '../platform/support.t
 // limit prices each such walk, so a document of many is refused before any call.
 
 const LIST_LENGTH = 9_900;
-const FILTER = 'filter: { templateId: "t1", templateVersionId: "v1" }';
+const FILTER = 'filter: { templateId: "7e000000-0000-4000-8000-000000000001", templateVersionId: "7e000000-0000-4000-8000-0000000000f1" }';
 const ORDERS = [
   'ID', 'STATUS', 'TEMPLATE_ID', 'TEMPLATE_VERSION_ID', 'TEMPLATE_VERSION', 'TEMPLATE_DISPLAY_NAME', 'ACTIVE_REQUESTS_COUNT', 'CANCELLED_REQUESTS_COUNT',
   'COMPLETED_REQUESTS_COUNT', 'DECLINED_REQUESTS_COUNT', 'EXPIRED_REQUESTS_COUNT', 'FAILED_REQUESTS_COUNT', 'REJECTED_REQUESTS_COUNT', 'TOTAL_REQUESTS_COUNT', 'CREATED_AT',
@@ -77,7 +77,7 @@ describe('the cost of last without before over a list that may not report its le
     });
     // 99 full pages of 100 and the empty page that shows the end.
     expect(server.requests).toHaveLength(100);
-    expect(server.requests.at(-1)!.url).toBe('/v2/linx/workflow-batches?page=100&size=100&sort=status%2CASC&templateId=t1&templateVersionId=v1');
+    expect(server.requests.at(-1)!.url).toBe('/v2/linx/workflow-batches?page=100&size=100&sort=status%2CASC&templateId=7e000000-0000-4000-8000-000000000001&templateVersionId=7e000000-0000-4000-8000-0000000000f1');
   });
 
   it('counts a walk whose last comes from a variable or its default, once per response key', async () => {

@@ -211,7 +211,7 @@ describe('the caller’s token stays with the platform', () => {
   const secret = 'sk_live_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
 
   it('is not echoed in an error, even when the platform rejects it', async () => {
-    const response = await post(`${stack.gateway.url}/graphql`, { query: '{ exceptions(first: 1) { nodes { id } } document(id: "x") { id } }' }, { authorization: `Bearer ${secret}` });
+    const response = await post(`${stack.gateway.url}/graphql`, { query: '{ exceptions(first: 1) { nodes { id } } document(id: "00000000-0000-4000-8000-000000000000") { id } }' }, { authorization: `Bearer ${secret}` });
     expect(response.json?.errors?.map((e) => e.extensions?.code)).toEqual(['UNAUTHENTICATED', 'UNAUTHENTICATED']);
     expect(response.text).not.toContain(secret);
     expect(response.text).not.toContain(secret.slice(0, 12));

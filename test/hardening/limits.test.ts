@@ -191,8 +191,8 @@ describe('abusive operations are refused before execution', () => {
 
   describe('federation _entities', () => {
     const ENTITIES = 'query($representations: [_Any!]!) { _entities(representations: $representations) { ... on FinancialAccount { id } } }';
-    const accounts = (n: number) => Array.from({ length: n }, (_, i) => ({ __typename: 'FinancialAccount', id: `fa-${i}` }));
-    const documents = (n: number) => Array.from({ length: n }, (_, i) => ({ __typename: 'Document', id: `doc-${i}` }));
+    const accounts = (n: number) => Array.from({ length: n }, (_, i) => ({ __typename: 'FinancialAccount', id: `fa000000-0000-4000-8000-${String(i).padStart(12, "0")}` }));
+    const documents = (n: number) => Array.from({ length: n }, (_, i) => ({ __typename: 'Document', id: `d0c00000-0000-4000-8000-${String(i).padStart(12, "0")}` }));
     const CAP = /^Query asks _entities for (\d+) representations; at most 25 are allowed per request$/;
 
     it('refuses more than MAX_ENTITY_REPRESENTATIONS (25) representations before any platform call, however they are sent', async () => {

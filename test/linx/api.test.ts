@@ -8,12 +8,12 @@ import { PLATFORM_URL, TOKEN, failure, json, observedPlatformHttp } from '../pla
 
 useNock();
 
-const TEMPLATE = { templateId: 't1', templateVersionId: 'v1' };
+const TEMPLATE = { templateId: '7e000000-0000-4000-8000-000000000001', templateVersionId: '7e000000-0000-4000-8000-0000000000f1' };
 const JSON_TYPE = { 'content-type': 'application/json' };
 
 describe('linxQuery', () => {
   it('sends the template, and no search, status or sort when none is given', () => {
-    expect(linxQuery(TEMPLATE, null)).toEqual({ templateId: 't1', templateVersionId: 'v1', search: undefined, status: undefined, sort: undefined });
+    expect(linxQuery(TEMPLATE, null)).toEqual({ templateId: '7e000000-0000-4000-8000-000000000001', templateVersionId: '7e000000-0000-4000-8000-0000000000f1', search: undefined, status: undefined, sort: undefined });
   });
 
   it('trims the search, sends a blank one as none, and the order as repeated field,DIRECTION', () => {
@@ -57,7 +57,7 @@ describe('linxBatchList', () => {
     it('asks GET /v2/linx/workflow-batches and takes a bare array as a page without totals', async () => {
       const scope = nock(PLATFORM_URL)
         .get('/v2/linx/workflow-batches')
-        .query({ templateId: 't1', templateVersionId: 'v1', search: 'pay', page: '1', size: '2' })
+        .query({ templateId: '7e000000-0000-4000-8000-000000000001', templateVersionId: '7e000000-0000-4000-8000-0000000000f1', search: 'pay', page: '1', size: '2' })
         .reply(200, json([{ id: 'b1' }, { id: 'b2' }]), JSON_TYPE);
       await expect(linxBatchList.fetch(client, linxQuery({ ...TEMPLATE, search: 'pay' }, null), { page: 1, size: 2 })).resolves.toEqual({ items: [{ id: 'b1' }, { id: 'b2' }], total: null });
       scope.done();

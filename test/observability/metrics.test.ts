@@ -39,7 +39,7 @@ describe('GET /metrics', () => {
     s.sandbox.faults.set('exceptions', { status: 503 });
     expect((await s.gql(INBOX)).body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_ERROR');
     s.sandbox.faults.clear();
-    await s.gql('{ document(id: "no-such-document") { id } }');
+    await s.gql('{ document(id: "00000000-0000-4000-8000-000000000000") { id } }');
     await s.gql('{ exceptions(first: 1) { nodes { nope } } }');
     expect(s.platformCalls()).toHaveLength(7);
 

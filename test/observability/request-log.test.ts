@@ -89,7 +89,7 @@ describe('request log', () => {
   });
 
   it('logs a refusal the caller caused at debug, not warn', async () => {
-    const response = await stack.gql('query One { document(id: "no-such-document") { id } }', {}, { headers: { 'x-request-id': 'log-404-1' } });
+    const response = await stack.gql('query One { document(id: "00000000-0000-4000-8000-000000000000") { id } }', {}, { headers: { 'x-request-id': 'log-404-1' } });
     expect(response.body.data).toEqual({ document: null });
     expect(byMessage('upstream call failed')).toEqual([]);
     expect(byMessage('upstream call refused')).toEqual([

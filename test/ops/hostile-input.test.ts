@@ -71,7 +71,7 @@ describe('client mistakes answered with client codes', () => {
   it.each([
     ['an unknown type', [{ __typename: 'Nope', id: 'x' }], 'representations[0]: "Nope" is not an entity type of this subgraph'],
     ['a 5000-character type', [{ __typename: `N${'o'.repeat(5_000)}`, id: 'x' }], `representations[0]: "N${'o'.repeat(63)}…" is not an entity type of this subgraph`],
-    ['a type that is no entity', [{ __typename: 'Document', id: 'd-1' }, { __typename: 'Query' }], 'representations[1]: "Query" is not an entity type of this subgraph'],
+    ['a type that is no entity', [{ __typename: 'Document', id: 'd0c00000-0000-4000-8000-000000000001' }, { __typename: 'Query' }], 'representations[1]: "Query" is not an entity type of this subgraph'],
     ['no key', [{ __typename: 'FinancialAccount' }], 'representations[0]: FinancialAccount needs its key field id as an ID'],
     ['a key that is no ID', [{ __typename: 'FinancialAccount', id: { a: 1 } }], 'representations[0]: FinancialAccount needs its key field id as an ID'],
     ['no __typename', [{ id: 'x' }], 'representations[0] has no __typename'],
@@ -89,8 +89,8 @@ describe('client mistakes answered with client codes', () => {
   });
 
   it('still resolves well-formed representations', async () => {
-    const response = await send(production, { query: 'query($r: [_Any!]!) { _entities(representations: $r) { ... on FinancialAccount { id } } }', variables: { r: [{ __typename: 'FinancialAccount', id: 'fa-1' }] } });
-    expect(response.json).toEqual({ data: { _entities: [{ id: 'fa-1' }] } });
+    const response = await send(production, { query: 'query($r: [_Any!]!) { _entities(representations: $r) { ... on FinancialAccount { id } } }', variables: { r: [{ __typename: 'FinancialAccount', id: 'fa000000-0000-4000-8000-000000000001' }] } });
+    expect(response.json).toEqual({ data: { _entities: [{ id: 'fa000000-0000-4000-8000-000000000001' }] } });
   });
 
   it('answers a persisted-query hash mismatch with 400 PERSISTED_QUERY_HASH_MISMATCH', async () => {
@@ -111,7 +111,7 @@ describe('client mistakes answered with client codes', () => {
 describe('unexpected errors', () => {
   it('are logged at error level with the request id and the cause the answer hides', async () => {
     jest.spyOn(production.gateway.http, 'send').mockRejectedValueOnce(new Error('connect to 10.0.7.12:5432 failed'));
-    const response = await send(production, { query: '{ document(id: "doc-1") { id } }' }, { 'x-request-id': 'boom-1' });
+    const response = await send(production, { query: '{ document(id: "d0c00000-0000-4000-8000-000000000001") { id } }' }, { 'x-request-id': 'boom-1' });
     expect(response.json).toEqual({
       data: { document: null },
       errors: [{ message: 'Internal server error', locations: [{ line: 1, column: 3 }], path: ['document'], extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: 'boom-1' } }],

@@ -16,8 +16,8 @@ const ORDERS = [
   'COMPLETED_REQUESTS_COUNT', 'DECLINED_REQUESTS_COUNT', 'EXPIRED_REQUESTS_COUNT', 'FAILED_REQUESTS_COUNT', 'REJECTED_REQUESTS_COUNT', 'TOTAL_REQUESTS_COUNT', 'CREATED_AT',
 ];
 const QUERY = `{
-  document(id: "d1") { id name }
-  ${ORDERS.map((field, i) => `w${i}: linxBatches(filter: { templateId: "t1", templateVersionId: "v1" }, last: 1, orderBy: [{ field: ${field}, direction: ASC }]) { nodes { id } }`).join('\n  ')}
+  document(id: "d0c00000-0000-4000-8000-000000000001") { id name }
+  ${ORDERS.map((field, i) => `w${i}: linxBatches(filter: { templateId: "7e000000-0000-4000-8000-000000000001", templateVersionId: "7e000000-0000-4000-8000-0000000000f1" }, last: 1, orderBy: [{ field: ${field}, direction: ASC }]) { nodes { id } }`).join('\n  ')}
 }`;
 
 let server: TestServer | undefined;
@@ -34,8 +34,8 @@ afterEach(async () => {
 async function setup(env: Record<string, string> = {}) {
   server = await startServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://platform');
-    if (url.pathname === '/v1/documents/d1') {
-      response.writeHead(200, { 'content-type': 'application/json' }).end(json({ id: 'd1', name: 'Passport', documentType: 'passport' }));
+    if (url.pathname === '/v1/documents/d0c00000-0000-4000-8000-000000000001') {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(json({ id: 'd0c00000-0000-4000-8000-000000000001', name: 'Passport', documentType: 'passport' }));
       return;
     }
     // LinX pages are one-based.
@@ -57,8 +57,8 @@ describe('the platform call budget of a request (MAX_PLATFORM_CALLS_PER_REQUEST)
     const { body } = await wire.gql(QUERY);
 
     expect(wire.server.requests).toHaveLength(200);
-    expect(wire.server.requests.filter((r) => r.url === '/v1/documents/d1')).toHaveLength(1);
-    expect(body.data).toEqual({ document: { id: 'd1', name: 'Passport' }, ...Object.fromEntries(ORDERS.map((_, i) => [`w${i}`, null])) });
+    expect(wire.server.requests.filter((r) => r.url === '/v1/documents/d0c00000-0000-4000-8000-000000000001')).toHaveLength(1);
+    expect(body.data).toEqual({ document: { id: 'd0c00000-0000-4000-8000-000000000001', name: 'Passport' }, ...Object.fromEntries(ORDERS.map((_, i) => [`w${i}`, null])) });
     // Every walk was under way when the budget ran out: each of them fails, in whatever order.
     expect(body.errors!.map((e) => [e.path, e.message, e.extensions]).sort((a, b) => Number(String(a[0]).slice(1)) - Number(String(b[0]).slice(1)))).toEqual(
       ORDERS.map((_, i) => [
@@ -83,9 +83,9 @@ describe('the platform call budget of a request (MAX_PLATFORM_CALLS_PER_REQUEST)
   it('counts only calls made: a query well inside it answers in full', async () => {
     const wire = await setup({ MAX_PLATFORM_CALLS_PER_REQUEST: '2' });
 
-    const { body } = await wire.gql('{ document(id: "d1") { id } a: document(id: "d1") { name } linxBatches(filter: { templateId: "t1", templateVersionId: "v1" }, first: 2) { nodes { id } } }');
+    const { body } = await wire.gql('{ document(id: "d0c00000-0000-4000-8000-000000000001") { id } a: document(id: "d0c00000-0000-4000-8000-000000000001") { name } linxBatches(filter: { templateId: "7e000000-0000-4000-8000-000000000001", templateVersionId: "7e000000-0000-4000-8000-0000000000f1" }, first: 2) { nodes { id } } }');
 
-    expect(body).toEqual({ data: { document: { id: 'd1' }, a: { name: 'Passport' }, linxBatches: { nodes: [{ id: 'b0' }, { id: 'b1' }] } } });
-    expect(wire.server.requests.map((r) => r.url).sort()).toEqual(['/v1/documents/d1', '/v2/linx/workflow-batches?page=1&size=3&templateId=t1&templateVersionId=v1']);
+    expect(body).toEqual({ data: { document: { id: 'd0c00000-0000-4000-8000-000000000001' }, a: { name: 'Passport' }, linxBatches: { nodes: [{ id: 'b0' }, { id: 'b1' }] } } });
+    expect(wire.server.requests.map((r) => r.url).sort()).toEqual(['/v1/documents/d0c00000-0000-4000-8000-000000000001', '/v2/linx/workflow-batches?page=1&size=3&templateId=7e000000-0000-4000-8000-000000000001&templateVersionId=7e000000-0000-4000-8000-0000000000f1']);
   });
 });

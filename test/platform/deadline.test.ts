@@ -9,7 +9,7 @@ import { TOKEN, eventsOf, eventually, json, startServer, type Handler, type Test
 // The whole gateway over real loopback HTTP, with a hand-driven platform: what a
 // request's deadline and its caller hanging up do to the platform calls it started.
 
-const DOCUMENT = { id: 'd1', name: 'Passport', documentType: 'passport' };
+const DOCUMENT = { id: 'd0c00000-0000-4000-8000-000000000001', name: 'Passport', documentType: 'passport' };
 const EXCEPTIONS = '{ exceptions(first: 1) { nodes { id } } }';
 
 let server: TestServer | undefined;
@@ -56,17 +56,17 @@ describe('the request deadline (REQUEST_DEADLINE_MS)', () => {
   it('cuts a trickled body: that field answers UPSTREAM_TIMEOUT, the rest of the query answers, nothing is retried', async () => {
     const wire = await setup(documentsFineExceptionsTrickle, { REQUEST_DEADLINE_MS: '2000' });
 
-    const { status, body } = await wire.gql('{ document(id: "d1") { id name } exceptions(first: 1) { nodes { id } } }');
+    const { status, body } = await wire.gql('{ document(id: "d0c00000-0000-4000-8000-000000000001") { id name } exceptions(first: 1) { nodes { id } } }');
 
     expect(status).toBe(200);
-    expect(body.data).toEqual({ document: { id: 'd1', name: 'Passport' }, exceptions: null });
+    expect(body.data).toEqual({ document: { id: 'd0c00000-0000-4000-8000-000000000001', name: 'Passport' }, exceptions: null });
     expect(body.errors).toHaveLength(1);
     expect(body.errors![0]).toMatchObject({
       message: 'The platform did not answer in time (request deadline of 2000 ms)',
       path: ['exceptions'],
       extensions: { code: 'UPSTREAM_TIMEOUT' },
     });
-    expect(wire.server.requests.map((r) => r.url).sort()).toEqual(['/exceptions?page=0&size=1', '/v1/documents/d1']);
+    expect(wire.server.requests.map((r) => r.url).sort()).toEqual(['/exceptions?page=0&size=1', '/v1/documents/d0c00000-0000-4000-8000-000000000001']);
   });
 
   it('stops waiting for a retry: one attempt, then the deadline answers', async () => {
@@ -93,7 +93,7 @@ describe('the request deadline (REQUEST_DEADLINE_MS)', () => {
     expect((await wire.gql(EXCEPTIONS)).body).toEqual({ data: { exceptions: { nodes: [] } } });
     wire.server.requests.length = 0;
     const ids = ['d1', 'd2', 'd3', 'd4', 'd5', 'd6'];
-    const query = `{ ${ids.map((id) => `${id}: document(id: "${id}") { id }`).join(' ')} }`;
+    const query = `{ ${ids.map((id) => `${id}: document(id: "d0c00000-0000-4000-8000-00000000000${id.slice(1)}") { id }`).join(' ')} }`;
 
     const { body } = await wire.gql(query);
 
@@ -101,18 +101,18 @@ describe('the request deadline (REQUEST_DEADLINE_MS)', () => {
     expect(body.errors!.map((e) => [e.path, e.extensions!.code, e.message])).toEqual(
       ids.map((id) => [[id], 'UPSTREAM_TIMEOUT', 'The platform did not answer in time (request deadline of 2000 ms)']),
     );
-    expect(wire.server.requests.map((r) => r.url)).toEqual(['/v1/documents/d1', '/v1/documents/d2']);
+    expect(wire.server.requests.map((r) => r.url)).toEqual(['/v1/documents/d0c00000-0000-4000-8000-000000000001', '/v1/documents/d0c00000-0000-4000-8000-000000000002']);
   });
 
   it('a PUT cut by the deadline is sent exactly once', async () => {
     const wire = await setup(hang, { REQUEST_DEADLINE_MS: '2000' });
     const mutation = 'mutation($input: UpdateDocumentInput!) { updateDocument(input: $input) { document { id } } }';
 
-    const { body } = await wire.gql(mutation, { input: { id: 'd1', documentType: 'OTHER', name: 'Lease', description: 'Office lease' } });
+    const { body } = await wire.gql(mutation, { input: { id: 'd0c00000-0000-4000-8000-000000000001', documentType: 'OTHER', name: 'Lease', description: 'Office lease' } });
 
     expect(body.data).toEqual({ updateDocument: null });
     expect(body.errors![0]).toMatchObject({ path: ['updateDocument'], extensions: { code: 'UPSTREAM_TIMEOUT' } });
-    expect(wire.server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['PUT /v1/documents/d1']);
+    expect(wire.server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['PUT /v1/documents/d0c00000-0000-4000-8000-000000000001']);
   });
 
   it('is 8 s by default, and configurable', () => {

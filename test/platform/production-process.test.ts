@@ -20,7 +20,7 @@ let exceptionsSocket: { destroyed: boolean } | undefined;
 /** Documents answer at once; the exceptions list never answers; acceptances trickle forever. */
 const handler: Handler = (request, response) => {
   if (request.url?.startsWith('/v1/documents/')) {
-    response.writeHead(200, { 'content-type': 'application/json' }).end(json({ id: 'd1', name: 'Passport', documentType: 'passport' }));
+    response.writeHead(200, { 'content-type': 'application/json' }).end(json({ id: 'd0c00000-0000-4000-8000-000000000001', name: 'Passport', documentType: 'passport' }));
   } else if (request.url?.startsWith('/exceptions')) {
     exceptionsSocket = request.socket;
   } else if (request.url?.startsWith('/v1/acceptances')) {
@@ -86,13 +86,13 @@ describe('production process', () => {
 
   it('answers a trickled list at the deadline with UPSTREAM_TIMEOUT and keeps the healthy field', async () => {
     platform.requests.length = 0;
-    const response = await postJson(`${url}/graphql`, { query: '{ document(id: "d1") { id name } documentAcceptances(financialAccountId: "fa-1", first: 1) { nodes { id } } }' }, caller);
+    const response = await postJson(`${url}/graphql`, { query: '{ document(id: "d0c00000-0000-4000-8000-000000000001") { id name } documentAcceptances(financialAccountId: "fa000000-0000-4000-8000-000000000001", first: 1) { nodes { id } } }' }, caller);
     const body = (await response.json()) as { data: unknown; errors: { message: string; path: unknown[]; extensions: Record<string, unknown> }[] };
-    expect(body.data).toEqual({ document: { id: 'd1', name: 'Passport' }, documentAcceptances: null });
+    expect(body.data).toEqual({ document: { id: 'd0c00000-0000-4000-8000-000000000001', name: 'Passport' }, documentAcceptances: null });
     expect(body.errors.map((e) => [e.message, e.path, e.extensions.code])).toEqual([
       ['The platform did not answer in time (request deadline of 3000 ms)', ['documentAcceptances'], 'UPSTREAM_TIMEOUT'],
     ]);
-    expect(platform.requests.map((r) => r.url).sort()).toEqual(['/v1/acceptances?financialAccountId=fa-1&page=0&size=1', '/v1/documents/d1']);
+    expect(platform.requests.map((r) => r.url).sort()).toEqual(['/v1/acceptances?financialAccountId=fa000000-0000-4000-8000-000000000001&page=0&size=1', '/v1/documents/d0c00000-0000-4000-8000-000000000001']);
   });
 
   it('closes the platform call in flight when the caller hangs up', async () => {

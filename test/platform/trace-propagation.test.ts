@@ -56,7 +56,7 @@ async function startCollector(): Promise<{ endpoint: string; spans: () => Export
 
 async function setup(env: Record<string, string>) {
   platform = await startServer((request, response) => {
-    const body = request.url?.startsWith('/v1/documents/') ? { id: 'd1', name: 'Passport', documentType: 'passport' } : { totalElements: 7, content: [] };
+    const body = request.url?.startsWith('/v1/documents/') ? { id: 'd0c00000-0000-4000-8000-000000000001', name: 'Passport', documentType: 'passport' } : { totalElements: 7, content: [] };
     response.writeHead(200, { 'content-type': 'application/json' }).end(json(body));
   });
   gateway = await startGateway(testConfig(env), platform.url, { logger: createLogger('silent') });
@@ -64,7 +64,7 @@ async function setup(env: Record<string, string>) {
 }
 
 
-const QUERY = 'query Both { document(id: "d1") { name } exceptions(first: 1) { totalCount } }';
+const QUERY = 'query Both { document(id: "d0c00000-0000-4000-8000-000000000001") { name } exceptions(first: 1) { totalCount } }';
 
 describe('trace context towards the platform', () => {
   it('with tracing on, each platform call carries the traceparent of its own span, in the caller’s trace', async () => {
@@ -82,7 +82,7 @@ describe('trace context towards the platform', () => {
     expect([graphql.traceId, graphql.parentSpanId]).toEqual([TRACE_ID, CALLER_SPAN_ID]);
     const callSpans = Object.fromEntries(spans.filter((s) => s.name.startsWith('GET ')).map((s) => [s.name, s]));
     expect(Object.keys(callSpans).sort()).toEqual(['GET documents.get', 'GET exceptions.list']);
-    for (const [path, name] of [['/v1/documents/d1', 'GET documents.get'], ['/exceptions', 'GET exceptions.list']] as const) {
+    for (const [path, name] of [['/v1/documents/d0c00000-0000-4000-8000-000000000001', 'GET documents.get'], ['/exceptions', 'GET exceptions.list']] as const) {
       const span = callSpans[name]!;
       expect([span.traceId, span.parentSpanId]).toEqual([TRACE_ID, graphql.spanId]);
       expect(sent[path]).toBe(`00-${TRACE_ID}-${span.spanId}-01`);
