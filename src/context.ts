@@ -55,16 +55,17 @@ export interface ContextDependencies {
  * With the HTTP `response`, a caller that closes the connection early stops the request's platform calls;
  * the request deadline (REQUEST_DEADLINE_MS) stops them in any case, and the request makes at most
  * MAX_PLATFORM_CALLS_PER_REQUEST of them. Every attempt is drawn from the request's budget, its
- * admission's, or `budget` for a context made outside an HTTP request (a subscription poll's).
+ * admission's (its response's request's, or the one given: a WebSocket connection's), or `budget`
+ * for a context made outside an HTTP request (a subscription poll's).
  */
 export function createContext(
   deps: ContextDependencies,
   headers: IncomingHttpHeaders,
   response?: ServerResponse,
   budget?: CallLedger,
+  admission: Admission | undefined = admissionOf(response?.req),
 ): GatewayContext {
   const signal = requestSignal(deps.config.requestDeadlineMs, response);
-  const admission = admissionOf(response?.req);
   const platform = new PlatformClient(deps.http, headers.authorization, signal, {
     maxCalls: deps.config.platformProtection.maxCallsPerRequest,
     tokens: deps.tokens,

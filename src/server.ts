@@ -29,9 +29,12 @@ import type { Stage } from './http/stage.ts';
 import type { ExampleValues } from './playground/index.ts';
 import { buildSchema } from './schema.ts';
 import { admissionOf } from './request/scope.ts';
-import { SubscribePath } from './http/subscribe.ts';
-import { subscriptionsStage } from './http/subscriptions.ts';
+import { multipartStream } from './http/multipart.ts';
+import { sseStream } from './http/sse.ts';
+import { OperationStream, Streams, type Execution } from './http/subscribe.ts';
+import type { StreamContext } from './http/graphql.ts';
 import { webSocketTransport } from './http/websocket.ts';
+import { execute as interpret } from 'graphql';
 import { RedisFeedShare, SUBSCRIBER_QUEUE_LIMIT, SubscriptionHub, subscriptionSession, WorkerFeedShare } from './subscriptions/index.ts';
 
 export interface Gateway {
@@ -157,9 +160,14 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
       else logger.error({ err: error }, 'graphql-jit failed to load: documents run on graphql-js');
     })
     : undefined;
+  // Without compiled execution, graphql-js runs each document as Apollo Server would run it itself.
+  const interpreted: Execution = { execute: ({ document, operationName, variables, contextValue }) => interpret({ schema, document, operationName, variableValues: variables, contextValue }) };
+  // Every operation, whatever its transport, takes Apollo Server's one path; the executor opens a streaming request's subscription.
+  const streams = new Streams({ schema, formatError: errorShaper });
+  const execution = streams.executor(compiled ? (parts?.execution?.(compiled, schema) ?? compiled) : interpreted);
   const apollo = new ApolloServer<GatewayContext>({
-    // The compiled executor keeps Apollo's pipeline and replaces only graphql-js' interpretation of each document.
-    ...(compiled ? { gateway: compiledExecutionGateway(parts?.execution?.(compiled, schema) ?? compiled, schema) } : { schema }),
+    // The executor keeps Apollo's pipeline and replaces only graphql-js' interpretation of each document (compiled where it is on).
+    gateway: compiledExecutionGateway(execution, schema),
     logger,
     // Refused by hardening's own rule when off, with a message naming INTROSPECTION.
     introspection: true,
@@ -204,26 +212,33 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     // With the Redis the replicas share, one poller per feed across them all; else across the workers of this instance.
     ...(config.redisUrl !== undefined ? { share: await RedisFeedShare.connect(config.redisUrl, logger) } : cluster.isWorker && { share: new WorkerFeedShare() }),
   });
-  const subscribePath = new SubscribePath({
-    schema,
-    validationRules: hardening.apollo.validationRules,
-    parseOptions: hardening.apollo.parseOptions,
-    context: (headers, transport, req) => {
-      const session = subscriptionSession(subscriptions, headers.authorization, transport, admissionOf(req));
-      return createSubscribingContext(contextDependencies, session, budgets.pollLedger);
-    },
-    formatError: errorShaper,
-  });
+  // A streaming request's context: a query's (its admission, budget, deadline), with its subscription session, carrying its stream.
+  const streamContext: StreamContext<GatewayContext> = (req, headers, transport, res) => {
+    const admission = admissionOf(req);
+    const session = subscriptionSession(subscriptions, headers.authorization, transport, admission);
+    const context = createContext(contextDependencies, headers, res, undefined, admission);
+    context.subscriptions = session;
+    // A WebSocket's upgrade is a GET, its operations are not.
+    const stream = new OperationStream(transport === 'ws' ? 'POST' : (req.method ?? 'POST'), createSubscribingContext(contextDependencies, session, budgets.pollLedger), res);
+    return { context: stream.carriedBy(context), stream };
+  };
   const built: RequestPathStages = {
     operatorRoutes: operatorRoutesStage({ readiness, scrape: production && adminOn ? undefined : observability.scrape }),
     playground: config.playground ? await playgroundStage({ endpoint: '/graphql', demoToken: options.demoToken, examples: options.exampleValues, distDir: options.playgroundDistDir }) : undefined,
     ...hardening.stages,
     admission: budgets.admission,
-    subscriptions: subscriptionsStage(subscribePath),
-    graphql: graphqlStage({ apollo, context: async (req, res) => createContext(contextDependencies, req.headers, res) }),
+    graphql: graphqlStage({ apollo, context: async (req, res) => createContext(contextDependencies, req.headers, res), streams: { sse: sseStream(), multipart: multipartStream(), context: streamContext } }),
   };
   const stages = requestPath(parts?.stages?.(built) ?? built);
-  const sockets = webSocketTransport(server, subscribePath, { check: hardening.socketCheck, admission: budgets.admission });
+  const sockets = webSocketTransport(server, {
+    apollo,
+    schema,
+    context: streamContext,
+    maxPayload: config.limits.bodyBytes,
+    admit: budgets.admitCaller,
+    check: hardening.socketCheck,
+    formatError: errorShaper,
+  });
   const listener = frontDoor(stages, logger);
   server.on('request', parts?.listener?.(listener, stages) ?? listener);
 

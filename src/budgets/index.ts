@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import { ErrorCode } from '../errors.ts';
 import { refuse } from '../http/refusal.ts';
 import type { Stage } from '../http/stage.ts';
-import type { Admission } from '../request/admission.ts';
+import type { AdmissionRefusal, AdmitCaller, Admission, Connection } from '../request/admission.ts';
 import { admit, currentRequestId } from '../request/scope.ts';
 import { MAX_BUCKETS, MemoryBuckets, type BucketPolicy, type BucketState, type BucketStore } from './bucket.ts';
 import { callerToken, canonicalAuthorization } from '../request/caller-token.ts';
@@ -44,8 +44,10 @@ import { WorkerGroupBuckets } from './worker-group.ts';
  */
 
 export interface Budgets {
-  /** First handler of the GraphQL route. */
+  /** First handler of the GraphQL route: `admitCaller` for an HTTP request, its refusal answered 429. */
   admission: Stage;
+  /** The admission itself, for a transport without an HTTP answer (a WebSocket connection). */
+  admitCaller: AdmitCaller;
   /** Every operation's cost in `extensions.cost`, and the calls budget when RATE_LIMIT_PER_SECOND is set. */
   plugin(schema: GraphQLSchema): ApolloServerPlugin<BudgetContext>;
   /** What the process knows of tokens; the per-request platform client consults it. */
@@ -90,32 +92,33 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
   // Unknown tokens whose first request's take is pending: the same token's later requests wait for
   // its verdict, and are refused with it.
   const pendingTakes = new Map<string, Promise<BucketState>>();
-  const track = (key: string, res: ServerResponse) => {
+  const track = (key: string, connection: Connection) => {
     // A client that hung up while the verdict was pending has no request in flight.
-    if (res.closed) return;
+    if (connection.closed) return;
     unknownInFlight.set(key, (unknownInFlight.get(key) ?? 0) + 1);
-    res.once('close', () => {
+    connection.once('close', () => {
       const left = (unknownInFlight.get(key) ?? 1) - 1;
       if (left > 0) unknownInFlight.set(key, left);
       else unknownInFlight.delete(key);
     });
   };
-  const refuseFailures = (res: ServerResponse, state: BucketState) => {
+  const refusal = (state: BucketState): AdmissionRefusal => {
     observer?.recordRateLimited('auth-failures');
     const retryAfter = secondsToWait(state.retryAfterMs);
     logger.debug({ requestId: currentRequestId(), retryAfter }, 'refused: too many tokens the platform has not accepted from this address');
-    res.setHeader('Retry-After', String(retryAfter));
-    refuse(res, 429, `Too many requests with tokens the platform has not accepted from this address: retry after ${retryAfter} s`, {
-      code: ErrorCode.RATE_LIMITED,
-      limit: 'AUTH_FAILURE_LIMIT_PER_MINUTE',
-    });
+    return {
+      status: 429,
+      retryAfter,
+      message: `Too many requests with tokens the platform has not accepted from this address: retry after ${retryAfter} s`,
+      extensions: { code: ErrorCode.RATE_LIMITED, limit: 'AUTH_FAILURE_LIMIT_PER_MINUTE' },
+    };
   };
 
   const limit = config.rateLimit;
   const callsPolicy: BucketPolicy | undefined = limit && { name: CALLS_POLICY_NAME, perSecond: limit.perSecond, burst: limit.burst };
   const onDraw = observer?.recordBudgetDraw && (() => observer.recordBudgetDraw!());
 
-  const admission: Stage = (req, res, next) => {
+  const admitCaller: AdmitCaller = (req, connection) => {
     const caller = callerToken(req.headers);
     const token = caller.token;
     const key = caller.key;
@@ -132,42 +135,54 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
       budget: callsPolicy && new RequestBudget(store, callsPolicy, callerKey, onDraw),
     };
     admit(req, admitted);
-    if (key === undefined || tokens.verdict(key) !== 'unknown') {
-      next();
-      return;
-    }
+    if (key === undefined || tokens.verdict(key) !== 'unknown') return undefined;
     if (unknownInFlight.has(key)) {
-      track(key, res);
-      next();
-      return;
+      track(key, connection);
+      return undefined;
     }
     const waiting = pendingTakes.get(key);
     if (waiting !== undefined) {
-      waiting.then((state) => {
-        if (!state.allowed) return refuseFailures(res, state);
-        track(key, res);
-        next();
-      }, next);
-      return;
+      return waiting.then((state) => {
+        if (!state.allowed) return refusal(state);
+        track(key, connection);
+        return undefined;
+      });
     }
     const address = addressUnit(addressOf(req));
     const taking = store.take(failures, address, 1);
     pendingTakes.set(key, taking);
     const settled = () => void pendingTakes.delete(key);
     taking.then(settled, settled);
-    taking.then((state) => {
-      if (!state.allowed) return refuseFailures(res, state);
-      track(key, res);
+    return taking.then((state) => {
+      if (!state.allowed) return refusal(state);
+      track(key, connection);
+      // A subscription's polls outlast its answer: the unit is decided once the last started has been answered.
+      const polls: NonNullable<Admission['polls']> = { pending: new Set(), sent: 0 };
+      admitted.polls = polls;
       // The unit comes back only when the platform accepted the token or no call was sent: a client
       // hanging up before the platform's answer keeps it spent, so hanging up buys no more made-up tokens.
-      const giveBack = () => {
-        const sent = admitted.callsSent?.() ?? 0;
+      const giveBack = (): void => {
+        if (polls.pending.size > 0) {
+          void Promise.all(polls.pending).then(giveBack);
+          return;
+        }
+        const sent = (admitted.callsSent?.() ?? 0) + polls.sent;
         if (!admitted.refusedByPlatform && (sent === 0 || tokens.verdict(key) === 'accepted')) void store.adjust(failures, address, -1);
       };
-      if (res.closed) giveBack();
-      else res.once('close', giveBack);
-      next();
-    }, next);
+      if (connection.closed) giveBack();
+      else connection.once('close', giveBack);
+      return undefined;
+    });
+  };
+
+  const answer = (res: ServerResponse, refused: AdmissionRefusal) => {
+    res.setHeader('Retry-After', String(refused.retryAfter));
+    refuse(res, refused.status, refused.message, refused.extensions);
+  };
+  const admission: Stage = (req, res, next) => {
+    const verdict = admitCaller(req, res);
+    if (verdict === undefined) return next();
+    verdict.then((refused) => (refused === undefined ? next() : answer(res, refused)), next);
   };
 
   const plugin = (schema: GraphQLSchema): ApolloServerPlugin<BudgetContext> => {
@@ -177,7 +192,7 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
 
   const pollLedger = (callerKey: string) => callsPolicy && new RequestBudget(store, callsPolicy, callerKey, onDraw);
 
-  return { admission, plugin, tokens, pollLedger, close: () => store.close() };
+  return { admission, admitCaller, plugin, tokens, pollLedger, close: () => store.close() };
 }
 
 export { secondsToWait } from './ledger.ts';

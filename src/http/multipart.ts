@@ -1,53 +1,28 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { streamOpen, writeWithRoom } from './stream-room.ts';
-import type { SubscribePath, SubscribeRequest } from './subscribe.ts';
+import type { StreamWriter } from './graphql.ts';
+import { HEARTBEAT_MS, pipeResults, writeHead } from './stream-room.ts';
 
 /** Apollo's boundary: its clients look for `boundary="graphql"` in the Content-Type. */
 const BOUNDARY = 'graphql';
-/** An empty part keeps a quiet stream open through proxies that cut idle connections. */
-export const HEARTBEAT_MS = 12_000;
+// Each part is followed by the boundary at once, so that a client hands it on without waiting for the next part.
+const part = (value: unknown) => `\r\nContent-Type: application/json; charset=utf-8\r\n\r\n${JSON.stringify(value)}\r\n--${BOUNDARY}`;
+const CLOSE = '--\r\n';
 
 /**
  * Apollo's multipart HTTP subscriptions (`Accept: multipart/mixed;subscriptionSpec="1.0"`), as
  * Apollo Client's HttpLink reads them: each result a part `{"payload": …}`, a heartbeat `{}` every
  * 12 s, a refusal `{"payload": null, "errors": […]}`, and the closing boundary when the
- * subscription ends (its last event, the client leaving, or the gateway stopping).
+ * subscription ends (its last event, the client leaving, or the gateway stopping). The operation ran
+ * on the one path (graphql.ts) before a byte is written here: this only frames it.
  */
-export function multipartTransport(path: SubscribePath, heartbeatMs = HEARTBEAT_MS): (req: IncomingMessage, res: ServerResponse, request: SubscribeRequest) => Promise<void> {
-  // Each part is followed by the boundary at once, so that a client hands it on without waiting for the next part.
-  const part = (value: unknown) => `\r\nContent-Type: application/json; charset=utf-8\r\n\r\n${JSON.stringify(value)}\r\n--${BOUNDARY}`;
-  const CLOSE = '--\r\n';
-  return async (req, res, request) => {
-    res.writeHead(200, {
-      'content-type': `multipart/mixed; boundary="${BOUNDARY}"; subscriptionSpec="1.0"`,
-      'cache-control': 'no-cache',
-      'x-accel-buffering': 'no',
-      connection: 'keep-alive',
-    });
+export function multipartStream(heartbeatMs = HEARTBEAT_MS): StreamWriter {
+  return async (res, outcome) => {
+    writeHead(res, 'answer' in outcome ? outcome.headers : undefined, { 'content-type': `multipart/mixed; boundary="${BOUNDARY}"; subscriptionSpec="1.0"`, 'cache-control': 'no-cache' });
     res.write(`\r\n--${BOUNDARY}`);
-    const prepared = path.prepare(request, req.headers, 'multipart', req);
-    const result = 'refused' in prepared ? prepared.refused : await path.run(prepared.args);
-    if (!(Symbol.asyncIterator in result)) {
-      res.end(`${part({ payload: null, errors: result.errors ?? [] })}${CLOSE}`);
+    if ('answer' in outcome) {
+      const { answer } = outcome;
+      res.end(`${part('data' in answer ? { payload: answer } : { payload: null, errors: answer.errors ?? [] })}${CLOSE}`);
       return;
     }
-    // A heartbeat only keeps a quiet stream open: one whose client is not reading gets none, so its buffer does not grow.
-    const heartbeat = setInterval(() => {
-      if (!res.writableNeedDrain) res.write(part({}));
-    }, heartbeatMs);
-    heartbeat.unref();
-    res.once('close', () => {
-      clearInterval(heartbeat);
-      void result.return?.();
-    });
-    try {
-      for await (const value of result) {
-        if (!streamOpen(res)) break;
-        await writeWithRoom(res, part({ payload: value }));
-      }
-    } finally {
-      clearInterval(heartbeat);
-      if (res.writable) res.end(CLOSE);
-    }
+    await pipeResults(res, outcome.results, { frame: (value) => part({ payload: value }), heartbeat: part({}), end: CLOSE, heartbeatMs });
   };
 }

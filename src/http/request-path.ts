@@ -18,9 +18,7 @@ export interface RequestPathStages {
   batchLimit: Stage | undefined;
   /** Trusted documents (src/hardening/trusted-documents.ts), where a manifest is configured. */
   trustedDocuments: Stage | undefined;
-  /** Subscriptions over SSE and multipart HTTP (src/http/subscriptions.ts); everything else passes on. Absent: Apollo Server answers every request. */
-  subscriptions?: Stage;
-  /** Apollo Server, with the one context factory (src/http/graphql.ts). */
+  /** Apollo Server, with the one context factory, for every operation: a stream's transport (SSE, multipart) only frames its outcome (src/http/graphql.ts). */
   graphql: Stage;
 }
 
@@ -46,8 +44,6 @@ export function requestPath(stages: RequestPathStages): Stage[] {
     stages.batchLimit,
     // Ids of trusted documents swapped for their text (and, in `only` mode, anything else refused).
     stages.trustedDocuments,
-    // A subscription asked for as a stream runs here, on the same context, rules and errors as a query.
-    stages.subscriptions,
     // Last: it always answers.
     stages.graphql,
   ];

@@ -1,4 +1,5 @@
-import type { ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { HeaderMap } from '@apollo/server';
 
 /**
  * How long a stream may wait for room before its client is taken as gone and the connection closed.
@@ -46,4 +47,53 @@ export async function writeWithRoom(res: ServerResponse, chunk: string, stallMs 
  */
 export function streamOpen(res: ServerResponse): boolean {
   return !res.destroyed && !res.writableEnded;
+}
+
+/** An empty frame keeps a quiet stream open through proxies that cut idle connections (graphql-sse's and graphql-ws' interval). */
+export const HEARTBEAT_MS = 12_000;
+
+/**
+ * The head of a stream: 200 with `headers`, unbuffered by proxies, and those Apollo Server gave the
+ * answer it carries (a refusal's `Retry-After`, the budget's `RateLimit`), its own framing aside.
+ */
+export function writeHead(res: ServerResponse, answered: HeaderMap | undefined, headers: OutgoingHttpHeaders): void {
+  for (const [key, value] of answered ?? []) if (key !== 'content-type' && key !== 'content-length') res.setHeader(key, value);
+  res.writeHead(200, { ...headers, 'x-accel-buffering': 'no', connection: 'keep-alive' });
+}
+
+export interface Framing {
+  frame(value: unknown): string;
+  heartbeat: string;
+  /** What ends the stream. */
+  end: string;
+  heartbeatMs?: number;
+}
+
+/**
+ * Writes a subscription's results as frames, each once the response has room, with a heartbeat while
+ * it is quiet (none into a stream whose client is not reading: its buffer would only grow), until its
+ * last result, its client leaving, or the gateway stopping; then the closing frame. A client that
+ * stopped reading keeps its connection until that frame is flushed or STALLED_STREAM_MS passed.
+ */
+export async function pipeResults(res: ServerResponse, results: AsyncIterableIterator<unknown>, { frame, heartbeat, end, heartbeatMs = HEARTBEAT_MS }: Framing): Promise<void> {
+  const beat = setInterval(() => {
+    if (!res.writableNeedDrain) res.write(heartbeat);
+  }, heartbeatMs);
+  beat.unref();
+  res.once('close', () => {
+    clearInterval(beat);
+    void results.return?.();
+  });
+  try {
+    for await (const value of results) {
+      if (!streamOpen(res)) break;
+      await writeWithRoom(res, frame(value));
+    }
+  } finally {
+    clearInterval(beat);
+    if (streamOpen(res)) {
+      res.end(end);
+      if (res.writableNeedDrain) await room(res);
+    }
+  }
 }

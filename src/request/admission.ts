@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+
 /**
  * What the front door's admission (src/budgets/) learned of one HTTP request: whose budget pays
  * and how its token fared. Set once by the admission stage (`admit`, scope.ts), read by the
@@ -14,6 +16,14 @@ export interface Admission {
   refusedByPlatform: boolean;
   /** Attempts the platform was sent for this request so far (its context sets it; none before). */
   callsSent?: () => number;
+  /**
+   * Set where the request spent its address's refused-token unit (a token the platform has not
+   * accepted yet): the polls made for its subscriptions (src/subscriptions/), which outlast its
+   * answer, each pending until the platform answered it, and the attempts they sent. The unit is
+   * decided once none is pending: a poll started for a subscription whose client has since left
+   * still counts.
+   */
+  polls?: { readonly pending: Set<Promise<void>>; sent: number };
   /**
    * The request's budget (src/budgets/ledger.ts), made here once when a budget is set
    * (RATE_LIMIT_PER_SECOND): its platform client draws every attempt from it, and the cost plugin
@@ -33,3 +43,25 @@ export interface CallLedger {
   /** The same caller's budget for another operation of the request's batch: nothing reserved or drawn yet. */
   forOperation(): CallLedger;
 }
+
+/** What the admission needs of the connection a request came on: whether it has closed, and when it does. */
+export interface Connection {
+  readonly closed: boolean;
+  once(event: 'close', listener: () => void): unknown;
+}
+
+/** The admission's refusal, for a transport to answer as it can (an HTTP status, a WebSocket close code). */
+export interface AdmissionRefusal {
+  status: number;
+  retryAfter: number;
+  message: string;
+  extensions: Record<string, unknown>;
+}
+
+/**
+ * The admission of one request (or WebSocket connection) on `connection` (src/budgets/): undefined
+ * at once when it may go on (the common case, without a promise), else a promise of its refusal or
+ * of undefined once the refused-token limit has answered. It records the request's Admission in
+ * its scope either way.
+ */
+export type AdmitCaller = (req: IncomingMessage, connection: Connection) => undefined | Promise<AdmissionRefusal | undefined>;

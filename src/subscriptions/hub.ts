@@ -8,6 +8,8 @@ import { canonicalAuthorization, parseCaller } from '../request/caller-token.ts'
 import { REAL_CLOCK, type PollClock } from './clock.ts';
 import { feedBinding, openFeedCursor } from './feed-cursor.ts';
 import type { ListFeed, RecordFeed } from './feeds.ts';
+import type { Admission } from '../request/admission.ts';
+import { SubscriberMemory } from './memory.ts';
 import { ListPoller, RecordPoller, type Poller, type PollerHost, type PollIdentity } from './poller.ts';
 import { ALONE, type FeedShare } from './share.ts';
 import { Subscriber, type FeedEvent } from './subscriber.ts';
@@ -24,6 +26,8 @@ interface SubscriptionLimits {
   max: number;
   /** Events waiting for one subscriber before it is dropped. */
   queueLimit: number;
+  /** SUBSCRIPTION_BUFFER_BYTES: what every subscriber's queue and stream buffer hold together, at most. */
+  bufferBytes: number;
 }
 
 /** Events queued for a subscriber that does not read, past which it is dropped. */
@@ -58,14 +62,16 @@ export interface SubscriptionSession {
   readonly identity: PollIdentity | undefined;
   readonly transport: Transport;
   /**
-   * The subscribing HTTP request's admission, told when the platform refused the session's token: it
-   * keeps the address's refused-token unit spent, as a query's does.
+   * The subscribing request's admission (a WebSocket connection's, for each of its subscriptions),
+   * told when the platform refused the session's token, and, while its token waits on its first
+   * answer, of every poll made for it (`polls`): it keeps the address's refused-token unit spent when
+   * one reached the platform, as a query's does, even when the client has left by then.
    */
-  readonly admission?: { refusedByPlatform: boolean };
+  readonly admission?: Admission;
 }
 
 /** The session of a request with this Authorization header. */
-export function subscriptionSession(hub: SubscriptionHub, authorization: string | undefined, transport: Transport, admission?: { refusedByPlatform: boolean }): SubscriptionSession {
+export function subscriptionSession(hub: SubscriptionHub, authorization: string | undefined, transport: Transport, admission?: Admission): SubscriptionSession {
   const caller = parseCaller(authorization);
   const identity = caller.token === undefined || caller.key === undefined
     ? undefined
@@ -95,10 +101,12 @@ export class SubscriptionHub {
   readonly #share: FeedShare;
   /** The stop of each running poller's reception of the other replicas' outcomes. */
   readonly #listening = new Map<Poller, () => void>();
+  readonly #memory: SubscriberMemory;
   #closing = false;
 
   constructor(options: SubscriptionHubOptions) {
     this.#options = options;
+    this.#memory = new SubscriberMemory(options.limits.bufferBytes);
     this.#clock = options.clock ?? REAL_CLOCK;
     const observer = options.observer;
     this.#share = options.share ?? ALONE;
@@ -132,6 +140,11 @@ export class SubscriptionHub {
     return this.#open.size;
   }
 
+  /** Bytes every subscriber's queue and stream buffer hold together (SUBSCRIPTION_BUFFER_BYTES bounds them). */
+  get heldBytes(): number {
+    return this.#memory.held;
+  }
+
   /** Pollers running. */
   get pollers(): number {
     return this.#pollers.size;
@@ -155,6 +168,7 @@ export class SubscriptionHub {
     const created = poller === undefined;
     poller ??= new ListPoller(key, identity, this.#host, feed, query, binding);
     joined.poller = poller;
+    this.#watch(session, poller, subscriber);
     poller.join(subscriber, position);
     if (created) this.#run(poller);
     return subscriber;
@@ -171,6 +185,7 @@ export class SubscriptionHub {
     const created = poller === undefined;
     poller ??= new RecordPoller(key, identity, this.#host, feed, id);
     joined.poller = poller;
+    this.#watch(session, poller, subscriber);
     poller.join(subscriber);
     if (created) this.#run(poller);
     return subscriber;
@@ -211,11 +226,17 @@ export class SubscriptionHub {
       joined.poller?.leave(subscriber);
       observer?.subscriptionClosed(session.transport);
       logger.info({ field, transport: session.transport, durationMs: this.#clock.now() - startedAt, open: this.#open.size }, 'subscription ended');
-    });
+    }, this.#memory);
     this.#open.set(subscriber, session);
     observer?.subscriptionOpened(session.transport);
     logger.info({ field, transport: session.transport, open: this.#open.size }, 'subscription started');
     return subscriber;
+  }
+
+  /** A subscribing request whose token waits on its first answer has its polls counted (its admission's `polls`). */
+  #watch(session: SubscriptionSession, poller: Poller, subscriber: Subscriber): void {
+    const polls = session.admission?.polls;
+    if (polls !== undefined) poller.watch(subscriber, polls);
   }
 
   #run(poller: Poller): void {

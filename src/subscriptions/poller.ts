@@ -8,7 +8,17 @@ import type { PollClock } from './clock.ts';
 import { isAfter, sealFeedCursor, type FeedPosition } from './feed-cursor.ts';
 import type { ListFeed, RecordFeed } from './feeds.ts';
 import type { FeedEvent, Subscriber } from './subscriber.ts';
-import type { FeedShare } from './share.ts';
+import type { FeedShare, PollOutcome } from './share.ts';
+
+/**
+ * The polls of a subscribing request whose token the platform has not accepted yet (its admission's,
+ * src/request/admission.ts): every poll started while one of its subscriptions was a member, and the
+ * attempts they sent, so that its address's refused-token unit is decided once they have ended.
+ */
+export interface PollWatch {
+  readonly pending: Set<Promise<void>>;
+  sent: number;
+}
 
 /** Records a feed reads per page. */
 const FEED_PAGE_SIZE = 50;
@@ -48,16 +58,6 @@ export interface PollerHost {
   readonly share: FeedShare;
 }
 
-/**
- * What one poll found, as the replica that polled hands it to the others (JSON): the data read
- * (a list feed's records, a record feed's record), a poll the budget did not pay, or a failure
- * with its error (`ended`: the feed is over; `refused`: the platform refused the token).
- */
-export type PollOutcome =
-  | { readonly kind: 'data'; readonly data: unknown; readonly at: number }
-  | { readonly kind: 'skipped' }
-  | { readonly kind: 'failed' | 'ended' | 'refused'; readonly error: { readonly message: string; readonly extensions: Record<string, unknown> } };
-
 function codeOf(error: unknown): { error: GraphQLError; code: string | undefined } {
   const answer = error instanceof CallNotSent ? error.answer : error;
   if (answer instanceof GraphQLError) return { error: answer, code: answer.extensions.code as string | undefined };
@@ -81,6 +81,8 @@ export abstract class Poller<Member = unknown> {
   #failures = 0;
   /** The subscribers sharing this poller, each with what the feed keeps of it. */
   protected readonly members = new Map<Subscriber, Member>();
+  /** Members whose subscribing request waits on its token's first answer. */
+  readonly #watches = new Map<Subscriber, PollWatch>();
 
   constructor(key: string, identity: PollIdentity, host: PollerHost) {
     this.key = key;
@@ -113,6 +115,8 @@ export abstract class Poller<Member = unknown> {
   async tick(): Promise<void> {
     if (this.#stopped) return;
     const lease = await this.host.share.lead(this.key, 2 * this.host.pollMs);
+    // The last subscriber may have left while the lease was asked: nobody to poll for.
+    if (this.#stopped) return;
     if (lease === true) {
       const outcome = await this.#poll();
       if (this.#stopped) return;
@@ -131,9 +135,30 @@ export abstract class Poller<Member = unknown> {
     if (!this.#stopped) this.#take(outcome, false);
   }
 
+  /** Counts a member's subscribing request in every poll from now on (it waits on its token's first answer). */
+  watch(subscriber: Subscriber, watch: PollWatch): void {
+    this.#watches.set(subscriber, watch);
+  }
+
   async #poll(): Promise<PollOutcome> {
+    const platform = this.host.client(this.identity);
+    const reading = this.read(platform);
+    if (this.#watches.size > 0) {
+      // Counted for every request watching now, even one whose subscriber leaves before the platform answers.
+      const watches = [...this.#watches.values()];
+      const settled = reading.then(
+        () => undefined,
+        () => undefined,
+      ).then(() => {
+        for (const watch of watches) {
+          watch.sent += platform.requestCalls.tally.sent;
+          watch.pending.delete(settled);
+        }
+      });
+      for (const watch of watches) watch.pending.add(settled);
+    }
     try {
-      const data = await this.read(this.host.client(this.identity));
+      const data = await reading;
       return { kind: 'data', data, at: this.host.clock.now() };
     } catch (thrown) {
       const { error, code } = codeOf(thrown);
@@ -189,6 +214,7 @@ export abstract class Poller<Member = unknown> {
   /** A subscriber left (its stream closed, or it ended). */
   leave(subscriber: Subscriber): void {
     this.members.delete(subscriber);
+    this.#watches.delete(subscriber);
     if (this.size === 0) this.stop();
   }
 

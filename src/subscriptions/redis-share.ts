@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { PollOutcome } from './poller.ts';
-import type { FeedShare, LeaseHeld } from './share.ts';
+import type { FeedShare, LeaseHeld, PollOutcome } from './share.ts';
 
 /** The commands of node-redis this uses (its client and the duplicate it subscribes on). */
 interface RedisClient {

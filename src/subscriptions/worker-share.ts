@@ -1,6 +1,5 @@
 import type { Worker } from 'node:cluster';
-import type { PollOutcome } from './poller.ts';
-import type { FeedShare, LeaseHeld } from './share.ts';
+import type { FeedShare, LeaseHeld, PollOutcome } from './share.ts';
 
 /**
  * One poller per feed across the workers of one instance (WORKERS > 1) without Redis: the primary

@@ -1,56 +1,33 @@
 import { describe, expect, it } from '@jest/globals';
-import type { DocumentNode, GraphQLFormattedError } from 'graphql';
+import { parse, type ExecutionArgs, type GraphQLFormattedError } from 'graphql';
 import type { SubscribingContext } from '../../src/context.ts';
-import { SubscribePath, type Prepared } from '../../src/http/subscribe.ts';
+import { Streams } from '../../src/http/subscribe.ts';
 import { buildSchema } from '../../src/schema.ts';
 
 const schema = buildSchema();
 const FEED = 'subscription { exceptionsChanged { cursor node { id status } } }';
-const WRONG = 'subscription { exceptionsChanged { cursor node { id colour } } }';
 
-function path(): SubscribePath {
-  return new SubscribePath({
-    schema,
-    validationRules: [],
-    context: () => ({}) as SubscribingContext,
-    formatError: (formatted: GraphQLFormattedError) => formatted,
-  });
+function streams(): Streams {
+  return new Streams({ schema, formatError: (formatted: GraphQLFormattedError) => formatted });
 }
 
-const documentOf = (prepared: Prepared): DocumentNode => {
-  if (!('args' in prepared)) throw new Error(`refused: ${JSON.stringify(prepared.refused)}`);
-  return prepared.args.document;
-};
+/** A subscription's arguments as the executor keeps them for its events: `text` parsed, one token. */
+const argsOf = (text: string, tokenKey = 'a', variables?: Record<string, unknown>): ExecutionArgs => ({
+  schema,
+  document: parse(text),
+  variableValues: variables,
+  contextValue: { subscriptions: { identity: { tokenKey } } } as unknown as SubscribingContext,
+});
 
-describe('the subscribe path', () => {
-  // Each open subscription keeps its document for its whole life: the subscribers of one screen share one.
-  it('gives subscriptions of one text one parsed document, and each text its own', () => {
-    const subscriptions = path();
-    const first = documentOf(subscriptions.prepare({ query: FEED }, {}, 'sse'));
-    const second = documentOf(subscriptions.prepare({ query: FEED }, {}, 'ws'));
-    const other = documentOf(subscriptions.prepare({ query: `${FEED} ` }, {}, 'sse'));
-
-    expect(second).toBe(first);
-    expect(other).not.toBe(first);
-    expect(other).toEqual(expect.objectContaining({ kind: 'Document' }));
-  });
-
-  it('refuses an invalid text each time it is sent, with the same validation error', () => {
-    const subscriptions = path();
-    const refusals = [subscriptions.prepare({ query: WRONG }, {}, 'sse'), subscriptions.prepare({ query: WRONG }, {}, 'multipart')];
-
-    for (const refusal of refusals) {
-      expect(refusal).toEqual({
-        refused: {
-          errors: [
-            {
-              message: 'Cannot query field "colour" on type "Exception".',
-              locations: [{ line: 1, column: 53 }],
-              extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
-            },
-          ],
-        },
-      });
-    }
+describe('the streams\' execution keys', () => {
+  // Each event is executed once for all subscribers of one key: 400 texts differing by a comment would
+  // otherwise be 400 executions of every event, each kept while any queue holds the event.
+  it('are one for texts that differ only by comments and spacing, and differ by document, token and variables', () => {
+    const keys = streams();
+    const key = (args: ExecutionArgs) => keys.executionKey(args);
+    const base = key(argsOf(FEED));
+    expect(key(argsOf(`${FEED} # reader 1`))).toBe(base);
+    expect(key(argsOf(`#reader 2\n${FEED.replace(' {', '  {\n')}`))).toBe(base);
+    expect(new Set([base, key(argsOf(FEED.replace('status', 'updatedAt'))), key(argsOf(FEED, 'b')), key(argsOf(FEED, 'a', { after: 'x' }))]).size).toBe(4);
   });
 });

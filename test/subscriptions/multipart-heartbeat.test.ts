@@ -2,9 +2,8 @@ import { once } from 'node:events';
 import { createServer, get, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import type { ExecutionResult } from 'graphql';
-import { multipartTransport } from '../../src/http/multipart.ts';
-import type { SubscribePath } from '../../src/http/subscribe.ts';
+import type { FormattedExecutionResult } from 'graphql';
+import { multipartStream } from '../../src/http/multipart.ts';
 
 // A multipart stream's heartbeat keeps a quiet connection open through proxies; a stream whose
 // client is not reading is not quiet, and parts written into it would only grow its buffer.
@@ -17,10 +16,10 @@ afterEach(() => {
   jest.useRealTimers();
 });
 
-/** A subscribe path with one big event, then none (the stream stays open). */
-function oneBigEvent(): SubscribePath {
+/** A subscription's results: one big event, then none (the stream stays open). */
+function oneBigEvent(): AsyncIterableIterator<FormattedExecutionResult> {
   let sent = false;
-  const results: AsyncIterableIterator<ExecutionResult> = {
+  const results: AsyncIterableIterator<FormattedExecutionResult> = {
     next: () => {
       if (sent) return new Promise(() => undefined);
       sent = true;
@@ -29,18 +28,18 @@ function oneBigEvent(): SubscribePath {
     return: () => Promise.resolve({ done: true, value: undefined }),
     [Symbol.asyncIterator]: () => results,
   };
-  return { prepare: () => ({ args: {} }), run: () => Promise.resolve(results) } as unknown as SubscribePath;
+  return results;
 }
 
 describe('multipart heartbeats', () => {
   it('are not written into a stream whose client is not reading', async () => {
     // The transport's heartbeat timer on a clock the test moves (sockets and immediates stay real).
     jest.useFakeTimers({ doNotFake: ['setImmediate', 'clearImmediate', 'nextTick', 'queueMicrotask'] });
-    const transport = multipartTransport(oneBigEvent(), HEARTBEAT_MS);
+    const transport = multipartStream(HEARTBEAT_MS);
     let stalled!: (res: ServerResponse) => void;
     const waiting = new Promise<ServerResponse>((resolve) => (stalled = resolve));
     const server = createServer((req, res) => {
-      void transport(req, res, { query: 'subscription { big }' });
+      void transport(res, { results: oneBigEvent(), document: undefined });
       const check = setImmediate(function poll() {
         if (res.writableNeedDrain) stalled(res);
         else setImmediate(poll);

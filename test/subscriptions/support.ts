@@ -52,7 +52,7 @@ export const POLL_MS = 1_000;
 /** A hub over the platform at `url` on a manual clock, each poll's client made as the gateway makes it (createContext). */
 export function hubOver(
   url: string,
-  limits: Partial<{ perToken: number; max: number; queueLimit: number }> = {},
+  limits: Partial<{ perToken: number; max: number; queueLimit: number; bufferBytes: number }> = {},
   ledger?: (callerKey: string, clock: ManualClock) => CallLedger | undefined,
   share?: FeedShare,
 ): HubUnderTest {
@@ -64,7 +64,7 @@ export function hubOver(
   const outcomes: ('ok' | 'skipped' | 'failed' | 'received')[] = [];
   let waiter: { count: number; resolve: (outcomes: ('ok' | 'skipped' | 'failed' | 'received')[]) => void } | undefined;
   const hub = new SubscriptionHub({
-    limits: { pollMs: POLL_MS, perToken: limits.perToken ?? 20, max: limits.max ?? 1_000, queueLimit: limits.queueLimit ?? 1_000 },
+    limits: { pollMs: POLL_MS, perToken: limits.perToken ?? 20, max: limits.max ?? 1_000, queueLimit: limits.queueLimit ?? 1_000, bufferBytes: limits.bufferBytes ?? 256 * 1024 * 1024 },
     client: (identity) => {
       return createContext({ config, http, logger: pino({ level: 'silent' }), tokens }, { authorization: identity.authorization }, undefined, ledger?.(`token:${identity.tokenKey}`, clock)).platform;
     },
