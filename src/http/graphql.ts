@@ -24,7 +24,7 @@ export interface GraphQLStageOptions<TContext extends BaseContext> {
 /** A transport's writer of one operation's outcome on an HTTP response. */
 export type StreamWriter = (res: ServerResponse, outcome: StreamOutcome) => Promise<void>;
 
-export interface StreamTransports<TContext extends BaseContext> {
+interface StreamTransports<TContext extends BaseContext> {
   sse: StreamWriter;
   multipart: StreamWriter;
   /** A streaming request's context (a query's, with its subscription session) and the stream it carries (server.ts). */
