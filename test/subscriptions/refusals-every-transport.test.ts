@@ -13,7 +13,7 @@ interface Refusal {
 }
 
 const HOSTILE: Record<string, Record<string, unknown>> = {
-  'over MAX_QUERY_ALIASES': { query: 'subscription { a: exceptionsChanged { cursor } b: exceptionsChanged { cursor } c: exceptionsChanged { cursor } }' },
+  'over MAX_QUERY_ALIASES': { query: 'subscription { exceptionsChanged { a: cursor b: cursor c: cursor } }' },
   'over MAX_QUERY_DEPTH': { query: 'subscription { exceptionsChanged { node { financialAccount { documentAcceptances { edges { node { id } } } } } } }' },
   invalid: { query: 'subscription { exceptionsChanged { noSuchField } }' },
   unparsable: { query: 'subscription { exceptionsChanged {' },
