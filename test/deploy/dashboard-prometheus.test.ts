@@ -85,7 +85,8 @@ describePrometheus('the dashboard against a real Prometheus scraping a real gate
     expect(answer.status).toBe(200);
     // The platform failing every attempt of one call (retried, then answered as an upstream error): retries and server errors have series too.
     sandbox.faults.set('exceptions', { status: 503, times: 3 });
-    const failed = await postGraphQL(`${gateway.origin}/graphql`, { query: 'query Inbox { exceptions(first: 2) { totalCount } }' }, bearer(reader));
+    // The spender's: a subscription passes the budget's admission as a query does, so the reader keeps room for its own.
+    const failed = await postGraphQL(`${gateway.origin}/graphql`, { query: 'query Inbox { exceptions(first: 2) { totalCount } }' }, bearer(spender));
     expect(failed.body.errors?.map((error) => error.extensions.code)).toEqual(['UPSTREAM_ERROR']);
     await Promise.all([subscribe(spender), subscribe(reader)]);
     // Keeps the spender's budget spent: its queries are refused and its pollers' polls skipped.
