@@ -34,22 +34,23 @@ function refusalOf(body: { errors?: Array<{ message: string; extensions?: Record
   return { message: error.message, code: error.extensions?.code, limit: error.extensions?.limit, requestId: error.extensions?.requestId };
 }
 
-async function overPost(operation: Record<string, unknown>): Promise<Refusal> {
-  const response = await fetch(`${stack.gateway.url}/graphql`, {
+/** One operation POSTed as JSON with Acme's token, asking for `accept` when given. */
+function postOperation(operation: Record<string, unknown>, accept?: string): Promise<Response> {
+  return fetch(`${stack.gateway.url}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.acme}` },
+    headers: { 'content-type': 'application/json', ...(accept ? { accept } : {}), authorization: `Bearer ${stack.acme}` },
     body: JSON.stringify(operation),
   });
+}
+
+async function overPost(operation: Record<string, unknown>): Promise<Refusal> {
+  const response = await postOperation(operation);
   return refusalOf(await response.json() as never);
 }
 
 /** SSE: either a status with the shaped JSON body, or a stream whose `next` carries it before `complete`. */
 async function overSse(operation: Record<string, unknown>): Promise<Refusal> {
-  const response = await fetch(`${stack.gateway.url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${stack.acme}` },
-    body: JSON.stringify(operation),
-  });
+  const response = await postOperation(operation, 'text/event-stream');
   const text = await response.text();
   if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return refusalOf(JSON.parse(text) as never);
   const next = text.split('\n\n').find((block) => block.startsWith('event: next\n'));
@@ -59,11 +60,7 @@ async function overSse(operation: Record<string, unknown>): Promise<Refusal> {
 
 /** Apollo multipart: a status with the shaped JSON body, or a part carrying it. */
 async function overMultipart(operation: Record<string, unknown>): Promise<Refusal> {
-  const response = await fetch(`${stack.gateway.url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'multipart/mixed;subscriptionSpec="1.0"', authorization: `Bearer ${stack.acme}` },
-    body: JSON.stringify(operation),
-  });
+  const response = await postOperation(operation, 'multipart/mixed;subscriptionSpec="1.0"');
   const text = await response.text();
   if (!(response.headers.get('content-type') ?? '').startsWith('multipart/mixed')) return refusalOf(JSON.parse(text) as never);
   const part = text.split(/\r\n--graphql/).map((chunk) => chunk.slice(chunk.indexOf('\r\n\r\n') + 4).trim()).find((body) => body.startsWith('{') && body !== '{}');
