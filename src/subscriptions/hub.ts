@@ -43,6 +43,8 @@ export interface SubscriptionObserver {
   eventsQueued(count: number): void;
   /** A subscriber that fell SUBSCRIBER_QUEUE events behind was dropped. */
   subscriberDropped?(): void;
+  /** A poll of `field` read `count` records whose time cannot be read (they are not sent). */
+  recordTimesUnreadable?(field: string, count: number): void;
 }
 
 export interface SubscriptionHubOptions {
@@ -125,6 +127,11 @@ export class SubscriptionHub {
       polled: (outcome, events) => {
         observer?.polled(outcome);
         if (events > 0) observer?.eventsQueued(events);
+      },
+      unreadableTimes: (field, count, sample, first) => {
+        observer?.recordTimesUnreadable?.(field, count);
+        // The platform's text, cut short: a date-time is short, anything longer is not one.
+        if (first) options.logger.warn({ field, time: sample.slice(0, 64), count }, 'subscriptions: this feed read records whose time is not a date-time the contract allows; they are not sent, and subscription_record_times_unreadable_total counts them');
       },
       overflow: () => {
         observer?.subscriberDropped?.();

@@ -54,6 +54,12 @@ export interface PollerHost {
   polled(outcome: 'ok' | 'skipped' | 'failed' | 'received', events: number): void;
   /** A subscriber queue overflowed. */
   overflow(): GraphQLError;
+  /**
+   * A poll of `field` read `count` records whose time the date-time rule cannot read (`sample`, one
+   * of them): they cannot be placed in the feed's order and are not sent. `first`: the first time for
+   * this feed, which is logged; every one is counted.
+   */
+  unreadableTimes(field: string, count: number, sample: string, first: boolean): void;
   /** With several replicas: which one polls each feed, and how its outcomes reach the others (share.ts). */
   readonly share: FeedShare;
 }
@@ -249,6 +255,8 @@ export class ListPoller<R extends { readonly id: string }> extends Poller<ListMe
   readonly #binding: Buffer;
   /** The list's newest (time, id) at the last poll: where a subscriber without a cursor starts. */
   #head: FeedPosition | undefined;
+  /** Whether this feed has logged a record time it cannot read (once per feed; the metric counts each). */
+  #toldUnreadable = false;
 
   constructor(key: string, identity: PollIdentity, host: PollerHost, feed: ListFeed<R>, query: Query, binding: Buffer) {
     super(key, identity, host);
@@ -275,15 +283,23 @@ export class ListPoller<R extends { readonly id: string }> extends Poller<ListMe
       if (member.position !== undefined && (oldest === undefined || isAfter(oldest, member.position))) oldest = member.position;
     }
     const records: R[] = [];
+    let unreadable = 0;
+    let sample = '';
     for (let index = 0; index < MAX_FEED_PAGES; index++) {
       const page = await this.#feed.page(platform, this.#query, index, FEED_PAGE_SIZE);
       let wholePageNewer = page.length === FEED_PAGE_SIZE;
       for (const record of page) {
         records.push(record);
         const position = this.#positionOf(record);
+        if (position === undefined && unreadable++ === 0) sample = String(this.#feed.time(record));
         if (oldest === undefined || position === undefined || !isAfter(position, oldest)) wholePageNewer = false;
       }
       if (!wholePageNewer) break;
+    }
+    // Counted where the poll is made (read runs on the replica that polls), never skipped in silence.
+    if (unreadable > 0) {
+      this.host.unreadableTimes(this.#feed.field, unreadable, sample, !this.#toldUnreadable);
+      this.#toldUnreadable = true;
     }
     return records;
   }

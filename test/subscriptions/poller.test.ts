@@ -206,6 +206,38 @@ describe('one shared poller per token, field and arguments', () => {
     expect(subscriber.ended).toBe(false);
   });
 
+  it('counts every record whose time cannot be read, logs it once per feed, and sends the records it can place', async () => {
+    const { hub, clock, session, polls, unreadable, warnings } = fresh();
+    const acme = accountOf(sandbox, ACME);
+    // The exceptions feed, with one record's time spelt as no contract date-time is, once it has changed.
+    const unplaceable = new Set<string>();
+    const feed = { ...exceptionFeed, time: (record: ExceptionRecord) => (unplaceable.has(record.id) ? 'Tue, 08 Oct 2026 00:01:00 GMT' : record.updatedAt) };
+    const subscriber = hub.openList(session(ACME), feed, exceptionFeedQuery(null), null);
+    clock.advance(0);
+    expect(await polls()).toEqual(['ok']);
+    expect(unreadable).toEqual([]);
+
+    sandbox.live.step();
+    const changed = changedExceptions(acme, '2026-10-08T00:01:00.000+0000').map((record) => record.id);
+    expect(changed.length).toBeGreaterThan(1);
+    unplaceable.add(changed[0]!);
+    clock.advance(POLL_MS);
+    expect(await polls()).toEqual(['ok']);
+    expect(nodes(await drain(subscriber, changed.length - 1))).toEqual(changed.slice(1));
+    expect(subscriber.queued).toBe(0);
+
+    // Read again at the next poll: counted again, not logged again.
+    clock.advance(POLL_MS);
+    expect(await polls()).toEqual(['ok']);
+    expect(unreadable).toEqual([{ field: 'exceptionsChanged', count: 1 }, { field: 'exceptionsChanged', count: 1 }]);
+    expect(warnings.map(({ field, time, count, msg }) => ({ field, time, count, msg }))).toEqual([{
+      field: 'exceptionsChanged',
+      time: 'Tue, 08 Oct 2026 00:01:00 GMT',
+      count: 1,
+      msg: 'subscriptions: this feed read records whose time is not a date-time the contract allows; they are not sent, and subscription_record_times_unreadable_total counts them',
+    }]);
+  });
+
   it('drops a subscriber that does not read past its queue, with a final error, and stops the poller it was the last of', async () => {
     const { hub, clock, session, polls } = fresh({ queueLimit: 2 });
     const slow = hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery(null), null);

@@ -42,6 +42,10 @@ export interface HubUnderTest {
   clock: ManualClock;
   http: PolicyChain;
   session(token: string | undefined): SubscriptionSession;
+  /** Records of unreadable times the observer was told of, by field and count, in order. */
+  unreadable: { field: string; count: number }[];
+  /** The hub's warnings, as logged (JSON lines parsed). */
+  warnings: Record<string, unknown>[];
   /** Resolves when the next `count` polls have ended (events queued). */
   polls(count?: number): Promise<('ok' | 'skipped' | 'failed' | 'received')[]>;
   close(): void;
@@ -63,12 +67,15 @@ export function hubOver(
   const clock = new ManualClock();
   const outcomes: ('ok' | 'skipped' | 'failed' | 'received')[] = [];
   let waiter: { count: number; resolve: (outcomes: ('ok' | 'skipped' | 'failed' | 'received')[]) => void } | undefined;
+  const unreadable: { field: string; count: number }[] = [];
+  const warnings: Record<string, unknown>[] = [];
+  const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line) as Record<string, unknown>) });
   const hub = new SubscriptionHub({
     limits: { pollMs: POLL_MS, perToken: limits.perToken ?? 20, max: limits.max ?? 1_000, queueLimit: limits.queueLimit ?? 1_000, bufferBytes: limits.bufferBytes ?? 256 * 1024 * 1024 },
     client: (identity) => {
       return createContext({ config, http, logger: pino({ level: 'silent' }), tokens }, { authorization: identity.authorization }, undefined, ledger?.(`token:${identity.tokenKey}`, clock)).platform;
     },
-    logger: pino({ level: 'silent' }),
+    logger,
     clock,
     share,
     observer: {
@@ -76,6 +83,7 @@ export function hubOver(
       subscriptionClosed: () => undefined,
       pollersChanged: () => undefined,
       eventsQueued: () => undefined,
+      recordTimesUnreadable: (field, count) => void unreadable.push({ field, count }),
       polled: (outcome) => {
         outcomes.push(outcome);
         if (waiter !== undefined && outcomes.length >= waiter.count) {
@@ -90,6 +98,8 @@ export function hubOver(
     hub,
     clock,
     http,
+    unreadable,
+    warnings,
     session: (token) => subscriptionSession(hub, token === undefined ? undefined : `Bearer ${token}`, 'sse'),
     polls: (count = 1) =>
       new Promise((resolve) => {
