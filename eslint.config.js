@@ -7,7 +7,7 @@ const LAYERS = [
   { name: 'request identity (src/request/)', files: ['request/**'] },
   {
     name: 'the kernel (configuration, errors, logs, client text, dates, areas, execution)',
-    files: ['errors.ts', 'logger.ts', 'client-text.ts', 'send.ts', 'date-time.ts', 'scalars.ts', 'project-root.ts', 'areas.ts', 'settings.ts', 'sandbox-settings.ts', 'config.ts', 'redis-servers.ts', 'cluster-messages.ts', 'command-line.ts', 'gateway-help.ts', 'setting-typos.ts', 'generated/**', 'types/**', 'execution/**'],
+    files: ['errors.ts', 'logger.ts', 'client-text.ts', 'send.ts', 'date-time.ts', 'scalars.ts', 'project-root.ts', 'areas.ts', 'settings.ts', 'sandbox-settings.ts', 'config.ts', 'redis-servers.ts', 'shared-state/**', 'cluster-messages.ts', 'command-line.ts', 'gateway-help.ts', 'setting-typos.ts', 'generated/**', 'types/**', 'execution/**'],
   },
   { name: 'the platform seam (src/platform/)', files: ['platform/**'] },
   { name: 'paging (src/connections/)', files: ['connections/**'] },

@@ -210,7 +210,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     logger,
     observer: observability.metrics?.subscriptions,
     // With the Redis the replicas share, one poller per feed across them all; else across the workers of this instance.
-    ...(config.redisUrl !== undefined ? { share: await RedisFeedShare.connect(config.redisUrl, logger) } : cluster.isWorker && { share: new WorkerFeedShare() }),
+    ...(config.redisUrl !== undefined ? { share: await RedisFeedShare.connect(config.redisUrl, logger, config.subscriptions.storeTimeoutMs) } : cluster.isWorker && { share: new WorkerFeedShare(config.subscriptions.storeTimeoutMs) }),
   });
   // A streaming request's context: a query's (its admission, budget, deadline), with its subscription session, carrying its stream.
   const streamContext: StreamContext<GatewayContext> = (req, headers, transport, res) => {

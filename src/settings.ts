@@ -340,6 +340,10 @@ export const SETTINGS = {
     group: 'client-connections', config: 'subscriptions.max', schema: int(1, 1_000_000), default: 10_000,
     doc: 'open subscriptions in one process, every token together; the next is refused with `RATE_LIMITED` and `limit: MAX_SUBSCRIPTIONS`',
   },
+  SUBSCRIPTION_STORE_TIMEOUT_MS: {
+    group: 'client-connections', config: 'subscriptions.storeTimeoutMs', schema: int(10, 10_000), default: 250,
+    doc: 'longest a feed waits for `REDIS_URL`\'s Redis (with `WORKERS` and no Redis, for the primary) to say which replica polls it; then this replica polls the feed itself for that interval, so a hanging Redis delays a feed by at most this ([subscriptions.md](subscriptions.md#across-replicas))',
+  },
   SUBSCRIPTION_BUFFER_BYTES: {
     group: 'client-connections', config: 'subscriptions.bufferBytes', schema: int(1_048_576, 17_179_869_184), default: 268_435_456, note: '256 MiB',
     doc: 'bytes every subscriber\'s waiting events and stream buffer may hold together in one process; past it the subscribers holding most (the slowest readers) are dropped first, each with `RATE_LIMITED` and `limit: SUBSCRIPTION_BUFFER_BYTES`, until the rest hold 90 % of it. The default fits 10 000 streams each with a full 16 KiB write buffer and a waiting event ([subscriptions.md](subscriptions.md#bounds))',

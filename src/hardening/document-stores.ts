@@ -1,5 +1,6 @@
 import type { Cluster, Worker } from 'node:cluster';
 import type { Logger } from 'pino';
+import { withTimeout } from '../shared-state/timeout.ts';
 
 /**
  * Where trusted documents published at run time (src/hardening/published-documents.ts) are kept:
@@ -243,7 +244,7 @@ return out`;
 /** The commands of node-redis this uses. */
 interface RedisClient {
   connect(): Promise<unknown>;
-  sendCommand<T = unknown>(args: string[], options?: { timeout?: number }): Promise<T>;
+  sendCommand<T = unknown>(args: string[]): Promise<T>;
   on(event: 'error', listener: (error: unknown) => void): unknown;
   destroy(): void;
   readonly isReady: boolean;
@@ -314,7 +315,7 @@ export class RedisDocumentStore implements DocumentStore {
   /** An `allkeys-*` policy may evict a published app's documents: served no more, with nothing said. */
   async #checkEviction(): Promise<void> {
     try {
-      const reply = await this.#client.sendCommand<unknown[] | Record<string, string>>(['CONFIG', 'GET', 'maxmemory-policy'], { timeout: COMMAND_TIMEOUT_MS });
+      const reply = await withTimeout(this.#client.sendCommand<unknown[] | Record<string, string>>(['CONFIG', 'GET', 'maxmemory-policy']), COMMAND_TIMEOUT_MS);
       const policy = Array.isArray(reply) ? String(reply[1]) : reply['maxmemory-policy'];
       if (policy?.startsWith('allkeys')) {
         this.#logger.warn({ policy }, 'published trusted documents: the shared Redis (REDIS_URL) may evict them; set maxmemory-policy volatile-lru (persisted queries, which expire, are evicted instead)');
@@ -327,7 +328,7 @@ export class RedisDocumentStore implements DocumentStore {
   async #command<T>(args: string[], timeout: number): Promise<T> {
     if (!this.#client.isReady) throw new DocumentStoreUnavailable('the shared Redis (REDIS_URL) is not connected');
     try {
-      return await this.#client.sendCommand<T>(args, { timeout });
+      return await withTimeout(this.#client.sendCommand<T>(args), timeout);
     } catch (error) {
       this.#warn(error);
       throw new DocumentStoreUnavailable(`the shared Redis (REDIS_URL) failed: ${(error as Error).message}`);
@@ -358,7 +359,7 @@ export class RedisDocumentStore implements DocumentStore {
     if (this.#reading || !this.#client.isReady) return;
     this.#reading = true;
     try {
-      const version = await this.#client.sendCommand<string | null>(['GET', VERSION], { timeout: COMMAND_TIMEOUT_MS });
+      const version = await withTimeout(this.#client.sendCommand<string | null>(['GET', VERSION]), COMMAND_TIMEOUT_MS);
       if ((version ?? '0') !== this.#version) await this.#reload();
     } catch (error) {
       this.#warn(error);

@@ -3,6 +3,7 @@ import { ApolloServerErrorCode } from '@apollo/server/errors';
 import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
 import { ErrorCode } from '../errors.ts';
+import { withTimeout } from '../shared-state/timeout.ts';
 
 type Cache = NonNullable<PersistedQueryOptions['cache']>;
 
@@ -37,14 +38,6 @@ const APQ_REFUSALS: ReadonlyMap<string, string> = new Map<string, string>([
 export function persistedQueryRefusalCode(error: unknown): string | undefined {
   if (!(error instanceof GraphQLError) || error.extensions.code !== undefined || error.path !== undefined) return undefined;
   return APQ_REFUSALS.get(error.message);
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import { withTimeout } from '../shared-state/timeout.ts';
 import type { FeedShare, LeaseHeld, PollOutcome } from './share.ts';
 
 /** The commands of node-redis this uses (its client and the duplicate it subscribes on). */
@@ -53,12 +54,17 @@ function names(key: string): { lease: string; channel: string } {
  * served either way. So does a replica not yet listening on a feed's channel (Redis was down when the
  * feed opened): it would miss the outcomes another replica publishes, so it never defers to that
  * replica's lease.
+ * A Redis that hangs (stopped, swapping, its host unreachable while the socket stays open) is one
+ * that cannot be reached: a lead waits at most `timeoutMs` (SUBSCRIPTION_STORE_TIMEOUT_MS) for its
+ * channel's subscription and its lease, then this replica polls for itself that interval, and asks
+ * again at the next; once Redis answers, the lease is taken back as usual.
  * Start-up does not wait for Redis: the clients connect (and reconnect) in the background.
  */
 export class RedisFeedShare implements FeedShare {
   readonly #client: RedisClient;
   readonly #subscriber: RedisClient;
   readonly #logger: Logger;
+  readonly #timeoutMs: number;
   /** This replica, in the lease and in each message, so it ignores its own. */
   readonly #replica = randomBytes(9).toString('base64url');
   #warnedAt = 0;
@@ -68,17 +74,18 @@ export class RedisFeedShare implements FeedShare {
   /** Subscriptions sent and not yet answered, by channel: a lead waits for this replica's own. */
   readonly #pending = new Map<string, Promise<void>>();
 
-  private constructor(client: RedisClient, subscriber: RedisClient, logger: Logger) {
+  private constructor(client: RedisClient, subscriber: RedisClient, logger: Logger, timeoutMs: number) {
     this.#client = client;
     this.#subscriber = subscriber;
     this.#logger = logger;
+    this.#timeoutMs = timeoutMs;
   }
 
-  static async connect(url: string, logger: Logger): Promise<RedisFeedShare> {
+  static async connect(url: string, logger: Logger, timeoutMs: number): Promise<RedisFeedShare> {
     const { createClient } = await import('@redis/client');
     const client = createClient({ url, disableOfflineQueue: true, socket: { reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) } }) as unknown as RedisClient;
     const subscriber = client.duplicate();
-    const share = new RedisFeedShare(client, subscriber, logger);
+    const share = new RedisFeedShare(client, subscriber, logger, timeoutMs);
     client.on('error', (error) => share.#warn(error));
     subscriber.on('error', (error) => share.#warn(error));
     // A channel whose subscription failed while Redis was away is subscribed once it is back.
@@ -114,12 +121,13 @@ export class RedisFeedShare implements FeedShare {
 
   async lead(key: string, ttlMs: number): Promise<true | LeaseHeld> {
     const { channel, lease } = names(key);
-    // A subscription of this replica's still on its way is waited for: answered, it decides whether
-    // this replica may defer to another's lease; refused, it polls for itself.
-    await this.#pending.get(channel);
+    // A subscription of this replica's still on its way is waited for, up to the timeout: answered, it
+    // decides whether this replica may defer to another's lease; refused or late, it polls for itself.
+    const pending = this.#pending.get(channel);
+    if (pending !== undefined) await withTimeout(pending, this.#timeoutMs).catch(() => undefined);
     if (!this.#client.isReady || !this.#confirmed.has(channel)) return true;
     try {
-      const left = await this.#client.sendCommand<number>(['EVAL', LEAD, '1', lease, this.#replica, String(ttlMs)]);
+      const left = await withTimeout(this.#client.sendCommand<number>(['EVAL', LEAD, '1', lease, this.#replica, String(ttlMs)]), this.#timeoutMs);
       return left === -1 ? true : { heldForMs: left };
     } catch (error) {
       this.#warn(error);

@@ -24,8 +24,6 @@ interface OutcomeMessage {
   outcome: PollOutcome;
 }
 
-/** How long a worker waits for the primary's answer to a lead before it polls for itself. */
-const LEAD_TIMEOUT_MS = 1_000;
 
 function isFeedMessage(message: unknown): message is FeedMessage {
   return typeof message === 'object' && message !== null && typeof (message as { feedShare?: unknown }).feedShare === 'string' && typeof (message as { key?: unknown }).key === 'string';
@@ -100,6 +98,8 @@ export class WorkerFeedShare implements FeedShare {
   readonly #pending = new Map<number, (lead: true | LeaseHeld) => void>();
   readonly #receivers = new Map<string, (outcome: PollOutcome) => void>();
   #next = 0;
+  /** How long a worker waits for the primary's answer to a lead before it polls for itself (SUBSCRIPTION_STORE_TIMEOUT_MS). */
+  readonly #timeoutMs: number;
   readonly #listener = (message: unknown) => {
     if (typeof message !== 'object' || message === null) return;
     const reply = message as Partial<LeadReply & OutcomeMessage>;
@@ -107,7 +107,8 @@ export class WorkerFeedShare implements FeedShare {
     else if (typeof reply.feedOutcome === 'string' && reply.outcome !== undefined) this.#receivers.get(reply.feedOutcome)?.(reply.outcome);
   };
 
-  constructor() {
+  constructor(timeoutMs: number) {
+    this.#timeoutMs = timeoutMs;
     process.on('message', this.#listener);
   }
 
@@ -118,7 +119,7 @@ export class WorkerFeedShare implements FeedShare {
       const timer = setTimeout(() => {
         this.#pending.delete(id);
         resolve(true);
-      }, LEAD_TIMEOUT_MS);
+      }, this.#timeoutMs);
       this.#pending.set(id, (lead) => {
         clearTimeout(timer);
         this.#pending.delete(id);

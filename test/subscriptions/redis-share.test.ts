@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 const replica = async () => {
-  const hub = hubOver(sandbox.url, {}, undefined, await RedisFeedShare.connect(redis.url, pino({ level: 'silent' })));
+  const hub = hubOver(sandbox.url, {}, undefined, await RedisFeedShare.connect(redis.url, pino({ level: 'silent' }), 250));
   hubs.push(hub);
   return hub;
 };
@@ -87,7 +87,7 @@ const nodes = (events: readonly FeedEvent[]) => events.map((event) => ('value' i
 
 (hasRedisServer ? describe : describe.skip)('a feed\'s lease on Redis', () => {
   it('is taken by one replica and renewed by it; another learns how long it has left', async () => {
-    const [a, b] = await Promise.all([RedisFeedShare.connect(redis.url, pino({ level: 'silent' })), RedisFeedShare.connect(redis.url, pino({ level: 'silent' }))]);
+    const [a, b] = await Promise.all([RedisFeedShare.connect(redis.url, pino({ level: 'silent' }), 250), RedisFeedShare.connect(redis.url, pino({ level: 'silent' }), 250)]);
     try {
       const probe = createClient({ url: redis.url });
       await probe.connect();
@@ -129,10 +129,73 @@ const nodes = (events: readonly FeedEvent[]) => events.map((event) => ('value' i
   });
 });
 
+(hasRedisServer ? describe : describe.skip)('a replica whose shared Redis hangs', () => {
+  it('polls its feeds itself after the store timeout while Redis is stopped, and defers to the lease again once it answers', async () => {
+    const hung = await startRedisServer();
+    const connect = () => RedisFeedShare.connect(hung.url, pino({ level: 'silent' }), 250);
+    const [a, b] = await Promise.all([connect(), connect()]);
+    try {
+      const stops = [a.listen('a hung feed', () => undefined), b.listen('a hung feed', () => undefined)];
+      const channel = `gateway-feed:${createHash('sha256').update('a hung feed').digest('base64url')}`;
+      const probe = createClient({ url: hung.url });
+      await probe.connect();
+      while ((await probe.pubSubNumSub(channel))[channel] !== 2) await sleep(10);
+      await probe.close();
+      while ((await a.lead('a hung feed', 60_000)) !== true) await sleep(10);
+      while ((await b.lead('a hung feed', 60_000)) === true) await sleep(10);
+
+      // Stopped, Redis still holds both connections open and takes every write: each lead is
+      // answered by the timeout, and both replicas poll for themselves.
+      hung.child.kill('SIGSTOP');
+      expect(await Promise.all([a.lead('a hung feed', 60_000), b.lead('a hung feed', 60_000)])).toEqual([true, true]);
+      // A subscription sent while Redis hangs is not waited on past the timeout either.
+      const late = b.listen('a feed opened during the hang', () => undefined);
+      expect(await b.lead('a feed opened during the hang', 60_000)).toBe(true);
+      late();
+
+      hung.child.kill('SIGCONT');
+      // Answering again, A's lease (renewed by its leads) holds, and B defers to it.
+      let held = await b.lead('a hung feed', 60_000);
+      while (held === true) {
+        await sleep(10);
+        held = await b.lead('a hung feed', 60_000);
+      }
+      expect(held).toEqual({ heldForMs: expect.any(Number) });
+      expect(await a.lead('a hung feed', 60_000)).toBe(true);
+      for (const stop of stops) stop();
+    } finally {
+      hung.child.kill('SIGCONT');
+      await Promise.all([a.close(), b.close()]);
+      await hung.stop();
+    }
+  });
+
+  it('keeps a feed polling through the hang: each interval\'s poll is made by this replica', async () => {
+    const hung = await startRedisServer();
+    const hub = hubOver(sandbox.url, {}, undefined, await RedisFeedShare.connect(hung.url, pino({ level: 'silent' }), 250));
+    hubs.push(hub);
+    try {
+      sandbox.resetRequests();
+      hub.hub.openList(hub.session(ACME), exceptionFeed, exceptionFeedQuery(null), null);
+      hub.clock.advance(0);
+      expect(await hub.polls()).toEqual(['ok']);
+      hung.child.kill('SIGSTOP');
+      for (let interval = 1; interval <= 3; interval++) {
+        hub.clock.advance(POLL_MS);
+        expect(await hub.polls()).toEqual(['ok']);
+      }
+      expect(reads()).toBe(4);
+    } finally {
+      hung.child.kill('SIGCONT');
+      await hung.stop();
+    }
+  });
+});
+
 describe('a replica whose shared Redis is down', () => {
   it('starts without waiting for it, and polls every feed itself while it is away', async () => {
     const url = `redis://127.0.0.1:${await closedPort()}`;
-    const share = await RedisFeedShare.connect(url, pino({ level: 'silent' }));
+    const share = await RedisFeedShare.connect(url, pino({ level: 'silent' }), 250);
     try {
       const stop = share.listen('a feed', () => undefined);
       expect(await share.lead('a feed', 1_000)).toBe(true);
