@@ -85,6 +85,8 @@ export abstract class Poller<Member = unknown> {
   #cancel: (() => void) | undefined;
   #stopped = false;
   #failures = 0;
+  /** When the data last applied was read: an outcome read before it (delayed by a store that hung) is older news. */
+  #appliedAt = -Infinity;
   /** The subscribers sharing this poller, each with what the feed keeps of it. */
   protected readonly members = new Map<Subscriber, Member>();
   /** Members whose subscribing request waits on its token's first answer. */
@@ -180,6 +182,9 @@ export abstract class Poller<Member = unknown> {
   #take(outcome: PollOutcome, polled: boolean): boolean {
     switch (outcome.kind) {
       case 'data': {
+        // Another replica's outcome held up in a store that hung reaches this one after its own newer polls.
+        if (!polled && outcome.at < this.#appliedAt) return true;
+        this.#appliedAt = outcome.at;
         const events = this.apply(outcome.data, outcome.at);
         this.#failures = 0;
         this.host.polled(polled ? 'ok' : 'received', events);

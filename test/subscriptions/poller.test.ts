@@ -170,6 +170,29 @@ describe('one shared poller per token, field and arguments', () => {
     expect(reads()).toEqual([`GET /v1/documents/${id}`, `GET /v1/documents/${id}`, `GET /v1/documents/${id}`]);
   });
 
+  it('applies no outcome from another replica that was read before its own last one (held up in a store that hung)', async () => {
+    const { hub, clock, session, polls } = fresh();
+    const id = sandbox.examples().documentsByStatus.find((document) => document.status === 'UPLOADED')!.id;
+    const subscriber = hub.openRecord(session(ACME), documentFeed, id);
+    clock.advance(POLL_MS);
+    await polls();
+    const [uploaded] = await drain(subscriber, 1);
+    expect(uploaded).toMatchObject({ value: { id, status: 'UPLOADED', receivedAt: POLL_MS } });
+    (sandbox.store as PlatformStore).saveDocument({ ...sandbox.store.document(id)!, status: 'SCANNED', updatedAt: '2026-11-01T00:00:00.000+0000' });
+    clock.advance(POLL_MS);
+    await polls();
+    expect(await drain(subscriber, 1)).toMatchObject([{ value: { id, status: 'SCANNED', receivedAt: 2 * POLL_MS } }]);
+
+    // The other replica's poll of the document as it was, read before this one's, arrives now.
+    const poller = hub.poller(`${session(ACME).identity!.tokenKey}\0documentChanged\0${id}`)!;
+    const stale = (uploaded as { value: { receivedAt: number } }).value;
+    poller.receive({ kind: 'data', data: { ...stale, receivedAt: undefined }, at: POLL_MS / 2 });
+    expect(subscriber.queued).toBe(0);
+    // One read after it is news.
+    poller.receive({ kind: 'data', data: { ...stale, receivedAt: undefined }, at: 3 * POLL_MS });
+    expect(subscriber.queued).toBe(1);
+  });
+
   it('ends a missing or foreign document with NOT_FOUND, and every subscription of a token the platform refuses with UNAUTHENTICATED', async () => {
     const { hub, clock, session, polls } = fresh();
     const foreign = sandbox.examples(accountOf(sandbox, GLOBEX)).documentsByStatus[0]!.id;
