@@ -13,6 +13,7 @@ import { SubscriberMemory } from './memory.ts';
 import { ListPoller, RecordPoller, type Poller, type PollerHost, type PollIdentity } from './poller.ts';
 import { ALONE, type FeedShare } from './share.ts';
 import { Subscriber, type FeedEvent } from './subscriber.ts';
+import { PollTurns } from './turns.ts';
 
 /** The transports a subscription arrives by (labels of the metrics and log lines). */
 export type Transport = 'sse' | 'multipart' | 'ws';
@@ -114,6 +115,7 @@ export class SubscriptionHub {
     this.#share = options.share ?? ALONE;
     this.#host = {
       share: this.#share,
+      turns: new PollTurns(),
       clock: this.#clock,
       pollMs: options.limits.pollMs,
       client: options.client,

@@ -9,6 +9,7 @@ import { isAfter, sealFeedCursor, type FeedPosition } from './feed-cursor.ts';
 import type { ListFeed, RecordFeed } from './feeds.ts';
 import type { FeedEvent, Subscriber } from './subscriber.ts';
 import type { FeedShare, PollOutcome } from './share.ts';
+import type { PollTurns } from './turns.ts';
 
 /**
  * The polls of a subscribing request whose token the platform has not accepted yet (its admission's,
@@ -30,6 +31,8 @@ const FEED_PAGE_SIZE = 50;
 const MAX_FEED_PAGES = 4;
 /** Failing polls in a row after which subscribers are told (a non-final error event), and again every as many. */
 const FAILING_POLLS_TOLD = 5;
+/** Polls in a row the caller's budget did not pay after which subscribers are told (once, until one is paid). */
+const SKIPPED_POLLS_TOLD = 5;
 
 /** Who a poller polls as: one token, never shared with another. */
 export interface PollIdentity {
@@ -62,6 +65,8 @@ export interface PollerHost {
   unreadableTimes(field: string, count: number, sample: string, first: boolean): void;
   /** With several replicas: which one polls each feed, and how its outcomes reach the others (share.ts). */
   readonly share: FeedShare;
+  /** Turns among one token's feeds when its budget cannot pay every poll (turns.ts). */
+  readonly turns: PollTurns;
 }
 
 function codeOf(error: unknown): { error: GraphQLError; code: string | undefined } {
@@ -126,13 +131,15 @@ export abstract class Poller<Member = unknown> {
     // The last subscriber may have left while the lease was asked: nobody to poll for.
     if (this.#stopped) return;
     if (lease === true) {
-      const outcome = await this.#poll();
+      // A feed of this token owed more turns than this one polls first: this one is skipped in its favour.
+      const outcome: PollOutcome = this.host.turns.mayPoll(this.identity.tokenKey, this) ? await this.#poll() : { kind: 'skipped' };
       if (this.#stopped) return;
       this.host.share.publish(this.key, outcome);
       if (!this.#take(outcome, true)) return;
       this.schedule(this.host.pollMs);
       return;
     }
+    this.host.turns.settle(this.identity.tokenKey, this);
     // Another replica polls. Should it die, its lease runs out before this replica's next interval:
     // asked again then (a millisecond after), the lease is taken as soon as it is free.
     this.schedule(Math.min(this.host.pollMs, lease.heldForMs + 1));
@@ -171,7 +178,7 @@ export abstract class Poller<Member = unknown> {
     } catch (thrown) {
       const { error, code } = codeOf(thrown);
       const shape = { message: error.message, extensions: { ...error.extensions } };
-      if (code === ErrorCode.RATE_LIMITED) return { kind: 'skipped' };
+      if (code === ErrorCode.RATE_LIMITED) return { kind: 'skipped', retryAfter: typeof error.extensions.retryAfter === 'number' ? error.extensions.retryAfter : undefined };
       if (code === ErrorCode.UNAUTHENTICATED) return { kind: 'refused', error: shape };
       if (code === ErrorCode.NOT_FOUND || code === ErrorCode.FORBIDDEN || code === ErrorCode.BAD_USER_INPUT) return { kind: 'ended', error: shape };
       return { kind: 'failed', error: shape };
@@ -185,13 +192,17 @@ export abstract class Poller<Member = unknown> {
         // Another replica's outcome held up in a store that hung reaches this one after its own newer polls.
         if (!polled && outcome.at < this.#appliedAt) return true;
         this.#appliedAt = outcome.at;
+        if (polled) this.host.turns.settle(this.identity.tokenKey, this);
         const events = this.apply(outcome.data, outcome.at);
         this.#failures = 0;
         this.host.polled(polled ? 'ok' : 'received', events);
         return true;
       }
       case 'skipped':
-        if (polled) this.host.polled('skipped', 0);
+        if (polled) {
+          this.host.polled('skipped', 0);
+          if (this.host.turns.skipped(this.identity.tokenKey, this) === SKIPPED_POLLS_TOLD) this.#tellSkipped(outcome.retryAfter);
+        }
         return true;
       case 'refused':
         if (polled) this.host.polled('failed', 0);
@@ -202,7 +213,11 @@ export abstract class Poller<Member = unknown> {
         this.endAll(new GraphQLError(outcome.error.message, { extensions: outcome.error.extensions }));
         return false;
       case 'failed': {
-        if (polled) this.host.polled('failed', 0);
+        // A failed poll was paid for: it was this feed's turn.
+        if (polled) {
+          this.host.polled('failed', 0);
+          this.host.turns.settle(this.identity.tokenKey, this);
+        }
         this.#failures += 1;
         if (this.#failures % FAILING_POLLS_TOLD === 0) {
           const told = new GraphQLError(`${outcome.error.message} (the last ${this.#failures} polls failed; the subscription goes on and retries every interval)`, {
@@ -214,6 +229,15 @@ export abstract class Poller<Member = unknown> {
         return true;
       }
     }
+  }
+
+  /** Tells every subscriber, once, that the token's budget has not paid this feed's last polls: its changes are late, not lost. */
+  #tellSkipped(retryAfter: number | undefined): void {
+    const told = new GraphQLError(`This token's budget of platform calls has not paid this feed's last ${SKIPPED_POLLS_TOLD} polls: its changes come late, none is lost; the token's feeds take turns on what the budget pays (fewer feeds, or a larger budget, make them timely)`, {
+      extensions: { code: ErrorCode.RATE_LIMITED, limit: 'RATE_LIMIT_PER_SECOND', skippedPolls: SKIPPED_POLLS_TOLD, retryAfter: retryAfter ?? Math.ceil(this.host.pollMs / 1_000) },
+    });
+    const event: FeedEvent = { error: told, final: false };
+    for (const subscriber of this.members.keys()) subscriber.push(event, () => this.host.overflow());
   }
 
   /** Ends every subscriber with `error` (final). */
@@ -233,6 +257,7 @@ export abstract class Poller<Member = unknown> {
     if (this.#stopped) return;
     this.#stopped = true;
     this.host.share.release(this.key);
+    this.host.turns.settle(this.identity.tokenKey, this);
     this.#cancel?.();
     this.#cancel = undefined;
     this.host.stopped(this);

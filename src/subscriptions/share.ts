@@ -1,11 +1,12 @@
 /**
  * What one poll found, as the replica that polled hands it to the others (JSON): the data read
- * (a list feed's records, a record feed's record), a poll the budget did not pay, or a failure
+ * (a list feed's records, a record feed's record), a poll the budget did not pay (with the seconds
+ * its refusal named, or none when the feed gave its turn to another of the token's), or a failure
  * with its error (`ended`: the feed is over; `refused`: the platform refused the token).
  */
 export type PollOutcome =
   | { readonly kind: 'data'; readonly data: unknown; readonly at: number }
-  | { readonly kind: 'skipped' }
+  | { readonly kind: 'skipped'; readonly retryAfter?: number }
   | { readonly kind: 'failed' | 'ended' | 'refused'; readonly error: { readonly message: string; readonly extensions: Record<string, unknown> } };
 
 /** Another replica holds a feed's lease for `heldForMs` more milliseconds. */

@@ -321,6 +321,54 @@ describe('one shared poller per token, field and arguments', () => {
     expect(outcomes.filter((outcome) => outcome === 'ok')).toHaveLength(5 + seconds);
     expect(outcomes.filter((outcome) => outcome === 'skipped')).toHaveLength(20 * (seconds + 1) - (5 + seconds));
   });
+
+  it('takes turns among a token\'s feeds when its budget cannot pay every poll, and tells a feed skipped five intervals in a row once', async () => {
+    const policy = { name: 'platform-calls', perSecond: 1, burst: 5 };
+    let buckets: MemoryBuckets | undefined;
+    const { hub, clock, session, polls } = fresh({}, (callerKey, manual) => {
+      buckets ??= new MemoryBuckets(100, () => manual.now());
+      return new RequestBudget(buckets, policy, callerKey);
+    });
+    const assignee = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    const subscribers = Array.from({ length: 20 }, (_, n) => hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery({ assignedTo: [assignee(n)] }), null));
+    const feedOf = (query: string) => Array.from({ length: 20 }, (_, n) => n).find((n) => query.includes(assignee(n)))!;
+    // Which feeds were read at each interval.
+    const readAt: number[][] = [];
+    let seen = 0;
+    const interval = async () => {
+      await polls(20);
+      readAt.push(sandbox.requests.slice(seen).map((request) => feedOf(request.query)));
+      seen = sandbox.requests.length;
+    };
+    clock.advance(0);
+    await interval();
+    const seconds = 60;
+    for (let second = 1; second <= seconds; second++) {
+      clock.advance(POLL_MS);
+      await interval();
+    }
+
+    // The budget's bound as before: the burst, then one a second.
+    expect(readAt.map((feeds) => feeds.length)).toEqual([5, ...Array.from({ length: seconds }, () => 1)]);
+    // At every interval, no feed has been polled more than once more than any other.
+    const polled = Array.from({ length: 20 }, () => 0);
+    for (const feeds of readAt) {
+      for (const feed of feeds) polled[feed]! += 1;
+      expect(Math.max(...polled) - Math.min(...polled)).toBeLessThanOrEqual(1);
+    }
+    // Told once per run of five or more intervals in a row without a poll, not at every skip.
+    for (let feed = 0; feed < 20; feed++) {
+      let run = 0;
+      let runs = 0;
+      for (const feeds of readAt) {
+        run = feeds.includes(feed) ? 0 : run + 1;
+        if (run === 5) runs += 1;
+      }
+      const told = (await drain(subscribers[feed]!, subscribers[feed]!.queued)).map((event) => ('error' in event ? event.error.extensions : event));
+      expect(runs).toBeGreaterThan(1);
+      expect(told).toEqual(Array.from({ length: runs }, () => ({ code: 'RATE_LIMITED', limit: 'RATE_LIMIT_PER_SECOND', skippedPolls: 5, retryAfter: 1 })));
+    }
+  });
 });
 
 describe('a replica that finds another replica polling', () => {
