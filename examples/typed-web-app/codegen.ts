@@ -4,12 +4,12 @@ import { addTypenameSelectionDocumentTransform } from '@graphql-codegen/client-p
 const config: CodegenConfig = {
   schema: './schema.graphql',
   documents: ['src/**/*.tsx'],
-  ignoreNoDocuments: false,
   generates: {
     './src/gql/': {
       preset: 'client',
       config: { scalars: { DateTime: 'string', Date: 'string', JSONObject: 'Record<string, unknown>' }, enumsAsTypes: true, useTypeImports: true },
-      // Fragment masking is the preset's default: a component sees only its own fragment's fields.
+      // Fragment masking is the preset's default: a component sees only its own fragment's fields, which
+      // getFragmentData unmasks (the preset's `useFragment`, renamed: it is no hook, and Apollo has one of that name).
       // Apollo Client adds __typename to what it sends; the stored texts must hold it too.
       documentTransforms: [addTypenameSelectionDocumentTransform],
       presetConfig: { fragmentMasking: { unmaskFunctionName: 'getFragmentData' }, persistedDocuments: { hashAlgorithm: 'sha256' } },

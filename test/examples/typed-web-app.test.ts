@@ -81,6 +81,12 @@ async function typecheck(folder: string): Promise<{ code: number; output: string
 }
 
 describe('examples/typed-web-app: types', () => {
+  it("is docs/web-clients.md's codegen.ts, as written", () => {
+    const doc = readFileSync(join(ROOT, 'docs/web-clients.md'), 'utf8');
+    const kit = doc.slice(doc.indexOf('### The typed kit'));
+    expect(readFileSync(join(ROOT, 'examples/typed-web-app/codegen.ts'), 'utf8')).toBe(/```ts\n([\s\S]*?)```/.exec(kit)![1]);
+  });
+
   it('typechecks as committed, and fails on a field misspelt in a document, naming it', async () => {
     expect(await typecheck(app)).toMatchObject({ code: 0 });
     const misspelt = copyWithEdit('src/ExceptionRow.tsx', (text) => text.replace(/^(\s+)status$/m, '$1stauts'));

@@ -5,8 +5,8 @@ import { createApolloClient } from './apollo-client';
 import { App } from './App';
 import { getToken } from './token';
 
-// The gateway's /graphql on this origin (the host passes it on), or another origin allowed by its CORS_ORIGINS.
-const client = createApolloClient({ uri: import.meta.env.VITE_GATEWAY_URL ?? '/graphql', getToken });
+// The gateway's /graphql on the app's own origin: the host that serves the app passes that path on to it.
+const client = createApolloClient({ uri: '/graphql', getToken });
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
