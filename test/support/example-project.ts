@@ -24,9 +24,10 @@ export function copyExample(name: string): string {
 
 /**
  * The machine's environment without what this checkout's npm and jest add (npm_* from its .npmrc and
- * package.json, jest's NODE_OPTIONS): the registry's settings (a CA, a proxy) stay.
+ * package.json, jest's NODE_OPTIONS and NODE_ENV=test, which graphql-codegen takes as its cue to print
+ * no errors): the registry's settings (a CA, a proxy) stay.
  */
-export const machineEnv = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name) && name !== 'NODE_OPTIONS' && name !== 'INIT_CWD'));
+export const machineEnv = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name) && !['NODE_OPTIONS', 'NODE_ENV', 'INIT_CWD'].includes(name)));
 
 /** `npm <args>` in `folder`, as a user runs it there. */
 export function npmIn(folder: string, args: string[], env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> {
