@@ -4,10 +4,13 @@ import type { Stage } from './stage.ts';
 
 /**
  * Headers a browser app may send: the token, the JSON content type, the
- * caller's request id, and the two headers Apollo's CSRF prevention accepts
- * in place of a JSON content type.
+ * caller's request id, the two headers Apollo's CSRF prevention accepts
+ * in place of a JSON content type, and Accept: the multipart subscription
+ * spelling (`multipart/mixed;subscriptionSpec="1.0"`, Apollo Client's
+ * HttpLink) holds a quote, which takes Accept off the safelist, so the
+ * browser asks first.
  */
-const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-Request-Id', 'Apollo-Require-Preflight', 'X-Apollo-Operation-Name'];
+const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-Request-Id', 'Apollo-Require-Preflight', 'X-Apollo-Operation-Name', 'Accept'];
 
 /** Development servers (Vite, webpack, Next) run on loopback on any port. */
 const LOOPBACK_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1)(:\d{1,5})?$/;

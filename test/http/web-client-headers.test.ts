@@ -60,7 +60,8 @@ describe('on a plain node:http server (no Express)', () => {
     expect(accessControl(answer)).toEqual({
       'access-control-allow-origin': 'https://app.example.com',
       'access-control-allow-methods': 'GET,POST,OPTIONS',
-      'access-control-allow-headers': 'Authorization,Content-Type,X-Request-Id,Apollo-Require-Preflight,X-Apollo-Operation-Name',
+      // Accept: a multipart subscription's (with its quote) is not on the browser's safelist.
+      'access-control-allow-headers': 'Authorization,Content-Type,X-Request-Id,Apollo-Require-Preflight,X-Apollo-Operation-Name,Accept',
       'access-control-max-age': '600',
       'access-control-expose-headers': 'RateLimit,RateLimit-Policy,Retry-After',
     });
