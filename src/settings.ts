@@ -334,11 +334,11 @@ export const SETTINGS = {
   },
   SUBSCRIPTIONS_PER_TOKEN: {
     group: 'client-connections', config: 'subscriptions.perToken', schema: int(1, 10_000), default: 20,
-    doc: 'open subscriptions per bearer token, over every transport; the next is refused with `RATE_LIMITED` and `limit: SUBSCRIPTIONS_PER_TOKEN`',
+    doc: 'open subscriptions per bearer token, over every transport, every worker of the instance and, with `REDIS_URL`, every replica on it; the next is refused with `RATE_LIMITED` and `limit: SUBSCRIPTIONS_PER_TOKEN`',
   },
   MAX_SUBSCRIPTIONS: {
     group: 'client-connections', config: 'subscriptions.max', schema: int(1, 1_000_000), default: 10_000,
-    doc: 'open subscriptions in one process, every token together; the next is refused with `RATE_LIMITED` and `limit: MAX_SUBSCRIPTIONS`',
+    doc: 'open subscriptions, every token together, over every worker of the instance and, with `REDIS_URL`, every replica on it; the next is refused with `RATE_LIMITED` and `limit: MAX_SUBSCRIPTIONS`',
   },
   SUBSCRIPTION_STORE_TIMEOUT_MS: {
     group: 'client-connections', config: 'subscriptions.storeTimeoutMs', schema: int(10, 10_000), default: 250,

@@ -20,9 +20,17 @@ function sessionOf(context: SubscribingContext): SubscriptionSession {
  */
 export function listFeedField<R extends { readonly id: string }, A extends { after?: string | null }>(feed: ListFeed<R>, query: (args: A) => Query) {
   return {
-    subscribe: (_parent: unknown, args: A, context: SubscribingContext): AsyncIterableIterator<FeedEvent> => {
+    subscribe: async (_parent: unknown, args: A, context: SubscribingContext): Promise<AsyncIterableIterator<FeedEvent>> => {
       const session = sessionOf(context);
-      return session.hub.openList(session, feed, query(args), args.after);
+      // Bad arguments are refused before a seat is asked for.
+      const platformQuery = query(args);
+      const seat = await session.hub.seat(session);
+      try {
+        return session.hub.openList(session, feed, platformQuery, args.after, seat);
+      } catch (error) {
+        seat?.release();
+        throw error;
+      }
     },
     // The list poller's values are the edges of the feed's records.
     resolve: resolveEvent as (event: FeedEvent) => { cursor: string; node: R },
@@ -32,9 +40,15 @@ export function listFeedField<R extends { readonly id: string }, A extends { aft
 /** A Subscription field over one record, by its id. */
 export function recordFeedField<R, V>(feed: RecordFeed<R, V>) {
   return {
-    subscribe: (_parent: unknown, args: { id: string }, context: SubscribingContext): AsyncIterableIterator<FeedEvent> => {
+    subscribe: async (_parent: unknown, args: { id: string }, context: SubscribingContext): Promise<AsyncIterableIterator<FeedEvent>> => {
       const session = sessionOf(context);
-      return session.hub.openRecord(session, feed, args.id);
+      const seat = await session.hub.seat(session);
+      try {
+        return session.hub.openRecord(session, feed, args.id, seat);
+      } catch (error) {
+        seat?.release();
+        throw error;
+      }
     },
     // The record poller's values are the feed's `value`s.
     resolve: resolveEvent as (event: FeedEvent) => V,

@@ -11,7 +11,7 @@ import type { ListFeed, RecordFeed } from './feeds.ts';
 import type { Admission } from '../request/admission.ts';
 import { SubscriberMemory } from './memory.ts';
 import { ListPoller, RecordPoller, type Poller, type PollerHost, type PollIdentity } from './poller.ts';
-import { ALONE, type FeedShare } from './share.ts';
+import { ALONE, type FeedShare, type Seat, type SeatRefusal } from './share.ts';
 import { Subscriber, type FeedEvent } from './subscriber.ts';
 import { PollTurns } from './turns.ts';
 
@@ -82,7 +82,10 @@ export function subscriptionSession(hub: SubscriptionHub, authorization: string 
   return { hub, identity, transport, admission };
 }
 
-function refused(message: string, limit: string): GraphQLError {
+function refused(limit: SeatRefusal, limits: SubscriptionLimits): GraphQLError {
+  const message = limit === 'MAX_SUBSCRIPTIONS'
+    ? `This gateway has ${limits.max} subscriptions open, as many as it serves: retry later`
+    : `This token has ${limits.perToken} subscriptions open, as many as one token may: close one before opening another`;
   return new GraphQLError(message, { extensions: { code: ErrorCode.RATE_LIMITED, limit } });
 }
 
@@ -164,15 +167,33 @@ export class SubscriptionHub {
     return this.#pollers.get(key);
   }
 
+  /**
+   * With a shared store (the worker group's primary, or the replicas' Redis), a seat counted across
+   * every process on it for one more subscription of the session's token, or the refusal of the limit
+   * it is over; undefined alone, or when the store does not answer in time (this process's own counts
+   * then decide alone). Taken before `openList` or `openRecord`, which release it when they refuse.
+   */
+  async seat(session: SubscriptionSession): Promise<Seat | undefined> {
+    const seats = this.#share.seats;
+    if (seats === undefined) return undefined;
+    const identity = this.#identity(session);
+    const { limits } = this.#options;
+    // This process's own count first: what it refuses needs no store.
+    this.#ownLimits(identity);
+    const seat = await seats.take(identity.tokenKey, limits);
+    if (typeof seat === 'string') throw refused(seat, limits);
+    return seat;
+  }
+
   /** A feed over a list: refuses bad arguments, a foreign cursor and a caller over its limits before any platform call. */
-  openList<R extends { readonly id: string }>(session: SubscriptionSession, feed: ListFeed<R>, query: Query, after: string | null | undefined): Subscriber {
+  openList<R extends { readonly id: string }>(session: SubscriptionSession, feed: ListFeed<R>, query: Query, after: string | null | undefined, seat?: Seat): Subscriber {
     const identity = this.#identity(session);
     const normalised = queryString(query);
     const binding = feedBinding(feed.field, normalised);
     const position = after == null ? undefined : openFeedCursor(after, binding, identity.caller);
     const key = `${identity.tokenKey}\0${feed.field}\0${normalised}`;
     const joined: { poller?: Poller } = {};
-    const subscriber = this.#admit(session, identity, feed.field, joined);
+    const subscriber = this.#admit(session, identity, feed.field, joined, seat);
     let poller = this.#pollers.get(key) as ListPoller<R> | undefined;
     const created = poller === undefined;
     poller ??= new ListPoller(key, identity, this.#host, feed, query, binding);
@@ -184,12 +205,12 @@ export class SubscriptionHub {
   }
 
   /** A feed over one record (by its id, checked before any platform call). */
-  openRecord<R, V>(session: SubscriptionSession, feed: RecordFeed<R, V>, id: string): Subscriber {
+  openRecord<R, V>(session: SubscriptionSession, feed: RecordFeed<R, V>, id: string, seat?: Seat): Subscriber {
     const identity = this.#identity(session);
     pathSegment(id);
     const key = `${identity.tokenKey}\0${feed.field}\0${id}`;
     const joined: { poller?: Poller } = {};
-    const subscriber = this.#admit(session, identity, feed.field, joined);
+    const subscriber = this.#admit(session, identity, feed.field, joined, seat);
     let poller = this.#pollers.get(key) as RecordPoller<R> | undefined;
     const created = poller === undefined;
     poller ??= new RecordPoller(key, identity, this.#host, feed, id);
@@ -219,15 +240,23 @@ export class SubscriptionHub {
     return session.identity;
   }
 
-  /** Counts a new subscriber in, or refuses it; `joined` names the poller it leaves when it ends. */
-  #admit(session: SubscriptionSession, identity: PollIdentity, field: string, joined: { poller?: Poller }): Subscriber {
-    const { limits, logger, observer } = this.#options;
-    if (this.#open.size >= limits.max) throw refused(`This gateway has ${limits.max} subscriptions open, as many as it serves: retry later`, 'MAX_SUBSCRIPTIONS');
+  /** Refuses a subscription over this process's own counts. */
+  #ownLimits(identity: PollIdentity): number {
+    const { limits } = this.#options;
+    if (this.#open.size >= limits.max) throw refused('MAX_SUBSCRIPTIONS', limits);
     const mine = this.#perToken.get(identity.tokenKey) ?? 0;
-    if (mine >= limits.perToken) throw refused(`This token has ${limits.perToken} subscriptions open, as many as one token may: close one before opening another`, 'SUBSCRIPTIONS_PER_TOKEN');
+    if (mine >= limits.perToken) throw refused('SUBSCRIPTIONS_PER_TOKEN', limits);
+    return mine;
+  }
+
+  /** Counts a new subscriber in (with its shared `seat`, released when it ends), or refuses it; `joined` names the poller it leaves when it ends. */
+  #admit(session: SubscriptionSession, identity: PollIdentity, field: string, joined: { poller?: Poller }, seat: Seat | undefined): Subscriber {
+    const { limits, logger, observer } = this.#options;
+    const mine = this.#ownLimits(identity);
     this.#perToken.set(identity.tokenKey, mine + 1);
     const startedAt = this.#clock.now();
     const subscriber = new Subscriber(limits.queueLimit, () => {
+      seat?.release();
       this.#open.delete(subscriber);
       const left = (this.#perToken.get(identity.tokenKey) ?? 1) - 1;
       if (left > 0) this.#perToken.set(identity.tokenKey, left);

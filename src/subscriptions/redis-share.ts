@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { withTimeout } from '../shared-state/timeout.ts';
-import type { FeedShare, LeaseHeld, PollOutcome } from './share.ts';
+import type { FeedShare, LeaseHeld, PollOutcome, Seat, SeatRefusal, SharedSeats } from './share.ts';
 
 /** The commands of node-redis this uses (its client and the duplicate it subscribes on). */
 interface RedisClient {
@@ -33,6 +33,46 @@ local left = redis.call('PTTL', KEYS[1])
 if left < 0 then return tonumber(ARGV[2]) end
 return left`;
 
+/**
+ * Takes a seat (an open subscription) when neither count is full: KEYS[1] the token's seats, KEYS[2]
+ * every seat, sorted sets of seat ids scored by when each lapses (Redis's own clock, so replicas'
+ * clocks do not matter). Seats of a replica that died lapse with their lease (ARGV[2]); a live one
+ * renews its seats well before. 0: taken; 1: the token's count is full; 2: every replica's is.
+ */
+const SEAT = `local now = redis.call('TIME')
+local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ms)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ms)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 2 end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 1 end
+local lapses = ms + tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], lapses, ARGV[1])
+redis.call('ZADD', KEYS[2], lapses, ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return 0`;
+
+/** Renews this replica's seats: ARGV[1] the lease, then each seat's token key (KEYS) and id (ARGV). */
+const RENEW = `local now = redis.call('TIME')
+local lapses = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) + tonumber(ARGV[1])
+for i, key in ipairs(KEYS) do
+  if i > 1 then
+    redis.call('ZADD', key, 'XX', lapses, ARGV[i])
+    redis.call('ZADD', KEYS[1], 'XX', lapses, ARGV[i])
+    redis.call('PEXPIRE', key, ARGV[1])
+  end
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 0`;
+
+/** Every replica's seats, and each token's (by its key, hashed again: no token text reaches Redis). */
+const ALL_SEATS = 'gateway-seats';
+const tokenSeats = (tokenKey: string) => `gateway-seats:${createHash('sha256').update(tokenKey).digest('base64url')}`;
+/** How long a seat lasts without renewal: a replica that dies gives its seats back within this. */
+const SEAT_LEASE_MS = 30_000;
+/** Seats are renewed this often, so a live replica's never lapse between two renewals. */
+const SEAT_RENEW_MS = 10_000;
+
 /** Gives the lease up, only when this replica holds it. */
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
@@ -60,7 +100,12 @@ function names(key: string): { lease: string; channel: string } {
  * again at the next; once Redis answers, the lease is taken back as usual.
  * Start-up does not wait for Redis: the clients connect (and reconnect) in the background.
  */
-export class RedisFeedShare implements FeedShare {
+export class RedisFeedShare implements FeedShare, SharedSeats {
+  readonly seats: SharedSeats = this;
+  /** This replica's seats: id → its token's seats key. */
+  readonly #seats = new Map<string, string>();
+  #seatCount = 0;
+  readonly #renewal: ReturnType<typeof setInterval>;
   readonly #client: RedisClient;
   readonly #subscriber: RedisClient;
   readonly #logger: Logger;
@@ -79,6 +124,8 @@ export class RedisFeedShare implements FeedShare {
     this.#subscriber = subscriber;
     this.#logger = logger;
     this.#timeoutMs = timeoutMs;
+    this.#renewal = setInterval(() => this.#renew(), SEAT_RENEW_MS);
+    this.#renewal.unref();
   }
 
   static async connect(url: string, logger: Logger, timeoutMs: number): Promise<RedisFeedShare> {
@@ -135,6 +182,46 @@ export class RedisFeedShare implements FeedShare {
     }
   }
 
+  /** A seat counted across every replica on this Redis; Redis away or late: undefined (this replica's own counts decide). */
+  async take(tokenKey: string, limits: { readonly perToken: number; readonly max: number }): Promise<Seat | SeatRefusal | undefined> {
+    if (!this.#client.isReady) return undefined;
+    const id = `${this.#replica}:${(this.#seatCount = (this.#seatCount + 1) % Number.MAX_SAFE_INTEGER)}`;
+    const key = tokenSeats(tokenKey);
+    let answer: number;
+    try {
+      answer = await withTimeout(this.#client.sendCommand<number>(['EVAL', SEAT, '2', key, ALL_SEATS, id, String(SEAT_LEASE_MS), String(limits.perToken), String(limits.max)]), this.#timeoutMs);
+    } catch (error) {
+      this.#warn(error);
+      // Taken after all, should the answer come late: given back.
+      this.#unseat(key, id);
+      return undefined;
+    }
+    if (answer === 1) return 'SUBSCRIPTIONS_PER_TOKEN';
+    if (answer === 2) return 'MAX_SUBSCRIPTIONS';
+    this.#seats.set(id, key);
+    return {
+      release: () => {
+        if (this.#seats.delete(id)) this.#unseat(key, id);
+      },
+    };
+  }
+
+  #unseat(key: string, id: string): void {
+    if (!this.#client.isReady) return;
+    Promise.all([this.#client.sendCommand(['ZREM', key, id]), this.#client.sendCommand(['ZREM', ALL_SEATS, id])]).catch((error: unknown) => this.#warn(error));
+  }
+
+  #renew(): void {
+    if (this.#seats.size === 0 || !this.#client.isReady) return;
+    const keys = [ALL_SEATS];
+    const args = [String(SEAT_LEASE_MS)];
+    for (const [id, key] of this.#seats) {
+      keys.push(key);
+      args.push(id);
+    }
+    this.#client.sendCommand(['EVAL', RENEW, String(keys.length), ...keys, ...args]).catch((error: unknown) => this.#warn(error));
+  }
+
   publish(key: string, outcome: PollOutcome): void {
     if (!this.#client.isReady) return;
     this.#client.publish(names(key).channel, JSON.stringify({ from: this.#replica, outcome })).catch((error: unknown) => this.#warn(error));
@@ -167,6 +254,7 @@ export class RedisFeedShare implements FeedShare {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.#renewal);
     await Promise.all([this.#client, this.#subscriber].map((client) => (client.isReady ? client.close().catch(() => client.destroy()) : client.destroy())));
   }
 }

@@ -14,6 +14,24 @@ export interface LeaseHeld {
   readonly heldForMs: number;
 }
 
+/** The limit that refuses one more open subscription. */
+export type SeatRefusal = 'SUBSCRIPTIONS_PER_TOKEN' | 'MAX_SUBSCRIPTIONS';
+
+/** An open subscription counted in the shared store; released when it ends. */
+export interface Seat {
+  release(): void;
+}
+
+/**
+ * Open subscriptions counted across the workers of an instance (the primary counts) or across the
+ * replicas on one Redis, so that SUBSCRIPTIONS_PER_TOKEN and MAX_SUBSCRIPTIONS bound them all
+ * together. A store that does not answer within its timeout answers `undefined`: the process's own
+ * counts decide alone meanwhile (each process still holds to both limits).
+ */
+export interface SharedSeats {
+  take(tokenKey: string, limits: { readonly perToken: number; readonly max: number }): Promise<Seat | SeatRefusal | undefined>;
+}
+
 /**
  * Which replica polls each feed, and how its outcomes reach the others. Alone (no shared store),
  * every poller polls for itself; with Redis (redis-share.ts), one replica holds a feed's lease and
@@ -32,6 +50,8 @@ export interface FeedShare {
   /** This replica's poller of `key` stopped: its lease, if it holds it, goes at once. */
   release(key: string): void;
   close(): Promise<void>;
+  /** With a shared store, the open subscriptions counted across every process on it. */
+  readonly seats?: SharedSeats;
 }
 
 /** One replica alone: it polls every feed itself. */

@@ -1,5 +1,5 @@
 import type { Worker } from 'node:cluster';
-import type { FeedShare, LeaseHeld, PollOutcome } from './share.ts';
+import type { FeedShare, LeaseHeld, PollOutcome, Seat, SeatRefusal, SharedSeats } from './share.ts';
 
 /**
  * One poller per feed across the workers of one instance (WORKERS > 1) without Redis: the primary
@@ -11,12 +11,19 @@ import type { FeedShare, LeaseHeld, PollOutcome } from './share.ts';
  */
 type FeedMessage =
   | { feedShare: 'lead'; id: number; key: string; ttlMs: number }
+  | { feedShare: 'seat'; id: number; key: string; perToken: number; max: number }
+  | { feedShare: 'unseat'; id: number; key: string }
   | { feedShare: 'publish'; key: string; outcome: PollOutcome }
   | { feedShare: 'listen' | 'unlisten' | 'release'; key: string };
 
 interface LeadReply {
   feedLeadReply: number;
   lead: true | LeaseHeld;
+}
+
+interface SeatReply {
+  feedSeatReply: number;
+  refusal: SeatRefusal | null;
 }
 
 interface OutcomeMessage {
@@ -35,6 +42,10 @@ function isFeedMessage(message: unknown): message is FeedMessage {
  */
 export class FeedLeases {
   readonly #leases = new Map<string, { worker: number; until: number }>();
+  /** Every worker's open subscriptions: by worker, each seat's token key (by the worker's seat id). */
+  readonly #seats = new Map<number, Map<number, string>>();
+  readonly #perToken = new Map<string, number>();
+  #seated = 0;
   readonly #listeners = new Map<string, Set<Worker>>();
   readonly #now: () => number;
 
@@ -49,6 +60,8 @@ export class FeedLeases {
     });
     worker.once('exit', () => {
       for (const [key, lease] of this.#leases) if (lease.worker === worker.id) this.#leases.delete(key);
+      for (const id of [...(this.#seats.get(worker.id)?.keys() ?? [])]) this.#unseat(worker.id, id);
+      this.#seats.delete(worker.id);
       for (const key of [...this.#listeners.keys()]) forget(this.#listeners, key, worker);
     });
   }
@@ -65,6 +78,24 @@ export class FeedLeases {
         if (worker.isConnected()) worker.send({ feedLeadReply: message.id, lead } satisfies LeadReply);
         return;
       }
+      case 'seat': {
+        let refusal: SeatRefusal | null = null;
+        const mine = this.#perToken.get(key) ?? 0;
+        if (this.#seated >= message.max) refusal = 'MAX_SUBSCRIPTIONS';
+        else if (mine >= message.perToken) refusal = 'SUBSCRIPTIONS_PER_TOKEN';
+        else {
+          let seats = this.#seats.get(worker.id);
+          if (seats === undefined) this.#seats.set(worker.id, (seats = new Map()));
+          seats.set(message.id, key);
+          this.#perToken.set(key, mine + 1);
+          this.#seated += 1;
+        }
+        if (worker.isConnected()) worker.send({ feedSeatReply: message.id, refusal } satisfies SeatReply);
+        return;
+      }
+      case 'unseat':
+        this.#unseat(worker.id, message.id);
+        return;
       case 'publish':
         for (const other of this.#listeners.get(key) ?? []) {
           if (other !== worker && other.isConnected()) other.send({ feedOutcome: key, outcome: message.outcome } satisfies OutcomeMessage);
@@ -84,6 +115,17 @@ export class FeedLeases {
         return;
     }
   }
+
+  #unseat(worker: number, id: number): void {
+    const seats = this.#seats.get(worker);
+    const key = seats?.get(id);
+    if (key === undefined) return;
+    seats!.delete(id);
+    this.#seated -= 1;
+    const left = (this.#perToken.get(key) ?? 1) - 1;
+    if (left > 0) this.#perToken.set(key, left);
+    else this.#perToken.delete(key);
+  }
 }
 
 function forget(listeners: Map<string, Set<Worker>>, key: string, worker: Worker): void {
@@ -94,8 +136,10 @@ function forget(listeners: Map<string, Set<Worker>>, key: string, worker: Worker
 }
 
 /** A worker's side. */
-export class WorkerFeedShare implements FeedShare {
+export class WorkerFeedShare implements FeedShare, SharedSeats {
   readonly #pending = new Map<number, (lead: true | LeaseHeld) => void>();
+  readonly #seatsAsked = new Map<number, (refusal: SeatRefusal | null) => void>();
+  readonly seats: SharedSeats = this;
   readonly #receivers = new Map<string, (outcome: PollOutcome) => void>();
   #next = 0;
   /** How long a worker waits for the primary's answer to a lead before it polls for itself (SUBSCRIPTION_STORE_TIMEOUT_MS). */
@@ -103,7 +147,9 @@ export class WorkerFeedShare implements FeedShare {
   readonly #listener = (message: unknown) => {
     if (typeof message !== 'object' || message === null) return;
     const reply = message as Partial<LeadReply & OutcomeMessage>;
+    const seat = message as Partial<SeatReply>;
     if (typeof reply.feedLeadReply === 'number') this.#pending.get(reply.feedLeadReply)?.(reply.lead!);
+    else if (typeof seat.feedSeatReply === 'number') this.#seatsAsked.get(seat.feedSeatReply)?.(seat.refusal ?? null);
     else if (typeof reply.feedOutcome === 'string' && reply.outcome !== undefined) this.#receivers.get(reply.feedOutcome)?.(reply.outcome);
   };
 
@@ -128,6 +174,33 @@ export class WorkerFeedShare implements FeedShare {
     });
   }
 
+  /** Asks the primary for a seat; a primary that does not answer in time leaves this worker's own counts to decide. */
+  take(tokenKey: string, limits: { readonly perToken: number; readonly max: number }): Promise<Seat | SeatRefusal | undefined> {
+    const id = (this.#next = (this.#next + 1) % Number.MAX_SAFE_INTEGER);
+    if (!this.#send({ feedShare: 'seat', id, key: tokenKey, perToken: limits.perToken, max: limits.max })) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#seatsAsked.delete(id);
+        // Counted by the primary should its answer come after all: given back.
+        this.#send({ feedShare: 'unseat', id, key: tokenKey });
+        resolve(undefined);
+      }, this.#timeoutMs);
+      this.#seatsAsked.set(id, (refusal) => {
+        clearTimeout(timer);
+        this.#seatsAsked.delete(id);
+        if (refusal !== null) return resolve(refusal);
+        let released = false;
+        resolve({
+          release: () => {
+            if (released) return;
+            released = true;
+            this.#send({ feedShare: 'unseat', id, key: tokenKey });
+          },
+        });
+      });
+    });
+  }
+
   publish(key: string, outcome: PollOutcome): void {
     this.#send({ feedShare: 'publish', key, outcome });
   }
@@ -148,6 +221,7 @@ export class WorkerFeedShare implements FeedShare {
   async close(): Promise<void> {
     process.off('message', this.#listener);
     for (const resolve of this.#pending.values()) resolve(true);
+    for (const resolve of this.#seatsAsked.values()) resolve(null);
   }
 
   /** Sends to the primary; false when the channel is gone (the worker then polls alone). */
