@@ -81,8 +81,9 @@ function keptUpReader(document: string, signal: AbortSignal): { events: () => nu
     const decoder = new TextDecoder();
     let errors = '';
     try {
-      for await (const chunk of response.body!) {
-        const text = decoder.decode(chunk as Uint8Array, { stream: true });
+      const reader = response.body!.getReader();
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        const text = decoder.decode(chunk.value, { stream: true });
         events += text.split('event: next').length - 1;
         if (text.includes('"errors"') || text.includes('event: complete')) errors += text;
       }
