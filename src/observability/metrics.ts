@@ -274,7 +274,7 @@ function subscriptionMetrics(registry: Registry): SubscriptionObserver {
     registers: [registry],
   });
   const events = new Counter({ name: 'subscription_events_total', help: 'Events queued for subscribers (one per subscriber and change)', registers: [registry] });
-  const dropped = new Counter({ name: 'subscription_subscribers_dropped_total', help: 'Subscribers dropped for falling more than SUBSCRIBER_QUEUE events behind (their stream ends with RATE_LIMITED)', registers: [registry] });
+  const dropped = new Counter({ name: 'subscription_subscribers_dropped_total', help: 'Subscribers dropped for falling more than SUBSCRIBER_QUEUE events behind, or for holding most when the subscribers together held more than SUBSCRIPTION_BUFFER_BYTES (their stream ends with RATE_LIMITED)', registers: [registry] });
   const unreadable = new Counter({
     name: 'subscription_record_times_unreadable_total',
     help: 'Records a feed read whose time is not a date-time the platform contract allows, by field: they cannot be placed in the feed\'s order and are not sent (logged once per feed)',

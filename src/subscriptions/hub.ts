@@ -42,7 +42,7 @@ export interface SubscriptionObserver {
   /** A poll made here (`ok`, `skipped`, `failed`), or the outcome of one another replica made (`received`). */
   polled(outcome: 'ok' | 'skipped' | 'failed' | 'received'): void;
   eventsQueued(count: number): void;
-  /** A subscriber that fell SUBSCRIBER_QUEUE events behind was dropped. */
+  /** A subscriber was dropped: it fell SUBSCRIBER_QUEUE events behind, or held most when SUBSCRIPTION_BUFFER_BYTES was spent. */
   subscriberDropped?(): void;
   /** A poll of `field` read `count` records whose time cannot be read (they are not sent). */
   recordTimesUnreadable?(field: string, count: number): void;
@@ -112,7 +112,7 @@ export class SubscriptionHub {
 
   constructor(options: SubscriptionHubOptions) {
     this.#options = options;
-    this.#memory = new SubscriberMemory(options.limits.bufferBytes);
+    this.#memory = new SubscriberMemory(options.limits.bufferBytes, () => options.observer?.subscriberDropped?.());
     this.#clock = options.clock ?? REAL_CLOCK;
     const observer = options.observer;
     this.#share = options.share ?? ALONE;

@@ -16,13 +16,16 @@ const ERROR_EVENT_BYTES = 512;
  */
 export class SubscriberMemory implements HeldBytes {
   readonly #limit: number;
+  /** Told of each subscriber the budget drops (the metric of dropped subscribers counts it). */
+  readonly #dropped: (() => void) | undefined;
   readonly #holders = new Set<Subscriber>();
   readonly #sizes = new WeakMap<FeedEvent, number>();
   #held = 0;
   #shedding = false;
 
-  constructor(limitBytes: number) {
+  constructor(limitBytes: number, dropped?: () => void) {
     this.#limit = limitBytes;
+    this.#dropped = dropped;
   }
 
   /** Bytes held by every subscriber together. */
@@ -63,6 +66,7 @@ export class SubscriberMemory implements HeldBytes {
       for (const subscriber of heaviest) {
         if (this.#held <= this.#limit * SHED_TO) break;
         subscriber.drop(error);
+        this.#dropped?.();
       }
     } finally {
       this.#shedding = false;

@@ -60,7 +60,7 @@ const TOOLS: Record<string, string[]> = {
   'bench/compiled-entry-heap.ts': ['--documents N'],
   'bench/subscriptions.ts': ['--subscribers N', '--streams N', '--seconds S', '--poll-ms MS'],
   'bench/subscriptions-replicas.ts': ['--per-replica N', '--intervals N', '--poll-ms MS'],
-  'bench/hostile-subscriptions.ts': ['--attempts N', '--addresses N', '--rate N', '--concurrency N', '--slow-readers N', '--slow-transport NAME', '--slow-seconds S', '--env NAME=VALUE'],
+  'bench/hostile-subscriptions.ts': ['--attempts N', '--addresses N', '--rate N', '--concurrency N', '--slow-readers N', '--slow-transport NAME', '--slow-seconds S', '--env NAME=VALUE', '--parts LIST', '--stalled N', '--seconds S', '--baseline CHECKOUT'],
   'bench/probes-under-flood.ts': ['--workload NAME', '--connections N', '--seconds S', '--interval MS', '--baseline CHECKOUT'],
   'bench/floor-gap.ts': ['--workloads LETTERS', '--rounds N', '--seconds S', '--connections N', '--profile DIR', '--verbose', '--baseline CHECKOUT', '--baseline-env NAME=VALUE'],
 };

@@ -1,7 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/**
+ * The checkout whose `dist/main.js` runs: this one, or GATEWAY_CHECKOUT's when set (another
+ * checkout with its own build and node_modules, e.g. an earlier revision, to show that a test of
+ * the real process fails there).
+ */
+const ROOT = process.env.GATEWAY_CHECKOUT === undefined ? fileURLToPath(new URL('../../', import.meta.url)) : `${process.env.GATEWAY_CHECKOUT.replace(/\/$/, '')}/`;
 /** The project's Node 24, as `npm start` runs it. */
 const NODE = `${ROOT}node_modules/.bin/node`;
 
