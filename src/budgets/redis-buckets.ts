@@ -123,6 +123,8 @@ export class RedisBuckets implements BucketStore {
   #closed = false;
   /** Live instances as last read from Redis (this one included): while counting alone, each call costs that many. */
   #replicas = 1;
+  /** Whether the live instances were read at least once: until then, how many share a bucket is unknown. */
+  #counted = false;
   #counting: ReturnType<typeof setInterval> | undefined;
 
   private constructor(client: RedisClient, fallback: MemoryBuckets, settings: RedisBucketSettings, logger: Logger, observer?: RedisBucketObserver) {
@@ -188,6 +190,7 @@ export class RedisBuckets implements BucketStore {
     try {
       const clients = await withTimeout(this.#client.clientList(), Math.max(this.#timeoutMs, 250));
       this.#replicas = Math.max(1, clients.filter((client) => client.name === CLIENT_NAME).length);
+      this.#counted = true;
     } catch {
       // The count read last stands.
     }
@@ -277,6 +280,10 @@ export class RedisBuckets implements BucketStore {
       this.#failures = 0;
     }
     const charged = this.#alone(cost, mode);
+    // An instance that has never counted the others cannot know its share of a bucket it has never
+    // read from Redis: the others may have spent it all. It starts that bucket spent and admits its
+    // refill only: a burst to each fresh instance counting alone was one burst per instance.
+    if (mode === 'take' && !this.#counted && this.#fallback.tatOf(policy, key) === undefined) this.#fallback.mirror(policy, key, now + toleranceMs(policy));
     return mode === 'take' ? this.#fallback.takeNow(policy, key, charged) : this.#fallback.adjustNow(policy, key, charged);
   }
 

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { MemoryBuckets, type BucketPolicy } from '../../src/budgets/bucket.ts';
 import { RedisBuckets } from '../../src/budgets/redis-buckets.ts';
 import { hasRedisServer, startRedisServer, type RedisServer } from '../support/redis-server.ts';
+import { closedPort } from '../platform/support.ts';
 
 // The store's own operations against a real redis-server (test/support/redis-server.ts). A refill of
 // one token per 100 s keeps the counts whole however long a command takes; what a frozen Redis does
@@ -123,6 +124,34 @@ describeRedis('RedisBuckets of several replicas, while Redis is gone', () => {
       expect(await a.countReplicas()).toBe(2);
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
+
+describe('RedisBuckets of fresh replicas that never reached Redis', () => {
+  it('admit no burst of a bucket they never read, only its refill', async () => {
+    const url = `redis://127.0.0.1:${await closedPort()}`;
+    const logger = { warn: () => undefined } as unknown as Logger;
+    // 1 a second, burst 10, on a clock of the test's: the replicas never counted one another.
+    let now = 1_000_000;
+    const policy: BucketPolicy = { name: 'fresh', perSecond: 1, burst: 10 };
+    const stores = await Promise.all([1, 2, 3].map(() => RedisBuckets.connect({ url, timeoutMs: 50 }, new MemoryBuckets(100, () => now), logger)));
+    const realNow = Date.now;
+    Date.now = () => now;
+    try {
+      const admitted = async () => {
+        let count = 0;
+        for (let n = 0; n < 20; n++) for (const store of stores) if ((await store.take(policy, 'a fresh caller', 1)).allowed) count++;
+        return count;
+      };
+      // The shared bucket would admit 10 now; each fresh replica alone used to admit 10 of its own.
+      expect(await admitted()).toBe(0);
+      // Three seconds later, each has its refill: three calls, one each.
+      now += 3_000;
+      expect(await admitted()).toBe(9);
+    } finally {
+      Date.now = realNow;
+      await Promise.all(stores.map((store) => store.close()));
     }
   });
 });
