@@ -1,11 +1,12 @@
 import type { StreamWriter } from './graphql.ts';
-import { HEARTBEAT_MS, pipeResults, writeHead } from './stream-room.ts';
+import { framedOnce, HEARTBEAT_MS, pipeResults, writeHead } from './stream-room.ts';
 
 /** Apollo's boundary: its clients look for `boundary="graphql"` in the Content-Type. */
 const BOUNDARY = 'graphql';
 // Each part is followed by the boundary at once, so that a client hands it on without waiting for the next part.
 const part = (value: unknown) => `\r\nContent-Type: application/json; charset=utf-8\r\n\r\n${JSON.stringify(value)}\r\n--${BOUNDARY}`;
 const CLOSE = '--\r\n';
+const payloadOnce = framedOnce((value) => part({ payload: value }));
 
 /**
  * Apollo's multipart HTTP subscriptions (`Accept: multipart/mixed;subscriptionSpec="1.0"`), as
@@ -23,6 +24,6 @@ export function multipartStream(heartbeatMs = HEARTBEAT_MS): StreamWriter {
       res.end(`${part('data' in answer ? { payload: answer } : { payload: null, errors: answer.errors ?? [] })}${CLOSE}`);
       return;
     }
-    await pipeResults(res, outcome.results, { frame: (value) => part({ payload: value }), heartbeat: part({}), end: CLOSE, heartbeatMs });
+    await pipeResults(res, outcome.results, { frame: payloadOnce, heartbeat: part({}), end: CLOSE, heartbeatMs });
   };
 }

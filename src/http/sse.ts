@@ -1,10 +1,11 @@
 import type { StreamWriter } from './graphql.ts';
-import { HEARTBEAT_MS, pipeResults, writeHead } from './stream-room.ts';
+import { framedOnce, HEARTBEAT_MS, pipeResults, writeHead } from './stream-room.ts';
 
 /** A comment line every 12 s keeps a quiet stream open through proxies (graphql-sse's and graphql-ws' interval). */
 const HEARTBEAT = ':\n\n';
 const next = (value: unknown) => `event: next\ndata: ${JSON.stringify(value)}\n\n`;
 const COMPLETE = 'event: complete\ndata:\n\n';
+const nextOnce = framedOnce(next);
 
 /**
  * GraphQL over SSE, distinct-connections mode (`Accept: text/event-stream`), as graphql-sse's client
@@ -20,6 +21,6 @@ export function sseStream(heartbeatMs = HEARTBEAT_MS): StreamWriter {
       res.end(`${next(outcome.answer)}${COMPLETE}`);
       return;
     }
-    await pipeResults(res, outcome.results, { frame: next, heartbeat: HEARTBEAT, end: COMPLETE, heartbeatMs });
+    await pipeResults(res, outcome.results, { frame: nextOnce, heartbeat: HEARTBEAT, end: COMPLETE, heartbeatMs });
   };
 }

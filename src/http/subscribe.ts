@@ -83,6 +83,8 @@ export class Streams {
   readonly #documentIds = new Map<string, number>();
   readonly #idOf = new WeakMap<DocumentNode, number>();
   #documentCount = 0;
+  /** Each shared result with errors, shaped once. */
+  readonly #formatted = new WeakMap<ExecutionResult, FormattedExecutionResult>();
   /** Each event's executions, by execution key: kept as long as the event is (a subscriber's queue holds it until read). */
   readonly #executions = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
 
@@ -151,10 +153,12 @@ export class Streams {
     return result;
   }
 
-  /** A result with its errors in the gateway's shape. */
+  /** A result with its errors in the gateway's shape: one shaped object for every subscription sharing the result, so its transport frames it once. */
   format(result: ExecutionResult): FormattedExecutionResult {
     if (result.errors === undefined || result.errors.length === 0) return result as FormattedExecutionResult;
-    return { ...result, errors: result.errors.map((error) => this.#options.formatError(error.toJSON(), error)) };
+    let formatted = this.#formatted.get(result);
+    if (formatted === undefined) this.#formatted.set(result, (formatted = { ...result, errors: result.errors.map((error) => this.#options.formatError(error.toJSON(), error)) }));
+    return formatted;
   }
 }
 
