@@ -7,20 +7,20 @@ const LAYERS = [
   { name: 'request identity (src/request/)', files: ['request/**'] },
   {
     name: 'the kernel (configuration, errors, logs, client text, dates, areas, execution)',
-    files: ['errors.ts', 'logger.ts', 'client-text.ts', 'send.ts', 'date-time.ts', 'scalars.ts', 'project-root.ts', 'areas.ts', 'settings.ts', 'sandbox-settings.ts', 'config.ts', 'redis-servers.ts', 'shared-state/**', 'cluster-messages.ts', 'command-line.ts', 'gateway-help.ts', 'setting-typos.ts', 'generated/**', 'types/**', 'execution/**'],
+    files: ['errors.ts', 'logger.ts', 'client-text.ts', 'send.ts', 'date-time.ts', 'schema/scalars.ts', 'project-root.ts', 'schema/areas.ts', 'settings/**', 'shared-state/**', 'process/cluster-messages.ts', 'generated/**', 'types/**', 'execution/**'],
   },
   { name: 'the platform seam (src/platform/)', files: ['platform/**'] },
   { name: 'paging (src/connections/)', files: ['connections/**'] },
   { name: 'live updates (src/subscriptions/)', files: ['subscriptions/**'] },
   {
     name: 'the areas (their folders, the schema, the context, the playground)',
-    files: ['documents/**', 'acceptances/**', 'exceptions/**', 'linx/**', 'federation/**', 'base-resolvers.ts', 'area-modules.ts', 'schema.ts', 'context.ts', 'playground/**'],
+    files: ['documents/**', 'acceptances/**', 'exceptions/**', 'linx/**', 'federation/**', 'schema/base-resolvers.ts', 'schema/area-modules.ts', 'schema/schema.ts', 'context.ts', 'playground/**'],
   },
-  { name: 'observation (src/observability/, health)', files: ['observability/**', 'health.ts'] },
+  { name: 'observation (src/observability/, health)', files: ['observability/**'] },
   { name: 'the front door (src/http/)', files: ['http/**'] },
   { name: 'request limits (src/hardening/)', files: ['hardening/**'] },
   { name: 'budgets (src/budgets/)', files: ['budgets/**'] },
-  { name: 'the composition (server, admin listener, workers, start-up)', files: ['server.ts', 'admin.ts', 'admin-thread.ts', 'cluster.ts', 'banner.ts', 'format-error.ts', 'start.ts', 'main.js', 'supported-node.js'] },
+  { name: 'the composition (server, admin listener, workers, start-up)', files: ['server.ts', 'process/admin.ts', 'process/admin-thread.ts', 'process/cluster.ts', 'process/banner.ts', 'format-error.ts', 'process/start.ts', 'main.js', 'supported-node.js'] },
 ];
 
 export default tseslint.config(

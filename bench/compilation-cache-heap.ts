@@ -11,13 +11,13 @@
 import { parse } from 'graphql';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { startSandbox } from '../sandbox/index.ts';
-import { testConfig } from '../src/config.ts';
+import { testConfig } from '../src/settings/config.ts';
 import { createContext } from '../src/context.ts';
 import { CompiledExecution } from '../src/execution/compiled-executor.ts';
 import { createLogger } from '../src/logger.ts';
 import { PolicyChain } from '../src/platform/policy-chain.ts';
-import { buildSchema } from '../src/schema.ts';
-import { readCommandLine } from '../src/command-line.ts';
+import { buildSchema } from '../src/schema/schema.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
 
 const { values } = readCommandLine(
   { options: { documents: { type: 'string', default: '1500' }, kept: { type: 'string', default: '50' } } },

@@ -11,15 +11,15 @@
  */
 import { parse } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
-import { readCommandLine } from '../src/command-line.ts';
-import { testConfig } from '../src/config.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
+import { testConfig } from '../src/settings/config.ts';
 import { createContext } from '../src/context.ts';
 import { compilePlan, type Plan } from '../src/execution/compile-plan.ts';
 import { createLogger } from '../src/logger.ts';
 import { PolicyChain } from '../src/platform/policy-chain.ts';
 import { exampleTabs } from '../src/playground/examples.ts';
 import { sandboxExampleValues } from '../src/playground/sandbox-examples.ts';
-import { buildSchema } from '../src/schema.ts';
+import { buildSchema } from '../src/schema/schema.ts';
 import { startSandbox } from '../sandbox/index.ts';
 
 const { values } = readCommandLine(

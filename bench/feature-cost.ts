@@ -23,8 +23,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readCommandLine } from '../src/command-line.ts';
-import { loadConfig } from '../src/config.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
+import { loadConfig } from '../src/settings/config.ts';
 import { bufferedDestination, createLogger } from '../src/logger.ts';
 import { startGateway } from '../src/server.ts';
 import { FeatureSwitches, SWITCHABLE_FEATURES, type SwitchableFeature } from './lib/feature-switches.ts';

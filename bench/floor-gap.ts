@@ -18,7 +18,7 @@ import { SourceMap } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readCommandLine } from '../src/command-line.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
 import { runLoad } from './lib/load.ts';
 import { canPin, type Child, readCpuSeconds, spawnLogged, waitForReady } from './lib/processes.ts';
 import { discoverFixtures } from './lib/sandbox-client.ts';

@@ -14,8 +14,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Got } from 'got';
 import { fileURLToPath } from 'node:url';
-import { readCommandLine } from '../src/command-line.ts';
-import { testConfig } from '../src/config.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
+import { testConfig } from '../src/settings/config.ts';
 import { PlatformTransport } from '../src/platform/transport.ts';
 import { bareClient } from './lib/bare-client.ts';
 

@@ -64,7 +64,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { readCommandLine } from '../src/command-line.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
 import { assertRunning, readRssBytes, sampleRss, spawnLogged, waitForReady, type Child } from './lib/processes.ts';
 import { liveStep, requestTotal } from './lib/sandbox-client.ts';
 import { markdownTable, verdictLines, type Check } from './lib/report.ts';

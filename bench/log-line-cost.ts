@@ -12,7 +12,7 @@ import { mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { readCommandLine } from '../src/command-line.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
 import { bufferedDestination, createLogger } from '../src/logger.ts';
 import { median, percentile } from './lib/stats.ts';
 

@@ -11,7 +11,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readCommandLine } from '../src/command-line.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
 import { runLoad } from './lib/load.ts';
 import { spawnLogged, waitForReady, type Child } from './lib/processes.ts';
 import { discoverFixtures } from './lib/sandbox-client.ts';

@@ -14,7 +14,7 @@ import { MemoryBuckets, type BucketPolicy, type BucketStore } from '../src/budge
 import { RedisBuckets } from '../src/budgets/redis-buckets.ts';
 import { createLogger } from '../src/logger.ts';
 import type { RateLimitCheckCost } from './lib/results.ts';
-import { readCommandLine } from '../src/command-line.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
 
 /** In memory a check is cheap: more of them, for a figure above the clock's resolution. */
 const MEMORY_FACTOR = 5;

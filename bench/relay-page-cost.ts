@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import type { Readable } from 'node:stream';
 import { canPin, pinProcess, readCpuNanoseconds } from './lib/processes.ts';
 import { preparedStartCommand } from './lib/start-command.ts';
-import { readCommandLine } from '../src/command-line.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const NODE = path.join(ROOT, 'node_modules/.bin/node');

@@ -21,7 +21,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readCommandLine } from '../src/command-line.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
 import { renderChartSvg } from './lib/chart.ts';
 import { buildGrowthCases } from './lib/growth.ts';
 import type { GrowthPoint } from './lib/growth.ts';

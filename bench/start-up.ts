@@ -11,7 +11,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { readCommandLine } from '../src/command-line.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
 import { canPin, spawnLogged, waitForReady } from './lib/processes.ts';
 import { startCommand } from './lib/start-command.ts';
 import { median } from './lib/stats.ts';

@@ -30,7 +30,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { liveUpdatedAt } from '../sandbox/data/live.ts';
 import { freePort } from '../scripts/free-port.ts';
-import { readCommandLine } from '../src/command-line.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
 import { hasRedisServer, startRedisServer, type RedisServer } from '../test/support/redis-server.ts';
 import { assertRunning, spawnLogged, waitForReady, type Child } from './lib/processes.ts';
 import { fixtureAccounts, liveStep, recordedCalls, resetRequestLog, type RecordedCall } from './lib/sandbox-client.ts';

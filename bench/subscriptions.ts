@@ -23,7 +23,7 @@ import { request, type IncomingMessage } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readCommandLine } from '../src/command-line.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
 import { readCpuSeconds, readRssBytes, spawnLogged, waitForReady, type Child } from './lib/processes.ts';
 import { liveStep, recordedCalls, resetRequestLog } from './lib/sandbox-client.ts';
 import { preparedStartCommand } from './lib/start-command.ts';

@@ -1,6 +1,6 @@
 /** The standalone sandbox's environment variables, read and checked once (definitions: ./settings.ts). */
 import type { SandboxOptions } from './index.ts';
-import { readSandboxSetting, SandboxSettingError, type SandboxSettingName, type SandboxSettingValue } from '../src/sandbox-settings.ts';
+import { readSandboxSetting, SandboxSettingError, type SandboxSettingName, type SandboxSettingValue } from '../src/settings/sandbox-settings.ts';
 
 export class ConfigError extends Error {}
 

@@ -28,7 +28,7 @@ import type { SandboxStore } from './data/store.ts';
 import type { LiveChange } from './data/live.ts';
 import { MAX_PAGE_SIZE } from './api/query.ts';
 import { respellTimestamps, STORED_ZONE_DESIGNATOR } from './data/time.ts';
-import { isZoneDesignator } from '../src/sandbox-settings.ts';
+import { isZoneDesignator } from '../src/settings/sandbox-settings.ts';
 
 export type { Fault } from './admin/faults.ts';
 export type { SandboxAnswer } from './dispatch.ts';

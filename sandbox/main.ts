@@ -2,10 +2,10 @@
  * Runs the sandbox on its own (`npm run sandbox`), configured by the SANDBOX_* variables
  * defined in ./settings.ts (table in docs/sandbox.md).
  */
-import { readCommandLine } from '../src/command-line.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
 import { ConfigError, optionsFromEnv } from './env.ts';
 import type { SandboxOptions } from './index.ts';
-import { SANDBOX_SETTINGS } from '../src/sandbox-settings.ts';
+import { SANDBOX_SETTINGS } from '../src/settings/sandbox-settings.ts';
 
 readCommandLine(
   { options: {} },

@@ -11,7 +11,7 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile, type Plugin } from 'esbuild';
-import { readCommandLine } from '../src/command-line.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
 import { NODE_FLOOR } from '../src/supported-node.js';
 import { sourcesHash, STAMP_FILE } from './build-stamp.mjs';
 
@@ -146,8 +146,8 @@ const commonJsNamedExports: Plugin = {
 export async function buildGateway(outdir = GATEWAY_DIST_DIR): Promise<Metafile> {
   const result = await build({
     absWorkingDir: ROOT,
-    // The admin listener's thread (src/admin.ts) starts from a file of its own.
-    entryPoints: { main: 'src/main.js', 'admin-thread': 'src/admin-thread.ts' },
+    // The admin listener's thread (src/process/admin.ts) starts from a file of its own.
+    entryPoints: { main: 'src/main.js', 'admin-thread': 'src/process/admin-thread.ts' },
     outdir,
     write: false,
     metafile: true,

@@ -5,7 +5,7 @@
 import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
-import { readCommandLine } from '../src/command-line.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
 
 const root = fileURLToPath(new URL('../playground/', import.meta.url));
 

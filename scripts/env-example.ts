@@ -1,11 +1,11 @@
-// `.env.example`: every setting of the gateway, written from their definitions (src/settings.ts) by
+// `.env.example`: every setting of the gateway, written from their definitions (src/settings/settings.ts) by
 // `npm run settings:docs` and checked by `npm run settings:check`, so it cannot drift from them.
 // The settings a real deployment sets are given a value to replace; every other one is a comment
 // showing its default. The format is the common one of `docker run --env-file`, `docker compose`'s
 // env_file, systemd's EnvironmentFile, a POSIX shell and `node --env-file`: NAME=value lines,
 // # comments, no quotes and no spaces in the values.
-import { plain, GROUP_TITLES } from '../src/gateway-help.ts';
-import { GROUPS, SETTINGS, shownDefault, type Definition } from '../src/settings.ts';
+import { plain, GROUP_TITLES } from '../src/settings/gateway-help.ts';
+import { GROUPS, SETTINGS, shownDefault, type Definition } from '../src/settings/settings.ts';
 
 type SettingName = keyof typeof SETTINGS;
 
@@ -50,7 +50,7 @@ function comment(text: string): string[] {
 export function envExample(): string {
   const definitions = SETTINGS as Record<string, Definition>;
   const lines = [
-    ...comment('Settings of the gateway for a deployment over the real platform: copy to .env, replace the example values, and pass the file as the environment (`docker run --env-file .env`, systemd EnvironmentFile=, or in a shell `set -a; . ./.env; set +a; npm start`). The lines with a value are the ones a deployment sets; a commented line shows a setting\'s default. Written by `npm run settings:docs` from src/settings.ts; docs/configuration.md explains every setting, docs/platform-access.md the way to the platform (a token, a base path, a private CA). A private CA is Node\'s NODE_EXTRA_CA_CERTS, which must be in the environment the process starts with: Node ignores it in a file read with `node --env-file`.'),
+    ...comment('Settings of the gateway for a deployment over the real platform: copy to .env, replace the example values, and pass the file as the environment (`docker run --env-file .env`, systemd EnvironmentFile=, or in a shell `set -a; . ./.env; set +a; npm start`). The lines with a value are the ones a deployment sets; a commented line shows a setting\'s default. Written by `npm run settings:docs` from src/settings/settings.ts; docs/configuration.md explains every setting, docs/platform-access.md the way to the platform (a token, a base path, a private CA). A private CA is Node\'s NODE_EXTRA_CA_CERTS, which must be in the environment the process starts with: Node ignores it in a file read with `node --env-file`.'),
   ];
   for (const group of GROUPS) {
     if (SKIPPED_GROUPS.has(group)) continue;

@@ -10,10 +10,10 @@ import { composeServices } from '@theguild/federation-composition';
 import { parse } from 'graphql';
 import { accountsFromSandbox, startAccountsSubgraph } from '../examples/accounts-subgraph/accounts-subgraph.ts';
 import { startSandbox } from '../sandbox/index.ts';
-import { readCommandLine } from '../src/command-line.ts';
-import { loadConfig } from '../src/config.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
+import { loadConfig } from '../src/settings/config.ts';
 import { createLogger } from '../src/logger.ts';
-import { readSandboxSetting } from '../src/sandbox-settings.ts';
+import { readSandboxSetting } from '../src/settings/sandbox-settings.ts';
 import { startGateway } from '../src/server.ts';
 
 /** The subgraph the caller's token is sent to; the router sends it to no other. */

@@ -6,7 +6,7 @@
 //   npm run supergraph -- --api --out schema.graphql
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { readCommandLine } from '../src/command-line.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
 import { apiSchemaSdl, composeThisSubgraph } from './supergraph.ts';
 
 const { values } = readCommandLine(

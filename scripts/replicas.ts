@@ -4,7 +4,7 @@
 //   npm run replicas                  # three gateways
 //   npm run replicas -- --replicas 5
 //   RATE_LIMIT_PER_SECOND=20 npm run replicas   # any gateway setting, passed to every gateway
-import { readCommandLine } from '../src/command-line.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
 import { buildGateway } from './build-gateway.ts';
 import { startReplicaSet } from './replica-set.ts';
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { CriticalityLevel, diff, type Change } from '@graphql-inspector/core';
 import { buildSchema, parse, print, visit, type ASTNode, type GraphQLSchema } from 'graphql';
-import { readTypeDefs } from '../src/schema.ts';
+import { readTypeDefs } from '../src/schema/schema.ts';
 import { apiSchemaSdl } from './supergraph.ts';
 
 // The schema a client sees, and the subgraph SDL a router composes, are kept as

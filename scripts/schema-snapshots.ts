@@ -3,7 +3,7 @@
 //   npm run schema:accept                         rewrites the snapshots; refuses a breaking change
 //   npm run schema:accept -- --allow-breaking     rewrites them even when a change breaks clients
 import { writeFileSync } from 'node:fs';
-import { readCommandLine } from '../src/command-line.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
 import { breaking, committed, compare, describeChanges, ROOT, SNAPSHOTS } from './schema-changes.ts';
 
 const accepting = process.env.npm_lifecycle_event === 'schema:accept';

@@ -1,4 +1,4 @@
-// Writes the settings tables of the docs from their definitions (src/settings.ts), or checks them.
+// Writes the settings tables of the docs from their definitions (src/settings/settings.ts), or checks them.
 //   npm run settings:docs     rewrites every table between `<!-- settings: … -->` and `<!-- /settings -->`
 //   npm run settings:check    fails when a table differs from what the definitions give
 // A marker names a group of docs/configuration.md (`<!-- settings: paging -->`), whose table lists
@@ -6,9 +6,9 @@
 // docs/configuration.md holds every group exactly once, so every variable is documented there once.
 // It writes `.env.example` from the same definitions (./env-example.ts).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { readCommandLine } from '../src/command-line.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
 import { envExample } from './env-example.ts';
-import { GROUPS, SETTINGS, shownDefault, type Definition, type Group } from '../src/settings.ts';
+import { GROUPS, SETTINGS, shownDefault, type Definition, type Group } from '../src/settings/settings.ts';
 
 const ROOT = new URL('../', import.meta.url);
 /** Docs with settings tables; the first must hold every group. */
@@ -20,7 +20,7 @@ const definitions = SETTINGS as Record<string, Definition>;
 
 function row(name: string): string {
   const definition = definitions[name];
-  if (definition === undefined) throw new Error(`${name} is not a setting of src/settings.ts`);
+  if (definition === undefined) throw new Error(`${name} is not a setting of src/settings/settings.ts`);
   const cells = [`\`${name}\``, shownDefault(definition), definition.doc];
   for (const cell of cells) if (cell.includes('|') || cell.includes('\n')) throw new Error(`${name}: a cell may hold neither | nor a line break: ${cell}`);
   return `| ${cells.join(' | ')} |`;
@@ -52,7 +52,7 @@ function generated(file: string, text: string): string {
     const missing = GROUPS.filter((group) => !groups.includes(group));
     const repeated = groups.filter((group, index) => groups.indexOf(group) !== index);
     if (missing.length > 0 || repeated.length > 0 || groups.length !== specs.length) {
-      throw new Error(`${file} must have one table per group of src/settings.ts (GROUPS), and only those: missing ${missing.join(', ') || 'none'}, repeated ${repeated.join(', ') || 'none'}`);
+      throw new Error(`${file} must have one table per group of src/settings/settings.ts (GROUPS), and only those: missing ${missing.join(', ') || 'none'}, repeated ${repeated.join(', ') || 'none'}`);
     }
   }
   return result;
@@ -64,7 +64,7 @@ const { values } = readCommandLine(
     command: process.env.npm_lifecycle_event === 'settings:check' ? 'npm run settings:check' : 'npm run settings:docs',
     summary: [
       'Writes the settings tables of docs/configuration.md, docs/security.md and docs/operations.md (between',
-      '`<!-- settings: … -->` and `<!-- /settings -->`) and .env.example from their definitions in src/settings.ts.',
+      '`<!-- settings: … -->` and `<!-- /settings -->`) and .env.example from their definitions in src/settings/settings.ts.',
     ].join('\n'),
     options: { check: { text: 'change nothing; fail when a table differs from what the definitions give (settings:check)' } },
     examples: ['npm run settings:docs', 'npm run settings:check'],
@@ -85,6 +85,6 @@ for (const file of [...FILES, ENV_EXAMPLE]) {
   }
 }
 if (stale.length > 0) {
-  process.stderr.write(`Settings tables or .env.example out of date with src/settings.ts: ${stale.join(', ')}\nRun \`npm run settings:docs\` and commit the result.\n`);
+  process.stderr.write(`Settings tables or .env.example out of date with src/settings/settings.ts: ${stale.join(', ')}\nRun \`npm run settings:docs\` and commit the result.\n`);
   process.exitCode = 1;
 }

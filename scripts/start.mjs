@@ -19,7 +19,7 @@ import { readStamp, sourcesHash } from './build-stamp.mjs';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const DIST = path.join(ROOT, 'dist');
 
-/** The listeners' defaults, as src/settings.ts and src/sandbox-settings.ts define them (a test keeps them equal). */
+/** The listeners' defaults, as src/settings/settings.ts and src/settings/sandbox-settings.ts define them (a test keeps them equal). */
 const LISTENER_DEFAULTS = { PORT: '4000', HOST: '127.0.0.1', ADMIN_PORT: '9090', ADMIN_HOST: '127.0.0.1', SANDBOX_PORT: '4010', SANDBOX_CONTENT_PORT: '4011', SANDBOX_HOST: '127.0.0.1' };
 
 const setting = (name) => process.env[name] || LISTENER_DEFAULTS[name];

@@ -1,7 +1,7 @@
 // The static checks of `npm test`, each announced by one line as it starts (together they take about
 // half a minute, silent while they pass). Stops at the first that fails, with its exit code.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readCommandLine } from '../src/command-line.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
 
 const STEPS = ['codegen:check', 'openapi:check', 'schema:check', 'settings:check', 'typecheck', 'lint', 'knip'];
 

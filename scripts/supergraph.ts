@@ -1,6 +1,6 @@
 import { composeServices, type CompositionResult } from '@apollo/composition';
 import { parse, printSchema } from 'graphql';
-import { readTypeDefs } from '../src/schema.ts';
+import { readTypeDefs } from '../src/schema/schema.ts';
 
 /** The name this gateway has as a subgraph of a supergraph. */
 export const SUBGRAPH_NAME = 'platform';

@@ -5,7 +5,7 @@
 //   ADMIN_TOKEN=… npm run trust -- list
 // The token is read from the environment only: a command line shows in every process list.
 import { readFile } from 'node:fs/promises';
-import { readCommandLine } from '../src/command-line.ts';
+import { readCommandLine } from '../src/settings/command-line.ts';
 
 const COMMAND = 'npm run trust';
 const { values, positionals } = readCommandLine(

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Admission, CallLedger } from './request/admission.ts';
 import { admissionOf } from './request/scope.ts';
 import type { TokenVerdicts } from './platform/token-verdicts.ts';
-import type { Config } from './config.ts';
+import type { Config } from './settings/config.ts';
 import { CursorOwner } from './connections/owner-tag.ts';
 import { pagingFactsFor, type PagingFacts } from './connections/paging-facts.ts';
 import { createDocumentLoader } from './documents/loader.ts';

@@ -13,4 +13,4 @@ if (refusal !== undefined) {
   process.exit(1);
 }
 module.enableCompileCache?.();
-await import('./start.ts');
+await import('./process/start.ts');

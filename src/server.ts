@@ -6,8 +6,8 @@ import type { GraphQLSchema, ValidationRule } from 'graphql';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { Logger } from 'pino';
-import { answerPrimaryDocuments, startAdminListener, type AdminListener } from './admin.ts';
-import type { Config } from './config.ts';
+import { answerPrimaryDocuments, startAdminListener, type AdminListener } from './process/admin.ts';
+import type { Config } from './settings/config.ts';
 import { useCursorSecret } from './connections/cursor-seal.ts';
 import { createContext, createSubscribingContext, type GatewayContext } from './context.ts';
 import { CompiledExecution, compiledExecutionGateway } from './execution/compiled-executor.ts';
@@ -15,7 +15,7 @@ import { useErrorShaping } from './errors.ts';
 import { formatError } from './format-error.ts';
 import { setupBudgets } from './budgets/index.ts';
 import { setupHardening } from './hardening/index.ts';
-import { Readiness } from './health.ts';
+import { Readiness } from './observability/health.ts';
 import { frontDoor } from './http/front-door.ts';
 import { graphqlStage } from './http/graphql.ts';
 import { playgroundStage } from './http/playground.ts';
@@ -27,7 +27,7 @@ import { PolicyChain } from './platform/policy-chain.ts';
 import type { Policy } from './platform/policy.ts';
 import type { Stage } from './http/stage.ts';
 import type { ExampleValues } from './playground/index.ts';
-import { buildSchema } from './schema.ts';
+import { buildSchema } from './schema/schema.ts';
 import { admissionOf } from './request/scope.ts';
 import { multipartStream } from './http/multipart.ts';
 import { sseStream } from './http/sse.ts';
@@ -102,7 +102,7 @@ export interface GatewayOptions {
   exampleValues?: ExampleValues;
   /** The playground's built bundle; playground/dist/ when absent (the browser test serves one it built from the current source). */
   playgroundDistDir?: string;
-  /** A worker of a group whose primary serves the admin port (src/cluster.ts): no admin listener here, and /metrics stays off the public port in production as with one. */
+  /** A worker of a group whose primary serves the admin port (src/process/cluster.ts): no admin listener here, and /metrics stays off the public port in production as with one. */
   adminOnPrimary?: boolean;
   /** Wraps the gateway's parts as it composes them (the cost harness, bench/feature-cost.ts); never set by `npm start`. */
   parts?: GatewayParts;

@@ -9,7 +9,7 @@ import { childrenOf, getOnce } from './support/probes.ts';
 import { until } from './support/time.ts';
 
 // Liveness that a saturated GraphQL loop cannot delay: the admin listener runs on a thread of its
-// own in a process of its own, on the primary's loop in a group of workers (src/admin.ts). The
+// own in a process of its own, on the primary's loop in a group of workers (src/process/admin.ts). The
 // gateways' main loops are held deterministically (test/support/busy-loop.mjs, on SIGUSR2, until the
 // test releases them), as a flood of heavy queries holds them.
 

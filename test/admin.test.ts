@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/settings/config.ts';
 import { startSandbox, type Sandbox } from '../sandbox/index.ts';
 import { startGatewayProcess, startProductionGateway, type GatewayProcess } from './support/gateway-process.ts';
 import { getOnce as get } from './support/probes.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { buildSchema } from 'graphql';
 import { acceptanceList } from '../src/acceptances/api.ts';
 import { acceptanceResolvers } from '../src/acceptances/resolvers.ts';
-import { AREA_MODULES, checkAreaModules } from '../src/area-modules.ts';
+import { AREA_MODULES, checkAreaModules } from '../src/schema/area-modules.ts';
 import { documentResolvers } from '../src/documents/resolvers.ts';
 import { exceptionList } from '../src/exceptions/api.ts';
 import { exceptionResolvers } from '../src/exceptions/resolvers.ts';
@@ -31,7 +31,7 @@ const ENTITIES = `
   union _Entity = Document | FinancialAccount
 `;
 const schemaOf = (...parts: string[]) => buildSchema([DIRECTIVES, ...parts].join('\n'));
-const PREFIX = "The areas' code (src/area-modules.ts) does not match the schema: ";
+const PREFIX = "The areas' code (src/schema/area-modules.ts) does not match the schema: ";
 
 describe('AREA_MODULES', () => {
   it("gives each area its resolvers, the lists its Query fields read and what resolving its entities costs", () => {

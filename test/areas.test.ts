@@ -2,9 +2,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { parse } from 'graphql';
 import { LIST_ROUTES } from '../sandbox/api/list-routes.ts';
-import { AREA_MODULES, checkAreaModules, ENTITY_CALLS, WALKING_FIELDS } from '../src/area-modules.ts';
-import { AREAS, BREAKER_KEYS, SDL_FILES } from '../src/areas.ts';
-import { readTypeDefs } from '../src/schema.ts';
+import { AREA_MODULES, checkAreaModules, ENTITY_CALLS, WALKING_FIELDS } from '../src/schema/area-modules.ts';
+import { AREAS, BREAKER_KEYS, SDL_FILES } from '../src/schema/areas.ts';
+import { readTypeDefs } from '../src/schema/schema.ts';
 
 const SRC = new URL('../src/', import.meta.url);
 const SCHEMA = new URL('../schema/', import.meta.url);
@@ -21,7 +21,7 @@ function routeNames(area: string): string[] {
   return found;
 }
 
-describe('the list of areas (src/areas.ts)', () => {
+describe('the list of areas (src/schema/areas.ts)', () => {
   it('has a line for every folder of src/ with resolvers, and a folder with resolvers for every line', () => {
     const withResolvers = readdirSync(SRC, { withFileTypes: true })
       .filter((entry) => entry.isDirectory() && existsSync(new URL(`${entry.name}/resolvers.ts`, SRC)))
@@ -66,7 +66,7 @@ describe('the list of areas (src/areas.ts)', () => {
   });
 });
 
-describe("the areas' code (src/area-modules.ts)", () => {
+describe("the areas' code (src/schema/area-modules.ts)", () => {
   const schemaWith = (extra: string) => buildSubgraphSchema([{ typeDefs: parse(`${readTypeDefs()}\n${extra}`) }]);
 
   it('matches the schema', () => {
@@ -76,20 +76,20 @@ describe("the areas' code (src/area-modules.ts)", () => {
   it('refuses a Query field with @listSize that no area lists, which would leave its walks unpriced', () => {
     const extra = 'extend type Query { moreBatches(first: Int, last: Int, before: String): LinxBatchConnection @listSize(slicingArguments: ["first", "last"], assumedSize: 20) }';
     expect(() => checkAreaModules(schemaWith(extra))).toThrow(
-      "The areas' code (src/area-modules.ts) does not match the schema: Query.moreBatches has @listSize but is in no area's queryLists",
+      "The areas' code (src/schema/area-modules.ts) does not match the schema: Query.moreBatches has @listSize but is in no area's queryLists",
     );
   });
 
   it('refuses an entity this subgraph resolves that no area prices', () => {
     expect(() => checkAreaModules(schemaWith('type Invoice @key(fields: "id") { id: ID! }'))).toThrow(
-      "The areas' code (src/area-modules.ts) does not match the schema: entity Invoice is in no area's entityCalls",
+      "The areas' code (src/schema/area-modules.ts) does not match the schema: entity Invoice is in no area's entityCalls",
     );
   });
 
   it('refuses an entry naming a list field the schema lacks', () => {
     const withoutLinx = SDL_FILES.filter((file) => file !== 'linx.graphql').map((file) => readFileSync(new URL(file, SCHEMA), 'utf8')).join('\n');
     expect(() => checkAreaModules(buildSubgraphSchema([{ typeDefs: parse(withoutLinx) }]))).toThrow(
-      "The areas' code (src/area-modules.ts) does not match the schema: queryLists names linxBatches, which is not a Query field with @listSize",
+      "The areas' code (src/schema/area-modules.ts) does not match the schema: queryLists names linxBatches, which is not a Query field with @listSize",
     );
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { startBanner, type SandboxSummary, type TrustedOperation } from '../src/banner.ts';
-import { testConfig, type Config } from '../src/config.ts';
+import { startBanner, type SandboxSummary, type TrustedOperation } from '../src/process/banner.ts';
+import { testConfig, type Config } from '../src/settings/config.ts';
 
 const LISTENERS = { url: 'http://127.0.0.1:4000', adminUrl: 'http://127.0.0.1:9090' };
 const PLATFORM = 'http://127.0.0.1:4010';

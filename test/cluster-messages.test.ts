@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { heartbeatIntervalMs, WORKER_HEARTBEAT, WORKER_LISTENING } from '../src/cluster-messages.ts';
+import { heartbeatIntervalMs, WORKER_HEARTBEAT, WORKER_LISTENING } from '../src/process/cluster-messages.ts';
 
 // The messages a worker sends its primary, and how often a listening worker's heartbeat beats.
 

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { Logger } from 'pino';
-import { WORKER_HEARTBEAT, WORKER_LISTENING } from '../src/cluster-messages.ts';
-import { testConfig, type Config } from '../src/config.ts';
+import { WORKER_HEARTBEAT, WORKER_LISTENING } from '../src/process/cluster-messages.ts';
+import { testConfig, type Config } from '../src/settings/config.ts';
 
 // The primary's supervision over a node:cluster stand-in and jest's clock: the crash window and its
 // edges, the back-off, the watchdog and the ways a stop ends, which the tests of real worker groups
@@ -36,7 +36,7 @@ jest.unstable_mockModule('node:cluster', () => ({
     off: (event: string, listener: (...args: unknown[]) => void) => group.off(event, listener),
   },
 }));
-const { superviseWorkers } = await import('../src/cluster.ts');
+const { superviseWorkers } = await import('../src/process/cluster.ts');
 
 interface Line {
   level: string;

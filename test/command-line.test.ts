@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { readCommandLine, type CommandHelp } from '../src/command-line.ts';
+import { readCommandLine, type CommandHelp } from '../src/settings/command-line.ts';
 import { captureCommandOutput, exitOf } from './support/command-exit.ts';
 
 const CONFIG = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, loadConfig, testConfig } from '../src/config.ts';
+import { ConfigError, loadConfig, testConfig } from '../src/settings/config.ts';
 import { ConfigError as SandboxConfigError, optionsFromEnv } from '../sandbox/env.ts';
 
 describe('operations settings', () => {

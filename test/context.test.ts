@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { testConfig } from '../src/config.ts';
+import { testConfig } from '../src/settings/config.ts';
 import { createContext, createSubscribingContext } from '../src/context.ts';
 import type { CallLedger } from '../src/request/admission.ts';
 import type { SubscriptionSession } from '../src/subscriptions/index.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { GROUP_TITLES, readGatewayCommandLine } from '../src/gateway-help.ts';
-import { GROUPS, SETTINGS } from '../src/settings.ts';
+import { GROUP_TITLES, readGatewayCommandLine } from '../src/settings/gateway-help.ts';
+import { GROUPS, SETTINGS } from '../src/settings/settings.ts';
 import { captureCommandOutput, exitOf } from './support/command-exit.ts';
 
 // The gateway's command line: `--help` prints what it does and every setting, grouped as

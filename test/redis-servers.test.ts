@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { checkRedisAddresses, loadConfig } from '../src/config.ts';
-import { redisEndpoint, sameRedisByName, sharedRedis, type Lookup } from '../src/redis-servers.ts';
+import { checkRedisAddresses, loadConfig } from '../src/settings/config.ts';
+import { redisEndpoint, sameRedisByName, sharedRedis, type Lookup } from '../src/settings/redis-servers.ts';
 
 // REDIS_URL and RATE_LIMIT_REDIS_URL compared by the server and database they reach, not as text.
 

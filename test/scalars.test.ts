@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { Kind } from 'graphql';
-import { DateTime } from '../src/scalars.ts';
+import { DateTime } from '../src/schema/scalars.ts';
 
 describe('DateTime', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { isEnumType, isInputObjectType, isInterfaceType, isObjectType, isUnionType, isScalarType } from 'graphql';
-import { buildSchema } from '../src/schema.ts';
+import { buildSchema } from '../src/schema/schema.ts';
 
 // The SDL is the documentation clients read in the playground and in generated
 // code: every type, field, argument, input field and enum value says what it is.

@@ -3,16 +3,16 @@ import { execute, parse, type GraphQLSchema } from 'graphql';
 
 // buildSchema's last step is the areas' check; a spy over the real one sees that it checks the
 // schema it is about to return (test/area-modules.test.ts and test/areas.test.ts test the check).
-const areaModules = await import('../src/area-modules.ts');
+const areaModules = await import('../src/schema/area-modules.ts');
 const checked: GraphQLSchema[] = [];
-jest.unstable_mockModule('../src/area-modules.ts', () => ({
+jest.unstable_mockModule('../src/schema/area-modules.ts', () => ({
   ...areaModules,
   checkAreaModules: (schema: GraphQLSchema) => {
     checked.push(schema);
     areaModules.checkAreaModules(schema);
   },
 }));
-const { buildSchema } = await import('../src/schema.ts');
+const { buildSchema } = await import('../src/schema/schema.ts');
 
 const schema = buildSchema();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { editDistance, settingTypos } from '../src/setting-typos.ts';
+import { editDistance, settingTypos } from '../src/settings/setting-typos.ts';
 
 // Start-up's warnings about variables that look like a setting without being one: which names are
 // warned about, which setting each is said to resemble, and the edit distance that decides it.

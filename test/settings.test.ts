@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { configFrom, routeLimits, schema, SETTINGS, shownDefault, tracesEndpoint, withComputedDefaults, type Definition } from '../src/settings.ts';
+import { configFrom, routeLimits, schema, SETTINGS, shownDefault, tracesEndpoint, withComputedDefaults, type Definition } from '../src/settings/settings.ts';
 
 // The registry at unit level: how each kind of setting reads its text and what it refuses, with the
 // messages loadConfig puts after the variable's name. test/config.test.ts covers loadConfig itself
@@ -199,7 +199,7 @@ describe('configFrom', () => {
     });
     expect(config.platformProtection).toEqual({ route: { maxInFlight: 6, queue: 48 }, shareReads: true, maxCallsPerRequest: 200 });
     expect(config.sandbox).toEqual({ live: true, liveIntervalMs: 3000, maxPageSize: undefined });
-    // Settings without a path (CORS_MAX_AGE_SECONDS, WORKERS …) are src/config.ts's to derive.
+    // Settings without a path (CORS_MAX_AGE_SECONDS, WORKERS …) are src/settings/config.ts's to derive.
     expect(JSON.stringify(config)).not.toContain('"maxAgeSeconds"');
     expect(Object.keys(config)).not.toContain('workers');
   });
@@ -219,11 +219,11 @@ describe('configFrom', () => {
 
   it('refuses a derived value at a path a setting gives, even one whose value is unset', () => {
     expect(() => configFrom(values(), { upstream: { maxSockets: 1 } })).toThrow(
-      new Error("config.upstream.maxSockets is given both by a setting's `config` path and by src/config.ts"),
+      new Error("config.upstream.maxSockets is given both by a setting's `config` path and by src/settings/config.ts"),
     );
-    expect(() => configFrom(values(), { redisUrl: 'redis://cache:6379' })).toThrow(new Error("config.redisUrl is given both by a setting's `config` path and by src/config.ts"));
+    expect(() => configFrom(values(), { redisUrl: 'redis://cache:6379' })).toThrow(new Error("config.redisUrl is given both by a setting's `config` path and by src/settings/config.ts"));
     expect(() => configFrom(values(), { platformProtection: { route: 5 } })).toThrow(
-      new Error("config.platformProtection.route is given both by a setting's `config` path and by src/config.ts"),
+      new Error("config.platformProtection.route is given both by a setting's `config` path and by src/settings/config.ts"),
     );
   });
 });

@@ -11,7 +11,7 @@ import type { Reply } from '../http.ts';
 import type { RequestLog } from './request-log.ts';
 import type { PlatformStore } from '../data/store.ts';
 import { exampleIds } from '../data/examples.ts';
-import { isZoneDesignator } from '../../src/sandbox-settings.ts';
+import { isZoneDesignator } from '../../src/settings/sandbox-settings.ts';
 
 export const ADMIN_PREFIX = '/__sandbox/';
 

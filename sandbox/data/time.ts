@@ -16,7 +16,7 @@ const STORED_TIMESTAMP_JSON = /"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3})\+00
 
 /**
  * The JSON text of an answer with every timestamp spelled with `designator` (`Z`, `+00:00`, `+02:00`,
- * `-0530`, …, as src/sandbox-settings.ts accepts it), naming the same instant: its wall time is moved
+ * `-0530`, …, as src/settings/sandbox-settings.ts accepts it), naming the same instant: its wall time is moved
  * to the offset. The contract's yyyy-MM-dd'T'HH:mm:ss.SSSZ says only "a zone designator", so a
  * platform may write any of them; the sandbox stores `+0000` and answers in the spelling it is
  * switched to (SANDBOX_ZONE_DESIGNATOR, `POST /__sandbox/zone-designator`).

@@ -15,7 +15,7 @@ import {
   type ValueNode,
   visit,
 } from 'graphql';
-import { AREA_MODULES, ENTITY_CALLS, WALKING_FIELDS } from '../area-modules.ts';
+import { AREA_MODULES, ENTITY_CALLS, WALKING_FIELDS } from '../schema/area-modules.ts';
 import type { ListDescriptor } from '../connections/index.ts';
 import { plannedCalls } from '../connections/window.ts';
 import { argumentValue, variablesShapeKey, walksFromEnd, withDefaults, type Variables } from '../hardening/operation-values.ts';
@@ -33,7 +33,7 @@ import { collectFields, possibleObjectTypes, representationTypenames, rootType, 
  * - a field with `@cost(weight: n)` makes n calls;
  * - a union or interface is priced at its most expensive member;
  * - `_entities` resolves each representation: the entity calls its area declares for its type
- *   (src/area-modules.ts), plus its selection; a representation whose type the document and
+ *   (src/schema/area-modules.ts), plus its selection; a representation whose type the document and
  *   variables do not tell is priced as the most expensive entity;
  * - fields of one response key count once, as execution merges them, and only fragments that can
  *   apply are visited; `@skip`/`@include` are not read (such a field counts).
@@ -59,7 +59,7 @@ export interface ListPageSizes {
 /** The list each connection field reads, by field name (a field of that name reads the same list wherever it is). */
 const LIST_OF_FIELD: ReadonlyMap<string, ListDescriptor<unknown>> = new Map(Object.values(AREA_MODULES).flatMap((module) => Object.entries(module.queryLists ?? {})));
 
-/** A representation of a type without entity calls of its area (src/area-modules.ts): priced as if fetched. */
+/** A representation of a type without entity calls of its area (src/schema/area-modules.ts): priced as if fetched. */
 const UNKNOWN_ENTITY_CALLS = 1;
 
 /** Estimates kept for documents seen before, by document and variables' shape; the oldest goes first. */

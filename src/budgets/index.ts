@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import type { Config } from '../settings/config.ts';
 import { ErrorCode } from '../errors.ts';
 import { refuse } from '../http/refusal.ts';
 import type { Stage } from '../http/stage.ts';

@@ -29,7 +29,7 @@ function isBudgetReply(message: unknown): message is BudgetReply {
   return typeof message === 'object' && message !== null && typeof (message as BudgetReply).budgetReply === 'number';
 }
 
-/** The primary's side: answers every worker's bucket operations from one store (called in src/cluster.ts). */
+/** The primary's side: answers every worker's bucket operations from one store (called in src/process/cluster.ts). */
 export function serveBudgetsToWorkers(cluster: Cluster, maxKeys: number): void {
   const buckets = new MemoryBuckets(maxKeys);
   cluster.on('message', (worker: Worker, message: unknown) => {

@@ -106,7 +106,7 @@ const isDocumentsReply = (message: unknown): message is DocumentsReply =>
 const isDocumentsState = (message: unknown): message is DocumentsState =>
   typeof message === 'object' && message !== null && Array.isArray((message as DocumentsState).trustedDocumentsState);
 
-/** The primary's side (called in src/cluster.ts): one set of apps for every worker of the group. */
+/** The primary's side (called in src/process/cluster.ts): one set of apps for every worker of the group. */
 export function serveDocumentsToWorkers(cluster: Cluster): void {
   const store = new MemoryDocumentStore();
   const send = (worker: Worker, message: DocumentsState | DocumentsReply) => {

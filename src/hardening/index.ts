@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin, PersistedQueryOptions } from '@apollo/server';
 import type { GraphQLSchema, ParseOptions, ValidationRule } from 'graphql';
 import type { Logger } from 'pino';
-import { ConfigError, type Config } from '../config.ts';
+import { ConfigError, type Config } from '../settings/config.ts';
 import { batchLimitStage } from '../http/batch-limit.ts';
 import { bodyStage } from '../http/body.ts';
 import type { Stage } from '../http/stage.ts';

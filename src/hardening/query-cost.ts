@@ -12,7 +12,7 @@ import {
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
-import { WALKING_FIELDS } from '../area-modules.ts';
+import { WALKING_FIELDS } from '../schema/area-modules.ts';
 import { armorRules } from './armor-rules.ts';
 import { variableValue, walksFromEnd, type Variables } from './operation-values.ts';
 import { collectFields, representationTypenames } from './selection-walk.ts';
@@ -39,7 +39,7 @@ export const BACKWARD_WALK_RECORDS = 10_000;
 export const BACKWARD_WALK_COST = BACKWARD_WALK_RECORDS * 2;
 
 /**
- * Walks to the end of a list the operation asks for: fields of WALKING_FIELDS (src/area-modules.ts) at
+ * Walks to the end of a list the operation asks for: fields of WALKING_FIELDS (src/schema/area-modules.ts) at
  * its root (inline fragments and fragment spreads on Query included) with `last` and without `before`,
  * one per response key, as execution resolves fields of one key once (selection-walk.ts).
  */

@@ -1,5 +1,5 @@
 import { ErrorCode } from '../errors.ts';
-import type { Readiness } from '../health.ts';
+import type { Readiness } from '../observability/health.ts';
 import type { MetricsAnswer } from '../observability/index.ts';
 import { send } from '../send.ts';
 import { refuse } from './refusal.ts';
@@ -21,9 +21,9 @@ function routeOf(path: string): string {
 
 /**
  * GET (and HEAD) /healthz, /readyz and /metrics on the public port, for a developer's curl and
- * for deployments without the admin listener (src/admin.ts serves the same answers there).
+ * for deployments without the admin listener (src/process/admin.ts serves the same answers there).
  * Liveness is `{"status":"ok"}` whatever the platform does; readiness is the report of
- * src/health.ts, 200 when ready and 503 otherwise.
+ * src/observability/health.ts, 200 when ready and 503 otherwise.
  */
 export function operatorRoutesStage({ readiness, scrape }: OperatorRoutes): Stage {
   return (req, res, next) => {

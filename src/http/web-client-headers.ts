@@ -1,5 +1,5 @@
 import cors from 'cors';
-import type { CorsConfig } from '../config.ts';
+import type { CorsConfig } from '../settings/config.ts';
 import type { Stage } from './stage.ts';
 
 /**

@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import type { Config } from '../settings/config.ts';
 import type { GatewayContext } from '../context.ts';
 import type { PolicyChain, UpstreamCallEvent } from '../platform/policy-chain.ts';
 import { joinGroupMetrics } from './cluster-metrics.ts';

@@ -2,7 +2,7 @@ import type { HeaderMap } from '@apollo/server';
 import type * as OtelApi from '@opentelemetry/api';
 import type { Span, TextMapGetter, TextMapPropagator, TextMapSetter, Tracer } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { Config } from '../config.ts';
+import type { Config } from '../settings/config.ts';
 import type { UpstreamCallEvent, UpstreamSpan, UpstreamTracer } from '../platform/policy-chain.ts';
 import type { RequestSummary } from './request-summary.ts';
 

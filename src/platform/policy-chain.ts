@@ -1,4 +1,4 @@
-import { routeLimits, type Config } from '../config.ts';
+import { routeLimits, type Config } from '../settings/config.ts';
 import { RouteBreakers, type BreakerState } from './breaker.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { platformPolicies, type PolicyParts } from './policies/index.ts';

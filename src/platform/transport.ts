@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import got, { type Got, type PlainResponse } from 'got';
-import type { Config } from '../config.ts';
+import type { Config } from '../settings/config.ts';
 import type { PlatformCall } from './policy.ts';
 import type { Answer } from './upstream-call.ts';
 

@@ -37,7 +37,7 @@ function isFeedMessage(message: unknown): message is FeedMessage {
 }
 
 /**
- * The primary's side (src/cluster.ts): every feed's lease and listeners, kept across the workers
+ * The primary's side (src/process/cluster.ts): every feed's lease and listeners, kept across the workers
  * each forked worker is attached to, on that worker's own IPC channel.
  */
 export class FeedLeases {

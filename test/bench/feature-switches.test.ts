@@ -6,7 +6,7 @@ import { FeatureSwitches } from '../../bench/lib/feature-switches.ts';
 import type { Stage } from '../../src/http/stage.ts';
 import type { PlatformCall, Policy } from '../../src/platform/policy.ts';
 import type { Answer } from '../../src/platform/upstream-call.ts';
-import { testConfig } from '../../src/config.ts';
+import { testConfig } from '../../src/settings/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';

@@ -4,7 +4,7 @@ import { bearerToken, canonicalAuthorization, tokenKey } from '../../src/request
 import { secondsToWait } from '../../src/budgets/index.ts';
 import { TokenVerdicts } from '../../src/platform/token-verdicts.ts';
 import { ManualClock } from '../platform/manual-clock.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/settings/config.ts';
 
 const TEN_AT_FIVE: BucketPolicy = { name: 'calls', perSecond: 5, burst: 10 };
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { testConfig } from '../../src/config.ts';
+import { testConfig } from '../../src/settings/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';

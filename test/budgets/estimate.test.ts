@@ -1,7 +1,7 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import { parse, type OperationDefinitionNode } from 'graphql';
 import { CallEstimator } from '../../src/budgets/estimate.ts';
-import { buildSchema } from '../../src/schema.ts';
+import { buildSchema } from '../../src/schema/schema.ts';
 
 // The estimate remembered by document and variables' shape (CallEstimator.estimateSent): the same
 // answer as estimating afresh, computed once per shape, and never reused where the shape does not

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { testConfig } from '../../src/config.ts';
+import { testConfig } from '../../src/settings/config.ts';
 import { setupBudgets, type Budgets } from '../../src/budgets/index.ts';
 import { createContext } from '../../src/context.ts';
 import type { PolicyChain } from '../../src/platform/policy-chain.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { testConfig } from '../../src/config.ts';
+import { testConfig } from '../../src/settings/config.ts';
 import { NO_OWNER } from '../../src/connections/owner-tag.ts';
 import { listConnection, PagingFacts, readCursor, type ListDescriptor, type PageResult } from '../../src/connections/index.ts';
 import type { Query } from '../../src/platform/client.ts';

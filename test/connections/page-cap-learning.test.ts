@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { testConfig } from '../../src/config.ts';
+import { testConfig } from '../../src/settings/config.ts';
 import { PAGE_CAP_FLOOR } from '../../src/connections/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';

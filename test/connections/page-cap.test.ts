@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { testConfig } from '../../src/config.ts';
+import { testConfig } from '../../src/settings/config.ts';
 import { NO_OWNER } from '../../src/connections/owner-tag.ts';
 import { capShownBy, encodeCursor, listConnection, paginate, PAGE_CAP_FLOOR, PAGE_CAP_TTL_MS, PagingFacts, type ListDescriptor } from '../../src/connections/index.ts';
 import { pageCapFloor, plannedPageSize, RequestPageSize } from '../../src/connections/page-cap.ts';

@@ -48,7 +48,7 @@ function staticClosure(name: string): Set<string> {
   return inputs;
 }
 
-/** What a start-up loads: main.js and, through its one dynamic import, src/start.ts with all it imports. */
+/** What a start-up loads: main.js and, through its one dynamic import, src/process/start.ts with all it imports. */
 function startUpInputs(): Set<string> {
   const main = outputs.get('main.js')!;
   const start = main.imports.find((imported) => imported.kind === 'dynamic-import')!;
@@ -110,7 +110,7 @@ describe('the built gateway', () => {
 
   it('loads at start-up none of what the sources load only on demand', () => {
     const loaded = [...startUpInputs()];
-    expect(loaded).toEqual(expect.arrayContaining(['src/start.ts', 'src/server.ts', 'src/schema.ts']));
+    expect(loaded).toEqual(expect.arrayContaining(['src/process/start.ts', 'src/server.ts', 'src/schema/schema.ts']));
     for (const onDemand of [
       /^sandbox\/(?!settings\.ts$)/,
       /^src\/cluster\.ts$/,

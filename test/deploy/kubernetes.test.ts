@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/settings/config.ts';
 import { bearer, postGraphQL } from '../support/graphql-client.ts';
 import {
   KUBERNETES_DIR,

@@ -7,8 +7,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { SANDBOX_SETTINGS } from '../../src/sandbox-settings.ts';
-import { SETTINGS } from '../../src/settings.ts';
+import { SANDBOX_SETTINGS } from '../../src/settings/sandbox-settings.ts';
+import { SETTINGS } from '../../src/settings/settings.ts';
 import { watchOutput } from '../support/gateway-process.ts';
 import { bearer, postGraphQL } from '../support/graphql-client.ts';
 
@@ -127,7 +127,7 @@ describe('npm start in development', () => {
     await new Promise<void>((resolve) => held!.listen(0, '127.0.0.1', resolve));
     const port = (held.address() as AddressInfo).port;
     // The sources changed: a start would build first, were the port not checked before.
-    const source = join(app, 'src/banner.ts');
+    const source = join(app, 'src/process/banner.ts');
     const before = readFileSync(source, 'utf8');
     appendFileSync(source, '\n// changed\n');
     const gateway = npmStart({ ADMIN_PORT: String(port) }, 'development');
@@ -234,7 +234,7 @@ describe('the production install (npm ci --omit=dev)', () => {
   }, 120_000);
 
   it('refuses a dist/ built from other sources, saying what to run', async () => {
-    appendFileSync(join(app, 'src/banner.ts'), '\n// changed after the build\n');
+    appendFileSync(join(app, 'src/process/banner.ts'), '\n// changed after the build\n');
     const gateway = npmStart({ NODE_ENV: 'production' }, 'machine');
     expect({ code: await gateway.exited, stdout: gateway.stdout.text(), stderr: gateway.stderr.text() }).toEqual({
       code: 1,

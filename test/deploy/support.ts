@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { parseAllDocuments } from 'yaml';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/settings/config.ts';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.ts';
 

@@ -2,10 +2,10 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { GROUP_TITLES } from '../../src/gateway-help.ts';
-import { editDistance, settingTypos } from '../../src/setting-typos.ts';
-import { GROUPS, SETTINGS } from '../../src/settings.ts';
-import { SANDBOX_SETTINGS } from '../../src/sandbox-settings.ts';
+import { GROUP_TITLES } from '../../src/settings/gateway-help.ts';
+import { editDistance, settingTypos } from '../../src/settings/setting-typos.ts';
+import { GROUPS, SETTINGS } from '../../src/settings/settings.ts';
+import { SANDBOX_SETTINGS } from '../../src/settings/sandbox-settings.ts';
 
 // Every command that takes arguments answers `--help` with what it does, its options and an example,
 // and refuses an unknown option with one line; the gateway's help lists its settings as

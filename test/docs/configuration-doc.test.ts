@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { loadConfig } from '../../src/config.ts';
-import { schema, SETTINGS } from '../../src/settings.ts';
-import { SANDBOX_SETTINGS } from '../../src/sandbox-settings.ts';
+import { loadConfig } from '../../src/settings/config.ts';
+import { schema, SETTINGS } from '../../src/settings/settings.ts';
+import { SANDBOX_SETTINGS } from '../../src/settings/sandbox-settings.ts';
 
 // The settings tables of the docs, checked against what the code reads: the gateway's settings
-// (src/settings.ts, whose tables `npm run settings:docs` writes; `npm run settings:check` keeps them
-// current) and the sandbox's settings (src/sandbox-settings.ts).
+// (src/settings/settings.ts, whose tables `npm run settings:docs` writes; `npm run settings:check` keeps them
+// current) and the sandbox's settings (src/settings/sandbox-settings.ts).
 
 interface Row {
   file: string;
@@ -44,7 +44,7 @@ const schemaDefaults: Record<string, unknown> = schema.parse({});
 describe('docs/configuration.md', () => {
   const rows = settingRows('configuration.md');
 
-  it('documents every variable of src/settings.ts exactly once, and no other', () => {
+  it('documents every variable of src/settings/settings.ts exactly once, and no other', () => {
     const documented = rows.map((row) => row.variable);
     expect(documented.filter((name, index) => documented.indexOf(name) !== index)).toEqual([]);
     expect([...documented].sort()).toEqual([...schemaKeys].sort());
@@ -90,7 +90,7 @@ describe.each(['configuration.md', 'security.md', 'operations.md'])('the default
 describe('docs/sandbox.md', () => {
   const rows = settingRows('sandbox.md');
 
-  it('documents every variable of src/sandbox-settings.ts exactly once, and no other', () => {
+  it('documents every variable of src/settings/sandbox-settings.ts exactly once, and no other', () => {
     expect(rows.map((row) => row.variable)).toEqual(Object.keys(SANDBOX_SETTINGS));
   });
 

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { describe, expect, it } from '@jest/globals';
 import { DEPLOYMENT_VALUES, envExample } from '../../scripts/env-example.ts';
-import { loadConfig } from '../../src/config.ts';
-import { SETTINGS } from '../../src/settings.ts';
+import { loadConfig } from '../../src/settings/config.ts';
+import { SETTINGS } from '../../src/settings/settings.ts';
 
 // .env.example: written from the settings' definitions, every setting of a deployment over the real
 // platform once, and the values it sets a valid production configuration.

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { execute, parse, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
-import { testConfig } from '../../src/config.ts';
+import { testConfig } from '../../src/settings/config.ts';
 import { createContext } from '../../src/context.ts';
 import { CompiledExecution } from '../../src/execution/compiled-executor.ts';
 import { createLogger } from '../../src/logger.ts';
 import { PolicyChain, type UpstreamRequest, type UpstreamResponse } from '../../src/platform/policy-chain.ts';
 import { exampleTabs } from '../../src/playground/examples.ts';
 import { sandboxExampleValues } from '../../src/playground/sandbox-examples.ts';
-import { buildSchema } from '../../src/schema.ts';
+import { buildSchema } from '../../src/schema/schema.ts';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { ANCHORED_VERSION } from '../../src/connections/anchored-cursor.ts';
 

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { parse } from 'graphql';
-import { testConfig } from '../../src/config.ts';
+import { testConfig } from '../../src/settings/config.ts';
 import { createContext } from '../../src/context.ts';
 import { CompiledExecution } from '../../src/execution/compiled-executor.ts';
 import { createLogger } from '../../src/logger.ts';
 import { PolicyChain } from '../../src/platform/policy-chain.ts';
-import { buildSchema } from '../../src/schema.ts';
+import { buildSchema } from '../../src/schema/schema.ts';
 
 // graphql-jit is not loaded at start-up: a process answers its probes without waiting for about a
 // hundred modules, and one that never sees a document twice never loads them.

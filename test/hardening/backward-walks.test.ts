@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { testConfig } from '../../src/config.ts';
+import { testConfig } from '../../src/settings/config.ts';
 import { BACKWARD_WALK_COST, BACKWARD_WALK_RECORDS } from '../../src/hardening/query-cost.ts';
 import { paginate } from '../../src/connections/index.ts';
 import { createLogger } from '../../src/logger.ts';

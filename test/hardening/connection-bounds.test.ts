@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type Socket } from 'node:net';
-import { testConfig } from '../../src/config.ts';
+import { testConfig } from '../../src/settings/config.ts';
 import { startProductionGateway, type GatewayProcess } from '../support/gateway-process.ts';
 import { until } from '../support/time.ts';
 

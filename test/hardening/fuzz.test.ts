@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { isNonNullType, type GraphQLField, type GraphQLSchema } from 'graphql';
-import { buildSchema } from '../../src/schema.ts';
+import { buildSchema } from '../../src/schema/schema.ts';
 import { createRandom, type Random } from '../../sandbox/data/random.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { accountOf } from '../support/expected.ts';

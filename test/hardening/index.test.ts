@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { ConfigError, testConfig, type Config } from '../../src/config.ts';
+import { ConfigError, testConfig, type Config } from '../../src/settings/config.ts';
 import { setupHardening, type Hardening } from '../../src/hardening/index.ts';
 import { noIntrospection } from '../../src/hardening/introspection.ts';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { ConfigError, loadConfig, testConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig, testConfig } from '../../src/settings/config.ts';
 import { exampleTabs } from '../../src/playground/examples.ts';
 import { loneSurrogatePath } from '../../src/hardening/unicode.ts';
 import { sandboxExampleValues } from '../../src/playground/sandbox-examples.ts';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { getIntrospectionQuery } from 'graphql';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/settings/config.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { accountOf } from '../support/expected.ts';
 import { post, read, type RawResponse } from './support/http.ts';

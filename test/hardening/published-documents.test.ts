@@ -1,12 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
 import pino from 'pino';
-import { adminRequestListener, createAdminServer, documentsAnswer, LIVE, type RefusedAdminRequest } from '../../src/admin.ts';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { adminRequestListener, createAdminServer, documentsAnswer, LIVE, type RefusedAdminRequest } from '../../src/process/admin.ts';
+import { ConfigError, loadConfig } from '../../src/settings/config.ts';
 import { MemoryDocumentStore } from '../../src/hardening/document-stores.ts';
 import { parseOptions, limitValidationRules } from '../../src/hardening/limits.ts';
 import { documentsAdmin, MAX_APPS, PublishedDocuments, servePublished, type DocumentsRequest } from '../../src/hardening/published-documents.ts';
-import { buildSchema } from '../../src/schema.ts';
+import { buildSchema } from '../../src/schema/schema.ts';
 
 // The publication's rules in process, over the gateway's schema and the instance's memory store:
 // what a manifest may hold, clashes between apps, the bounds; and the admin listener's side of the

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { buildSchema, Kind, parse, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import { armorCost, BACKWARD_WALK_COST, BACKWARD_WALK_RECORDS, backwardWalks, representationCount, type PageSizes } from '../../src/hardening/query-cost.ts';
 
-// linxBatches is the one Query field of WALKING_FIELDS (src/area-modules.ts): its list may answer without its length.
+// linxBatches is the one Query field of WALKING_FIELDS (src/schema/area-modules.ts): its list may answer without its length.
 const schema = buildSchema(`
   type Item { id: ID }
   type ItemConnection { nodes: [Item] }

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ConfigError, testConfig } from '../../src/config.ts';
+import { ConfigError, testConfig } from '../../src/settings/config.ts';
 import { setupHardening } from '../../src/hardening/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startStack, type Stack } from '../support/stack.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Readiness, ReadinessReport } from '../../src/health.ts';
+import type { Readiness, ReadinessReport } from '../../src/observability/health.ts';
 import type { MetricsAnswer } from '../../src/observability/index.ts';
 import { notFoundStage, operatorRoutesStage } from '../../src/http/routes.ts';
 import { runWithRequestId } from '../../src/request/scope.ts';

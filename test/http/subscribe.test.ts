@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { parse, type ExecutionArgs, type GraphQLFormattedError } from 'graphql';
 import type { SubscribingContext } from '../../src/context.ts';
 import { Streams } from '../../src/http/subscribe.ts';
-import { buildSchema } from '../../src/schema.ts';
+import { buildSchema } from '../../src/schema/schema.ts';
 
 const schema = buildSchema();
 const FEED = 'subscription { exceptionsChanged { cursor node { id status } } }';

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ConfigError, loadConfig, testConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig, testConfig } from '../../src/settings/config.ts';
 import { originAllowed, webClientHeaders } from '../../src/http/web-client-headers.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { testConfig } from '../../src/config.ts';
+import { testConfig } from '../../src/settings/config.ts';
 import { NO_OWNER } from '../../src/connections/owner-tag.ts';
 import { PagingFacts, readCursor } from '../../src/connections/index.ts';
 import { linxResolvers } from '../../src/linx/resolvers.ts';

@@ -3,7 +3,7 @@ import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import pino from 'pino';
 import { Writable } from 'node:stream';
 import { FeatureSwitches } from '../../bench/lib/feature-switches.ts';
-import { testConfig } from '../../src/config.ts';
+import { testConfig } from '../../src/settings/config.ts';
 import { setupObservability, type Observability } from '../../src/observability/index.ts';
 import { PolicyChain } from '../../src/platform/policy-chain.ts';
 import type { Policy } from '../../src/platform/policy.ts';

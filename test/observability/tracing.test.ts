@@ -5,7 +5,7 @@ import * as api from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { describe, expect, it } from '@jest/globals';
-import { testConfig } from '../../src/config.ts';
+import { testConfig } from '../../src/settings/config.ts';
 import { createTracing, startTracing } from '../../src/observability/tracing.ts';
 import type { RequestSummary } from '../../src/observability/request-summary.ts';
 import { startStack } from '../support/stack.ts';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { testConfig } from '../../src/config.ts';
+import { testConfig } from '../../src/settings/config.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { Bulkhead, RouteBusy } from '../../src/platform/bulkhead.ts';
 import { RequestDeadlineExceeded } from '../../src/request/deadline.ts';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { testConfig } from '../../src/config.ts';
+import { testConfig } from '../../src/settings/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';
 import { graphqlClient } from '../support/graphql-client.ts';

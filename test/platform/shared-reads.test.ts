@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
-import { testConfig } from '../../src/config.ts';
+import { testConfig } from '../../src/settings/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { UpstreamCallEvent } from '../../src/platform/policy-chain.ts';
 import { SharedReads } from '../../src/platform/shared-reads.ts';

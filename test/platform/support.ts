@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { expect } from '@jest/globals';
-import { testConfig, type Config } from '../../src/config.ts';
+import { testConfig, type Config } from '../../src/settings/config.ts';
 import { PlatformError } from '../../src/platform/platform-error.ts';
 import { systemClock, type Clock } from '../../src/platform/clock.ts';
 import { PolicyChain, type UpstreamCallEvent } from '../../src/platform/policy-chain.ts';

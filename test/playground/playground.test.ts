@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { buildPlayground } from '../../scripts/build-playground.ts';
-import { testConfig } from '../../src/config.ts';
+import { testConfig } from '../../src/settings/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { exampleTabs, PLACEHOLDER_VALUES } from '../../src/playground/examples.ts';
 import { sandboxExampleValues } from '../../src/playground/index.ts';

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, testConfig } from '../../src/config.ts';
+import { ConfigError, testConfig } from '../../src/settings/config.ts';
 
 describe('scaling settings', () => {
   it('run one gateway process with no pre-stop delay by default (and a 10 s heartbeat timeout for workers)', () => {

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { testConfig } from '../../src/config.ts';
+import { testConfig } from '../../src/settings/config.ts';
 import { createContext } from '../../src/context.ts';
 import { PolicyChain } from '../../src/platform/policy-chain.ts';
 import { TokenVerdicts } from '../../src/platform/token-verdicts.ts';

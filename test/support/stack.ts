@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { testConfig } from '../../src/config.ts';
+import { testConfig } from '../../src/settings/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox/index.ts';
 import { startGateway, type Gateway } from '../../src/server.ts';

@@ -2,22 +2,22 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import { busyReadiness, DOCUMENTS_ANSWER_WITHIN_MS, json, startGroupAdminListener, type AdminAnswer, type AdminListener } from './admin.ts';
 import { ADMIN_ON_PRIMARY_ENV, DOCUMENTS_ANSWER, DOCUMENTS_ASK, heartbeatIntervalMs, READINESS_ANSWER, READINESS_ASK, WORKER_HEARTBEAT, WORKER_LISTENING, type DocumentsAnswerMessage, type DocumentsAsk, type ReadinessAnswer, type ReadinessAsk, type WorkerListening } from './cluster-messages.ts';
-import { serveDocumentsToWorkers } from './hardening/document-stores.ts';
-import type { DocumentsRequest } from './hardening/index.ts';
-import type { Config } from './config.ts';
-import { MAX_BUCKETS } from './budgets/bucket.ts';
-import { serveBudgetsToWorkers } from './budgets/worker-group.ts';
-import { FeedLeases } from './subscriptions/index.ts';
-import { flushLogs } from './logger.ts';
-import { GroupMetricsCollector } from './observability/cluster-metrics.ts';
-import { createWorkerSupervisionMetrics } from './observability/metrics.ts';
+import { serveDocumentsToWorkers } from '../hardening/document-stores.ts';
+import type { DocumentsRequest } from '../hardening/index.ts';
+import type { Config } from '../settings/config.ts';
+import { MAX_BUCKETS } from '../budgets/bucket.ts';
+import { serveBudgetsToWorkers } from '../budgets/worker-group.ts';
+import { FeedLeases } from '../subscriptions/index.ts';
+import { flushLogs } from '../logger.ts';
+import { GroupMetricsCollector } from '../observability/cluster-metrics.ts';
+import { createWorkerSupervisionMetrics } from '../observability/metrics.ts';
 
 /**
  * The primary process of WORKERS > 1: forks the gateway workers, which share the listening port
  * through node:cluster (the primary accepts connections and hands them out in turn), replaces a
  * worker that exits unexpectedly, and stops them all on SIGTERM/SIGINT. It serves no GraphQL itself,
  * so it serves the group's admin port: a flood of heavy queries saturating every worker's loop
- * cannot delay liveness there (src/admin.ts).
+ * cannot delay liveness there (src/process/admin.ts).
  */
 
 /** More unexpected worker exits than this within CRASH_WINDOW_MS is a crash loop: the group gives up. */

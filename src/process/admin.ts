@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { DOCUMENTS_ANSWER, DOCUMENTS_ASK, heartbeatIntervalMs, type DocumentsAnswerMessage, type DocumentsAsk } from './cluster-messages.ts';
-import type { DocumentsAnswer, DocumentsRequest } from './hardening/index.ts';
-import type { Readiness } from './health.ts';
-import type { MetricsAnswer } from './observability/index.ts';
-import { send } from './send.ts';
+import type { DocumentsAnswer, DocumentsRequest } from '../hardening/index.ts';
+import type { Readiness } from '../observability/health.ts';
+import type { MetricsAnswer } from '../observability/index.ts';
+import { send } from '../send.ts';
 
 /**
  * The admin listener (ADMIN_PORT, ADMIN_HOST): GET /healthz, /readyz and /metrics on a plain
@@ -29,7 +29,7 @@ import { send } from './send.ts';
  * - /metrics is asked of the gateway's loop.
  * With WORKERS > 1 the group's primary, which serves no GraphQL, serves it on its own loop
  * (`startGroupAdminListener`): /healthz is the primary's (it replaces a worker whose loop stops
- * beating, src/cluster.ts), /readyz a listening worker's report, asked in turn (503 `busy` when none
+ * beating, src/process/cluster.ts), /readyz a listening worker's report, asked in turn (503 `busy` when none
  * answers within READY_ANSWER_WITHIN_MS), /metrics the whole group's.
  *
  * With ADMIN_TOKEN it also serves /trusted-documents (src/hardening/published-documents.ts): the
@@ -257,7 +257,7 @@ export interface GroupAdminOptions {
 
 /**
  * The group's admin listener on the primary's loop, which serves no GraphQL: liveness is the
- * primary's own (it replaces a worker whose loop stops beating, src/cluster.ts), readiness a
+ * primary's own (it replaces a worker whose loop stops beating, src/process/cluster.ts), readiness a
  * listening worker's report (busy when none answers in time), metrics the group's sum.
  */
 export async function startGroupAdminListener({ host, port, readiness, scrape, logger, adminToken, documents }: GroupAdminOptions): Promise<AdminListener> {

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import type { PolicyChain } from './platform/policy-chain.ts';
+import type { PolicyChain } from '../platform/policy-chain.ts';
 
 type NotReadyReason = 'shutting down' | 'upstream unreachable';
 

@@ -1,6 +1,6 @@
-import type { ActorType, Resolvers } from './generated/graphql.ts';
-import type { PlatformSchema } from './platform/records.ts';
-import { enumMapping } from './platform/values.ts';
+import type { ActorType, Resolvers } from '../generated/graphql.ts';
+import type { PlatformSchema } from '../platform/records.ts';
+import { enumMapping } from '../platform/values.ts';
 import { DateScalar, DateTime, JSONObject } from './scalars.ts';
 
 // Schema value → platform value; `satisfies` makes a missing or extra value a compile error.

@@ -6,10 +6,10 @@ import { parse, type GraphQLSchema } from 'graphql';
 import { AREA_MODULES, checkAreaModules } from './area-modules.ts';
 import { SDL_FILES } from './areas.ts';
 import { baseResolvers } from './base-resolvers.ts';
-import { checkRepresentations } from './federation/representations.ts';
-import { uuidArgument } from './platform/ids.ts';
-import { PROJECT_ROOT } from './project-root.ts';
-import type { Resolvers } from './generated/graphql.ts';
+import { checkRepresentations } from '../federation/representations.ts';
+import { uuidArgument } from '../platform/ids.ts';
+import { PROJECT_ROOT } from '../project-root.ts';
+import type { Resolvers } from '../generated/graphql.ts';
 
 const SCHEMA_DIR = new URL('schema/', PROJECT_ROOT);
 

@@ -1,4 +1,4 @@
-import type { Config } from './config.ts';
+import type { Config } from '../settings/config.ts';
 
 /** What `npm start` prints about the embedded sandbox (plain data: the gateway imports nothing from sandbox/). */
 export interface SandboxSummary {

@@ -1,9 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import { adminRequestListener, busyReadiness, createAdminServer, LIVE, type AdminAnswer, type AdminThreadSetup, type FromAdminThread, type ToAdminThread } from './admin.ts';
-import type { DocumentsRequest } from './hardening/index.ts';
+import type { DocumentsRequest } from '../hardening/index.ts';
 
-// The admin listener's own thread (src/admin.ts): it owns the admin port, answers /healthz from the
+// The admin listener's own thread (src/process/admin.ts): it owns the admin port, answers /healthz from the
 // gateway loop's heartbeat, and asks that loop for /readyz and /metrics, answering for it when it
 // is too busy to. It loads nothing of the gateway but the listener's routes.
 

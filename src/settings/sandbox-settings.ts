@@ -1,6 +1,6 @@
 /**
  * The sandbox's settings (environment variables), defined once: `npm run sandbox` reads every one
- * (sandbox/env.ts), and the gateway's configuration (src/config.ts) reads the ones `npm start`
+ * (sandbox/env.ts), and the gateway's configuration (src/settings/config.ts) reads the ones `npm start`
  * passes to its embedded sandbox through the same definition, so both accept the same values and
  * have the same defaults. It lives in src/ and depends on nothing: the gateway's settings read it
  * without importing the sandbox (only start-up, which starts the embedded sandbox, imports sandbox/).

@@ -3,17 +3,17 @@ import type { Logger } from 'pino';
 import { readFile } from 'node:fs/promises';
 import { Kind, parse, type OperationDefinitionNode } from 'graphql';
 import { startBanner, type Listeners, type TrustedOperation } from './banner.ts';
-import { cursorSecretWarning, drawnCursorSecret } from './connections/cursor-seal.ts';
-import { checkRedisAddresses, ConfigError, loadConfig, type Config } from './config.ts';
-import { readGatewayCommandLine } from './gateway-help.ts';
-import { manifestEntries } from './hardening/trusted-documents.ts';
-import { markProcessStopping } from './health.ts';
-import { createLogger, flushLogs } from './logger.ts';
-import type { ExampleValues } from './playground/index.ts';
-import { startGateway } from './server.ts';
-import { settingTypos } from './setting-typos.ts';
+import { cursorSecretWarning, drawnCursorSecret } from '../connections/cursor-seal.ts';
+import { checkRedisAddresses, ConfigError, loadConfig, type Config } from '../settings/config.ts';
+import { readGatewayCommandLine } from '../settings/gateway-help.ts';
+import { manifestEntries } from '../hardening/trusted-documents.ts';
+import { markProcessStopping } from '../observability/health.ts';
+import { createLogger, flushLogs } from '../logger.ts';
+import type { ExampleValues } from '../playground/index.ts';
+import { startGateway } from '../server.ts';
+import { settingTypos } from '../settings/setting-typos.ts';
 import { ADMIN_ON_PRIMARY_ENV, heartbeatIntervalMs, READINESS_ANSWER, READINESS_ASK, WORKER_HEARTBEAT, WORKER_LISTENING, type ReadinessAnswer, type ReadinessAsk, type WorkerListening } from './cluster-messages.ts';
-import type { Sandbox } from '../sandbox/index.ts';
+import type { Sandbox } from '../../sandbox/index.ts';
 
 const SHUTDOWN_BACKSTOP_MS = 5_000;
 
@@ -27,7 +27,7 @@ interface PlaygroundValues {
 
 // Starts the gateway. Without UPSTREAM_URL it first starts the embedded platform sandbox and serves
 // over it, so a fresh clone has something to query. With WORKERS > 1 this process becomes the
-// primary of a worker group (src/cluster.ts) and each worker runs this file again as a gateway.
+// primary of a worker group (src/process/cluster.ts) and each worker runs this file again as a gateway.
 async function main() {
   readGatewayCommandLine();
   const config = loadConfig();
@@ -53,7 +53,7 @@ async function main() {
   const playground: PlaygroundValues = {
     demoToken: demo?.token,
     // Imported only with the sandbox: a production start-up does not load the playground's modules.
-    exampleValues: examples ? (await import('./playground/sandbox-examples.ts')).sandboxExampleValues(examples) : undefined,
+    exampleValues: examples ? (await import('../playground/sandbox-examples.ts')).sandboxExampleValues(examples) : undefined,
   };
   const trusted = config.trustedDocuments ? await trustedOperations(config.trustedDocuments.file) : undefined;
   const banner = (listeners: Listeners) => startBanner(config, listeners, upstreamUrl, sandbox && examples ? { ...sandbox, portsTaken, examples } : undefined, trusted);
@@ -138,7 +138,7 @@ async function serveAsWorker(config: Config, logger: Logger) {
   if (!upstreamUrl) throw new Error('a worker needs UPSTREAM_URL: the primary sets it to its embedded sandbox');
   const setup = process.env[WORKER_PLAYGROUND_ENV];
   const playground = setup ? (JSON.parse(setup) as PlaygroundValues) : {};
-  // The primary serves the group's admin port (src/cluster.ts): this worker answers its readiness questions.
+  // The primary serves the group's admin port (src/process/cluster.ts): this worker answers its readiness questions.
   const adminOnPrimary = process.env[ADMIN_ON_PRIMARY_ENV] === '1';
   const gateway = await startGateway(config, upstreamUrl, { logger, ...playground, adminOnPrimary });
   if (adminOnPrimary) {
@@ -200,7 +200,7 @@ function stopOnSignals(config: Config, logger: Logger, close: () => Promise<void
  * `npm run sandbox`), on free ports, and the banner says so.
  */
 async function startEmbeddedSandbox(config: Config): Promise<{ sandbox: Sandbox; portsTaken?: string }> {
-  const { startSandbox } = await import('../sandbox/index.ts');
+  const { startSandbox } = await import('../../sandbox/index.ts');
   // Its live steps, when on, start once the gateway listens (liveSteps).
   const options = { ...config.sandbox, live: false };
   try {

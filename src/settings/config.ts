@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { checkTrustedProxies } from './request/client-address.ts';
+import { checkTrustedProxies } from '../request/client-address.ts';
 import { sameRedisByName, sharedRedis, type Lookup } from './redis-servers.ts';
 import { configFrom, schema, SETTINGS, tracesEndpoint, withComputedDefaults } from './settings.ts';
 

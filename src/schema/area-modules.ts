@@ -1,15 +1,15 @@
 import { isUnionType, Kind, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
-import { acceptanceList } from './acceptances/api.ts';
-import { acceptanceResolvers } from './acceptances/resolvers.ts';
+import { acceptanceList } from '../acceptances/api.ts';
+import { acceptanceResolvers } from '../acceptances/resolvers.ts';
 import type { AreaName } from './areas.ts';
-import type { ListDescriptor } from './connections/index.ts';
-import { documentResolvers } from './documents/resolvers.ts';
-import { exceptionList } from './exceptions/api.ts';
-import { exceptionResolvers } from './exceptions/resolvers.ts';
-import { federationResolvers } from './federation/resolvers.ts';
-import type { Resolvers } from './generated/graphql.ts';
-import { linxBatchList } from './linx/api.ts';
-import { linxResolvers } from './linx/resolvers.ts';
+import type { ListDescriptor } from '../connections/index.ts';
+import { documentResolvers } from '../documents/resolvers.ts';
+import { exceptionList } from '../exceptions/api.ts';
+import { exceptionResolvers } from '../exceptions/resolvers.ts';
+import { federationResolvers } from '../federation/resolvers.ts';
+import type { Resolvers } from '../generated/graphql.ts';
+import { linxBatchList } from '../linx/api.ts';
+import { linxResolvers } from '../linx/resolvers.ts';
 
 /** What an area's code brings to the schema, the query limits and the calls budget. */
 export interface AreaModule {
@@ -26,7 +26,7 @@ export interface AreaModule {
   entityCalls?: Readonly<Record<string, number>>;
 }
 
-/** The code of each area of AREAS (src/areas.ts), by name; an area without its entry does not compile. */
+/** The code of each area of AREAS (src/schema/areas.ts), by name; an area without its entry does not compile. */
 export const AREA_MODULES: Readonly<Record<AreaName, AreaModule>> = {
   acceptances: { resolvers: acceptanceResolvers, queryLists: { documentAcceptances: acceptanceList }, entityCalls: { FinancialAccount: 0 } },
   documents: { resolvers: documentResolvers, entityCalls: { Document: 1 } },
@@ -77,5 +77,5 @@ export function checkAreaModules(schema: GraphQLSchema): void {
   const entities = new Set((isUnionType(entity) ? entity.getTypes() : []).filter(resolvableHere).map((type) => type.name));
   for (const type of entities) if (!ENTITY_CALLS.has(type)) missing.push(`entity ${type} is in no area's entityCalls`);
   for (const type of ENTITY_CALLS.keys()) if (!entities.has(type)) missing.push(`entityCalls names ${type}, which is not an entity this subgraph resolves`);
-  if (missing.length > 0) throw new Error(`The areas' code (src/area-modules.ts) does not match the schema: ${missing.join('; ')}`);
+  if (missing.length > 0) throw new Error(`The areas' code (src/schema/area-modules.ts) does not match the schema: ${missing.join('; ')}`);
 }

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { BREAKER_KEYS } from './areas.ts';
+import { BREAKER_KEYS } from '../schema/areas.ts';
 import { readSandboxSetting, SANDBOX_SETTINGS, SandboxSettingError, type SandboxSettingName } from './sandbox-settings.ts';
 
 // Every environment variable the gateway reads, defined once: how its text is read and checked, its
 // default, what it means, where it is documented and where its value goes in the Config object
-// (src/config.ts adds the values derived from several settings, and the checks across settings).
+// (src/settings/config.ts adds the values derived from several settings, and the checks across settings).
 // `npm run settings:docs` writes the settings tables of docs/ from this table.
 
 /** The tables of docs/configuration.md, in the order they appear there. */
@@ -50,7 +50,7 @@ interface Common {
   readonly schema: z.ZodType;
   /**
    * Where the value goes in the Config object, as a dotted path (`upstream.maxSockets`). A setting
-   * without one is read by src/config.ts into a value it derives from several (CORS, rate limit …).
+   * without one is read by src/settings/config.ts into a value it derives from several (CORS, rate limit …).
    */
   readonly config?: string;
 }
@@ -523,12 +523,12 @@ function merge(into: Record<string, unknown>, derived: Record<string, unknown>, 
     const existing = into[key];
     if (existing === undefined && !(key in into)) into[key] = value;
     else if (isObject(existing) && isObject(value)) merge(existing, value, `${at}${key}.`);
-    else throw new Error(`config.${at}${key} is given both by a setting's \`config\` path and by src/config.ts`);
+    else throw new Error(`config.${at}${key} is given both by a setting's \`config\` path and by src/settings/config.ts`);
   }
 }
 
 /**
- * The Config object: every setting with a `config` path placed at it, and the values src/config.ts
+ * The Config object: every setting with a `config` path placed at it, and the values src/settings/config.ts
  * derives from the others (`derived`) merged in.
  */
 export function configFrom<D extends Record<string, unknown>>(values: Values, derived: D): Merged<Placed & D> {

@@ -35,7 +35,7 @@ export interface ReadinessAsk {
   id: number;
 }
 
-/** The worker's answer: its readiness report (src/health.ts). */
+/** The worker's answer: its readiness report (src/observability/health.ts). */
 export const READINESS_ANSWER = 'gateway:readiness-answer';
 
 export interface ReadinessAnswer {
@@ -45,7 +45,7 @@ export interface ReadinessAnswer {
   report: unknown;
 }
 
-/** Sent by the primary to one listening worker per /trusted-documents request on the group's admin port (src/admin.ts). */
+/** Sent by the primary to one listening worker per /trusted-documents request on the group's admin port (src/process/admin.ts). */
 export const DOCUMENTS_ASK = 'gateway:documents-ask';
 
 export interface DocumentsAsk {

@@ -2,7 +2,7 @@ import { readCommandLine } from './command-line.ts';
 import { GROUPS, SETTINGS, shownDefault, type Definition, type Group } from './settings.ts';
 
 // `node dist/main.js --help` (and `npm start -- --help`): what the gateway does and every setting,
-// grouped and ordered as docs/configuration.md shows them, from the same definitions (src/settings.ts).
+// grouped and ordered as docs/configuration.md shows them, from the same definitions (src/settings/settings.ts).
 
 /** The headings of docs/configuration.md's tables (a test keeps them equal). */
 export const GROUP_TITLES: Record<Group, string> = {

@@ -1,6 +1,6 @@
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import { GraphQLJSONObject, GraphQLLocalDate } from 'graphql-scalars';
-import { toIsoInstant } from './date-time.ts';
+import { toIsoInstant } from '../date-time.ts';
 
 // Outputs are normalised to UTC ISO 8601 (src/date-time.ts reads the platform's `+0000` offsets).
 // Inputs may omit the offset: a filter's `timeZone` then says how the platform reads them.

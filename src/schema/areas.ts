@@ -5,7 +5,7 @@
  * - for an area that calls the platform, its breaker key: its routes are named `<name>.<call>`
  *   (`linx.batches`), so they share one breaker and one bound on calls in flight, and the settings
  *   docs name the key;
- * - its code's entry in AREA_MODULES (src/area-modules.ts), which the compiler asks for.
+ * - its code's entry in AREA_MODULES (src/schema/area-modules.ts), which the compiler asks for.
  * This file imports nothing, so the settings registry can read it. docs/areas.md has the steps to add one.
  */
 export const AREAS = [
