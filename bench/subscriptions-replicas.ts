@@ -6,7 +6,12 @@
  *
  *   1. platform reads per interval over --intervals intervals with one sandbox change each: one
  *      poller for the feed across both replicas (the target: at most 1.2);
- *   2. the polling replica (the one holding the feed's lease) killed with SIGKILL right after one of
+ *   2. the shared Redis hung (SIGSTOP) for --hang-intervals intervals while the sandbox changes the
+ *      feed every interval: the longest gap between two changes a subscriber receives (the target:
+ *      one interval plus SUBSCRIPTION_STORE_TIMEOUT_MS, and the poll's own read, HANG_READ_MS: each
+ *      replica's lease call gives up after the store timeout and it polls for itself); then Redis
+ *      wakes and one replica takes the lease back;
+ *   3. the polling replica (the one holding the feed's lease) killed with SIGKILL right after one of
  *      its polls, and a change made right after: the time until every subscriber of the surviving
  *      replica has it (the target: three intervals; the lease, just renewed, runs out two intervals
  *      later and the survivor's next tick takes it). The killed replica's subscribers reconnect to
@@ -16,7 +21,7 @@
  * token's exceptions, `(id, updatedAt)`) exactly once, over its first connection and, for the
  * killed replica's subscribers, its second.
  *
- *   node --disable-warning=ExperimentalWarning bench/subscriptions-replicas.ts [--per-replica N] [--intervals N] [--poll-ms MS]
+ *   node --disable-warning=ExperimentalWarning bench/subscriptions-replicas.ts [--per-replica N] [--intervals N] [--poll-ms MS] [--hang-intervals N]
  *
  * Skipped (exit 0, one line) without redis-server. Exits 1 when a target is missed or a change was
  * missed or sent twice. A measurement, not a test: it is not part of `npm test`, and its table goes
@@ -43,6 +48,10 @@ const TOKEN = 'demo-token-acme';
 const FEED = 'subscription ($after: String) { exceptionsChanged(after: $after) { cursor node { id updatedAt } } }';
 const READS_TARGET = 1.2;
 const TAKEOVER_TARGET_INTERVALS = 3;
+/** SUBSCRIPTION_STORE_TIMEOUT_MS of the gateways (its default). */
+const STORE_TIMEOUT_MS = 250;
+/** What one poll's read of the sandbox and its delivery may add to a gap, beside the interval and the store timeout. */
+const HANG_READ_MS = 100;
 
 const { values } = readCommandLine(
   {
@@ -50,19 +59,21 @@ const { values } = readCommandLine(
       'per-replica': { type: 'string', default: '5' },
       intervals: { type: 'string', default: '10' },
       'poll-ms': { type: 'string', default: '1000' },
+      'hang-intervals': { type: 'string', default: '3' },
     },
   },
   {
     command: 'node bench/subscriptions-replicas.ts',
     summary: [
       'Subscriptions across two replicas on one Redis: platform reads per interval for subscribers of one feed on both,',
-      'then the polling replica killed (SIGKILL): how soon a change reaches the survivor\'s subscribers, and that the',
+      'then the shared Redis stopped (SIGSTOP) for a few intervals: the longest gap a subscriber sees; then the polling replica killed (SIGKILL): how soon a change reaches the survivor\'s subscribers, and that the',
       'killed replica\'s subscribers, reconnected with their last cursor, miss nothing. Skipped without redis-server.',
     ].join('\n'),
     options: {
       'per-replica': { text: 'SSE subscribers of the one feed on each replica', value: 'N' },
       intervals: { text: 'intervals counted, one sandbox change each (measurement 1)', value: 'N' },
       'poll-ms': { text: 'SUBSCRIPTION_POLL_MS of the gateways', value: 'MS' },
+      'hang-intervals': { text: 'intervals the shared Redis is stopped (SIGSTOP) for (measurement 2)', value: 'N' },
     },
     examples: ['node --disable-warning=ExperimentalWarning bench/subscriptions-replicas.ts --per-replica 5 --intervals 10 --poll-ms 1000'],
   },
@@ -70,6 +81,7 @@ const { values } = readCommandLine(
 const perReplica = Number(values['per-replica']);
 const intervals = Number(values.intervals);
 const pollMs = Number(values['poll-ms']);
+const hangIntervals = Number(values['hang-intervals']);
 
 const log = (message: string): void => {
   process.stderr.write(`[subscriptions-replicas ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -239,7 +251,7 @@ async function main(): Promise<void> {
         name,
         command: NODE,
         args: [...flags, entry],
-        env: { PATH: process.env.PATH, NODE_ENV: 'production', HOST, PORT: String(port), ADMIN_HOST: HOST, ADMIN_PORT: String(adminPort), UPSTREAM_URL: platform, LOG_LEVEL: 'warn', SUBSCRIPTION_POLL_MS: String(pollMs), REDIS_URL: redis.url, CURSOR_SECRET: cursorSecret },
+        env: { PATH: process.env.PATH, NODE_ENV: 'production', HOST, PORT: String(port), ADMIN_HOST: HOST, ADMIN_PORT: String(adminPort), UPSTREAM_URL: platform, LOG_LEVEL: 'warn', SUBSCRIPTION_POLL_MS: String(pollMs), SUBSCRIPTION_STORE_TIMEOUT_MS: String(STORE_TIMEOUT_MS), REDIS_URL: redis.url, CURSOR_SECRET: cursorSecret },
         cwd: ROOT,
         logDir,
       });
@@ -284,10 +296,49 @@ async function main(): Promise<void> {
     if (readsPerInterval > READS_TARGET) failures.push(`reads per interval ${readsPerInterval.toFixed(2)} > ${READS_TARGET}`);
     const pollers = polled.filter(({ ok }) => ok > 0);
     if (pollers.length !== 1) throw new Error(`expected one replica to poll, found ${pollers.length}: ${JSON.stringify(polled.map(({ replica, ok }) => [replica.name, ok]))}`);
-    const leader = pollers[0]!.replica;
+
+    // 2: the shared Redis hangs: stopped, it keeps both replicas' connections open and takes their
+    // writes, so only the store timeout tells them apart from a slow answer. A change every interval
+    // (a step that changes none of the token's exceptions is stepped again, so that every interval has one).
+    const stepWithChange = async (): Promise<void> => {
+      for (let tries = 0; tries < 10 && (await step()).length === 0; tries++);
+    };
+    const hangStart = performance.now();
+    redis.child.kill('SIGSTOP');
+    log(`the shared Redis stopped (SIGSTOP) for ${hangIntervals} intervals; one change an interval`);
+    const hangChanges = changes.length;
+    for (let n = 0; n < hangIntervals + 2; n++) {
+      if (n === hangIntervals) {
+        redis.child.kill('SIGCONT');
+        log('the shared Redis continued (SIGCONT)');
+      }
+      await stepWithChange();
+      await sleep(pollMs);
+    }
+    const madeDuringHang = changes.slice(hangChanges);
+    if (!(await until(() => subscribers.every((subscriber) => has(subscriber, madeDuringHang)), 4 * pollMs))) failures.push('a subscriber did not get every change made while Redis hung');
+    const gaps = subscribers.map((subscriber) => {
+      const times = subscriber.received.filter((event) => madeDuringHang.includes(event.key)).map((event) => event.at);
+      const before = subscriber.received.filter((event) => event.at < hangStart).map((event) => event.at);
+      const series = [Math.max(...before, hangStart), ...times].sort((a, b) => a - b);
+      return Math.max(...series.slice(1).map((at, index) => at - series[index]!));
+    });
+    const longestGap = Math.max(...gaps);
+    const gapTarget = pollMs + STORE_TIMEOUT_MS + HANG_READ_MS;
+    log(`longest gap between two changes a subscriber received while Redis hung: ${longestGap.toFixed(0)} ms (target ≤ ${gapTarget}: one interval, the store timeout ${STORE_TIMEOUT_MS} ms and ${HANG_READ_MS} ms for the poll's read)`);
+    if (longestGap > gapTarget) failures.push(`a gap of ${longestGap.toFixed(0)} ms while Redis hung > ${gapTarget} ms`);
+    // Awake again, one replica takes the lease back: over the next two intervals one polls, the other receives.
+    await sleep(2 * pollMs);
+    const leaseBefore = await Promise.all(replicas.map((replica) => polls(replica.admin)));
+    await sleep(3 * pollMs);
+    const leaseAfter = await Promise.all(replicas.map((replica) => polls(replica.admin)));
+    const pollingAgain = replicas.filter((_, index) => (leaseAfter[index]!.ok ?? 0) > (leaseBefore[index]!.ok ?? 0));
+    log(`after the hang: ${pollingAgain.map((replica) => replica.name).join(' and ')} polling (target: one)`);
+    if (pollingAgain.length !== 1) throw new Error(`expected one replica to poll once Redis answered again, found ${pollingAgain.length}`);
+    const leader = pollingAgain[0]!;
     const survivor = replicas.find((replica) => replica !== leader)!;
 
-    // 2: the polling replica killed right after one of its polls (its lease just renewed: the longest
+    // 3: the polling replica killed right after one of its polls (its lease just renewed: the longest
     // wait for another replica to take it), and a change right after that.
     await resetRequestLog(platform);
     if (!(await untilAsync(async () => (await feedReads(platform)).length > 0, 2 * pollMs))) throw new Error(`${leader.name} made no poll within two intervals`);

@@ -125,6 +125,8 @@ export class RedisBuckets implements BucketStore {
   #replicas = 1;
   /** Whether the live instances were read at least once: until then, how many share a bucket is unknown. */
   #counted = false;
+  /** Whether Redis was ever reached: an instance that never reached it counts alone, as it always has. */
+  #reached = false;
   #counting: ReturnType<typeof setInterval> | undefined;
 
   private constructor(client: RedisClient, fallback: MemoryBuckets, settings: RedisBucketSettings, logger: Logger, observer?: RedisBucketObserver) {
@@ -152,7 +154,7 @@ export class RedisBuckets implements BucketStore {
     client.on('error', (error: unknown) => store.#warn('rate limit store error', error));
     const connecting = client.connect().then(
       // The script loaded and the clock learned before the first request: its take is one EVALSHA.
-      () => Promise.all([store.#measureClock(), store.#loadScript(), store.countReplicas()]),
+      () => (store.#reached = true) && Promise.all([store.#measureClock(), store.#loadScript(), store.countReplicas()]),
       (error: unknown) => store.#warn('rate limit store: connection failed', error),
     );
     await Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, Math.max(settings.timeoutMs, STARTUP_WAIT_MS)).unref())]);
@@ -280,10 +282,11 @@ export class RedisBuckets implements BucketStore {
       this.#failures = 0;
     }
     const charged = this.#alone(cost, mode);
-    // An instance that has never counted the others cannot know its share of a bucket it has never
-    // read from Redis: the others may have spent it all. It starts that bucket spent and admits its
-    // refill only: a burst to each fresh instance counting alone was one burst per instance.
-    if (mode === 'take' && !this.#counted && this.#fallback.tatOf(policy, key) === undefined) this.#fallback.mirror(policy, key, now + toleranceMs(policy));
+    // An instance that reached the shared Redis but has not counted the others yet (its count late or
+    // refused) cannot know its share of a bucket it never read from there: the others may have spent
+    // it all. It starts that bucket spent and admits its refill only: a burst to each such instance
+    // was one burst per instance. One that never reached Redis at all counts alone, as documented.
+    if (mode === 'take' && this.#reached && !this.#counted && this.#fallback.tatOf(policy, key) === undefined) this.#fallback.mirror(policy, key, now + toleranceMs(policy));
     return mode === 'take' ? this.#fallback.takeNow(policy, key, charged) : this.#fallback.adjustNow(policy, key, charged);
   }
 

@@ -128,30 +128,37 @@ describeRedis('RedisBuckets of several replicas, while Redis is gone', () => {
   });
 });
 
-describe('RedisBuckets of fresh replicas that never reached Redis', () => {
-  it('admit no burst of a bucket they never read, only its refill', async () => {
-    const url = `redis://127.0.0.1:${await closedPort()}`;
+describeRedis('RedisBuckets of fresh replicas that reached Redis but could not count one another', () => {
+  it('admit no burst of a bucket they never read while Redis hangs, only its refill', async () => {
+    // A Redis that refuses CLIENT LIST (as some managed services do): the replicas never learn how many they are.
+    const own = await startRedisServer(['--user', 'default', 'on', 'nopass', '~*', '&*', '+@all', '-client|list']);
     const logger = { warn: () => undefined } as unknown as Logger;
-    // 1 a second, burst 10, on a clock of the test's: the replicas never counted one another.
-    let now = 1_000_000;
-    const policy: BucketPolicy = { name: 'fresh', perSecond: 1, burst: 10 };
-    const stores = await Promise.all([1, 2, 3].map(() => RedisBuckets.connect({ url, timeoutMs: 50 }, new MemoryBuckets(100, () => now), logger)));
-    const realNow = Date.now;
-    Date.now = () => now;
+    const stores = await Promise.all([1, 2, 3].map(() => RedisBuckets.connect({ url: own.url, timeoutMs: 50 }, new MemoryBuckets(100), logger)));
     try {
-      const admitted = async () => {
-        let count = 0;
-        for (let n = 0; n < 20; n++) for (const store of stores) if ((await store.take(policy, 'a fresh caller', 1)).allowed) count++;
-        return count;
-      };
-      // The shared bucket would admit 10 now; each fresh replica alone used to admit 10 of its own.
-      expect(await admitted()).toBe(0);
-      // Three seconds later, each has its refill: three calls, one each.
-      now += 3_000;
-      expect(await admitted()).toBe(9);
+      expect(await Promise.all(stores.map((store) => store.countReplicas()))).toEqual([1, 1, 1]);
+      own.child.kill('SIGSTOP');
+      let admitted = 0;
+      for (let n = 0; n < 20; n++) for (const store of stores) if ((await store.take(POLICY, 'a fresh caller', 1)).allowed) admitted++;
+      // The shared bucket would admit 10 in all; each replica alone admitted 10 of its own. Its refill
+      // (one call in 100 s) is all each gets now.
+      expect(admitted).toBe(0);
     } finally {
-      Date.now = realNow;
+      own.child.kill('SIGCONT');
       await Promise.all(stores.map((store) => store.close()));
+      await own.stop();
+    }
+  });
+});
+
+describe('RedisBuckets of a replica that never reached Redis', () => {
+  it('counts alone with a burst of its own, as documented', async () => {
+    const store = await RedisBuckets.connect({ url: `redis://127.0.0.1:${await closedPort()}`, timeoutMs: 50 }, new MemoryBuckets(100), { warn: () => undefined } as unknown as Logger);
+    try {
+      let admitted = 0;
+      for (let n = 0; n < 20; n++) if ((await store.take(POLICY, 'a caller', 1)).allowed) admitted++;
+      expect(admitted).toBe(10);
+    } finally {
+      await store.close();
     }
   });
 });

@@ -59,7 +59,7 @@ const TOOLS: Record<string, string[]> = {
   'bench/compilation-cache-heap.ts': ['--documents N', '--kept N'],
   'bench/compiled-entry-heap.ts': ['--documents N'],
   'bench/subscriptions.ts': ['--subscribers N', '--streams N', '--seconds S', '--poll-ms MS'],
-  'bench/subscriptions-replicas.ts': ['--per-replica N', '--intervals N', '--poll-ms MS'],
+  'bench/subscriptions-replicas.ts': ['--per-replica N', '--intervals N', '--poll-ms MS', '--hang-intervals N'],
   'bench/hostile-subscriptions.ts': ['--attempts N', '--addresses N', '--rate N', '--concurrency N', '--slow-readers N', '--slow-transport NAME', '--slow-seconds S', '--env NAME=VALUE', '--parts LIST', '--stalled N', '--seconds S', '--baseline CHECKOUT'],
   'bench/probes-under-flood.ts': ['--workload NAME', '--connections N', '--seconds S', '--interval MS', '--baseline CHECKOUT'],
   'bench/floor-gap.ts': ['--workloads LETTERS', '--rounds N', '--seconds S', '--connections N', '--profile DIR', '--verbose', '--baseline CHECKOUT', '--baseline-env NAME=VALUE'],
