@@ -17,7 +17,7 @@ registerHooks({
     return next(specifier, context);
   },
 });
-const { testConfig } = await import('./src/config.ts');
+const { testConfig } = await import('./src/settings/config.ts');
 const { startGateway } = await import('./src/server.ts');
 const { createLogger } = await import('./src/logger.ts');
 const gateway = await startGateway(testConfig(JSON.parse(process.argv[1])), 'http://127.0.0.1:9', { logger: createLogger('silent') });
