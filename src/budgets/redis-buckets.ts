@@ -154,7 +154,10 @@ export class RedisBuckets implements BucketStore {
     client.on('error', (error: unknown) => store.#warn('rate limit store error', error));
     const connecting = client.connect().then(
       // The script loaded and the clock learned before the first request: its take is one EVALSHA.
-      () => (store.#reached = true) && Promise.all([store.#measureClock(), store.#loadScript(), store.countReplicas()]),
+      () => {
+        store.#reached = true;
+        return Promise.all([store.#measureClock(), store.#loadScript(), store.countReplicas()]);
+      },
       (error: unknown) => store.#warn('rate limit store: connection failed', error),
     );
     await Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, Math.max(settings.timeoutMs, STARTUP_WAIT_MS)).unref())]);

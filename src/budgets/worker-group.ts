@@ -1,4 +1,5 @@
 import type { Cluster, Worker } from 'node:cluster';
+import { Asks } from '../shared-state/asks.ts';
 import { MemoryBuckets, type BucketPolicy, type BucketState, type BucketStore } from './bucket.ts';
 
 /**
@@ -43,12 +44,10 @@ export function serveBudgetsToWorkers(cluster: Cluster, maxKeys: number): void {
 export class WorkerGroupBuckets implements BucketStore {
   readonly #alone: MemoryBuckets;
   readonly #timeoutMs: number;
-  readonly #pending = new Map<number, (state: BucketState) => void>();
+  readonly #asks = new Asks<BucketState>();
   readonly #onFailure: () => void;
-  #next = 0;
   readonly #listener = (message: unknown) => {
-    if (!isBudgetReply(message)) return;
-    this.#pending.get(message.budgetReply)?.(message.state);
+    if (isBudgetReply(message)) this.#asks.answer(message.budgetReply, message.state);
   };
 
   constructor(alone: MemoryBuckets, timeoutMs: number, onFailure: () => void) {
@@ -72,20 +71,10 @@ export class WorkerGroupBuckets implements BucketStore {
 
   #ask(request: BudgetRequest, alone: () => BucketState): Promise<BucketState> {
     if (!process.connected || process.send === undefined) return Promise.resolve(alone());
-    const id = (this.#next = (this.#next + 1) % Number.MAX_SAFE_INTEGER);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        // The primary drops the request once its deadline has passed, so it is counted here alone, never twice.
-        this.#pending.delete(id);
-        this.#onFailure();
-        resolve(alone());
-      }, this.#timeoutMs);
-      this.#pending.set(id, (state) => {
-        clearTimeout(timer);
-        this.#pending.delete(id);
-        resolve(state);
-      });
-      process.send!({ ...request, id, deadline: Date.now() + this.#timeoutMs / 2 });
+    return this.#asks.ask((id) => process.send!({ ...request, id, deadline: Date.now() + this.#timeoutMs / 2 }), this.#timeoutMs, () => {
+      // The primary drops the request once its deadline has passed, so it is counted here alone, never twice.
+      this.#onFailure();
+      return alone();
     });
   }
 }

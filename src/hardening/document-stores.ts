@@ -1,5 +1,6 @@
 import type { Cluster, Worker } from 'node:cluster';
 import type { Logger } from 'pino';
+import { Asks } from '../shared-state/asks.ts';
 import { withTimeout } from '../shared-state/timeout.ts';
 
 /**
@@ -140,14 +141,13 @@ const PRIMARY_ANSWER_MS = 5_000;
 export class WorkerGroupDocumentStore implements DocumentStore {
   #apps: PublishedApp[] = [];
   readonly #listeners: ((apps: readonly PublishedApp[]) => void)[] = [];
-  readonly #pending = new Map<number, (reply: DocumentsReply) => void>();
-  #next = 0;
+  readonly #asks = new Asks<DocumentsReply | undefined>();
   readonly #listener = (message: unknown) => {
     if (isDocumentsState(message)) {
       this.#apps = message.trustedDocumentsState;
       for (const listener of this.#listeners) listener(this.#apps);
     } else if (isDocumentsReply(message)) {
-      this.#pending.get(message.trustedDocumentsReply)?.(message);
+      this.#asks.answer(message.trustedDocumentsReply, message);
     }
   };
 
@@ -183,22 +183,13 @@ export class WorkerGroupDocumentStore implements DocumentStore {
     process.off('message', this.#listener);
   }
 
-  #ask(request: DocumentsRequest): Promise<DocumentsReply> {
-    if (!process.connected || process.send === undefined) return Promise.reject(new DocumentStoreUnavailable('the group\'s primary cannot be reached'));
-    const id = (this.#next = (this.#next + 1) % Number.MAX_SAFE_INTEGER);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(id);
-        reject(new DocumentStoreUnavailable(`the group's primary did not answer within ${PRIMARY_ANSWER_MS} ms`));
-      }, PRIMARY_ANSWER_MS);
-      this.#pending.set(id, (reply) => {
-        clearTimeout(timer);
-        this.#pending.delete(id);
-        resolve(reply);
-      });
-      process.send!({ ...request, id } satisfies DocumentsRequest);
-    });
+  async #ask(request: DocumentsRequest): Promise<DocumentsReply> {
+    if (!process.connected || process.send === undefined) throw new DocumentStoreUnavailable('the group\'s primary cannot be reached');
+    const reply = await this.#asks.ask((id) => process.send!({ ...request, id } satisfies DocumentsRequest), PRIMARY_ANSWER_MS, () => undefined);
+    if (reply === undefined) throw new DocumentStoreUnavailable(`the group's primary did not answer within ${PRIMARY_ANSWER_MS} ms`);
+    return reply;
   }
+
 }
 
 // The Redis the replicas share. One hash per app (id → text), an index of the apps (name → when

@@ -1,4 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
+import { Asks } from '../shared-state/asks.ts';
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue, type Registry } from 'prom-client';
 
 /**
@@ -55,8 +56,7 @@ interface GroupMetricsMember {
 
 /** In a cluster worker: hands `registry` to the primary on request, and reads the group's sum through it. */
 export function joinGroupMetrics(registry: Registry): GroupMetricsMember {
-  let nextId = 0;
-  const waiting = new Map<number, { resolve(text: string): void; reject(error: Error): void }>();
+  const answers = new Asks<{ text?: string; error?: string }>();
   const onMessage = (message: unknown) => {
     if (!isMessage(message) || typeof message.id !== 'number') return;
     if (message.type === COLLECT) {
@@ -66,28 +66,15 @@ export function joinGroupMetrics(registry: Registry): GroupMetricsMember {
         (error: unknown) => process.send?.({ type: PART, id, error: error instanceof Error ? error.message : String(error) } satisfies PartMessage),
       );
     } else if (message.type === ANSWER) {
-      const answer = message as AnswerMessage;
-      const request = waiting.get(answer.id);
-      waiting.delete(answer.id);
-      if (answer.error !== undefined || answer.text === undefined) request?.reject(new Error(answer.error ?? 'no metrics in the answer'));
-      else request?.resolve(answer.text);
+      answers.answer(message.id, message as AnswerMessage);
     }
   };
   process.on('message', onMessage);
   return {
-    groupMetrics() {
-      const id = nextId++;
-      return new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiting.delete(id);
-          reject(new Error(`the primary process did not answer within ${GROUP_METRICS_TIMEOUT_MS} ms`));
-        }, GROUP_METRICS_TIMEOUT_MS);
-        waiting.set(id, {
-          resolve: (text) => (clearTimeout(timer), resolve(text)),
-          reject: (error) => (clearTimeout(timer), reject(error)),
-        });
-        process.send?.({ type: ASK, id });
-      });
+    async groupMetrics() {
+      const answer = await answers.ask((id) => process.send?.({ type: ASK, id }), GROUP_METRICS_TIMEOUT_MS, () => ({ error: `the primary process did not answer within ${GROUP_METRICS_TIMEOUT_MS} ms` }));
+      if (answer.error !== undefined || answer.text === undefined) throw new Error(answer.error ?? 'no metrics in the answer');
+      return answer.text;
     },
     leave() {
       process.off('message', onMessage);
@@ -99,11 +86,15 @@ export function joinGroupMetrics(registry: Registry): GroupMetricsMember {
 export class GroupMetricsCollector {
   private readonly own: Registry;
   private readonly members: () => Worker[];
-  private nextId = 0;
-  private readonly parts = new Map<string, (part: PartMessage | undefined) => void>();
+  /** Each worker's part: its message, `exited` when it exited first, or `late`. */
+  private readonly parts = new Asks<PartMessage | 'exited' | 'late'>();
+  /** The worker each part was asked of, by the ask's id. */
+  private readonly askedOf = new Map<number, number>();
   private readonly onMessage = (worker: Worker, message: unknown) => {
     if (!isMessage(message) || typeof message.id !== 'number') return;
-    if (message.type === PART) this.parts.get(`${message.id}:${worker.id}`)?.(message as PartMessage);
+    if (message.type === PART) {
+      if (this.askedOf.get(message.id) === worker.id) this.parts.answer(message.id, message as PartMessage);
+    }
     else if (message.type === ASK) {
       const id = message.id;
       this.collect().then(
@@ -113,7 +104,7 @@ export class GroupMetricsCollector {
     }
   };
   private readonly onExit = (worker: Worker) => {
-    for (const [key, settle] of this.parts) if (key.endsWith(`:${worker.id}`)) settle(undefined);
+    for (const [id, asked] of this.askedOf) if (asked === worker.id) this.parts.answer(id, 'exited');
   };
 
   /**
@@ -129,9 +120,8 @@ export class GroupMetricsCollector {
 
   /** The group's metrics: the primary's own and every listening worker's, aggregated. */
   async collect(): Promise<string> {
-    const id = this.nextId++;
     const asked = this.members().filter((worker) => worker.isConnected());
-    const parts = await Promise.all(asked.map((worker) => this.partOf(worker, id)));
+    const parts = await Promise.all(asked.map((worker) => this.partOf(worker)));
     const registries: Metrics[] = [await this.own.getMetricsAsJSON(), ...parts.filter((part): part is Metrics => part !== undefined)];
     return AggregatorRegistry.aggregate(registries).metrics();
   }
@@ -142,19 +132,16 @@ export class GroupMetricsCollector {
   }
 
   /** One worker's registry; undefined when it exited before answering. */
-  private partOf(worker: Worker, id: number): Promise<Metrics | undefined> {
-    const key = `${id}:${worker.id}`;
-    return new Promise<Metrics | undefined>((resolve, reject) => {
-      const timer = setTimeout(() => settle(undefined, new Error(`worker ${worker.process.pid ?? worker.id} did not send its metrics within ${GROUP_METRICS_TIMEOUT_MS} ms`)), GROUP_METRICS_TIMEOUT_MS);
-      const settle = (part: PartMessage | undefined, timeout?: Error) => {
-        clearTimeout(timer);
-        this.parts.delete(key);
-        if (timeout) reject(timeout);
-        else if (part?.error !== undefined) reject(new Error(`worker ${worker.process.pid ?? worker.id}: ${part.error}`));
-        else resolve(part?.metrics);
-      };
-      this.parts.set(key, (part) => settle(part));
+  private async partOf(worker: Worker): Promise<Metrics | undefined> {
+    let asked = -1;
+    const part = await this.parts.ask((id) => {
+      this.askedOf.set((asked = id), worker.id);
       worker.send({ type: COLLECT, id });
-    });
+    }, GROUP_METRICS_TIMEOUT_MS, () => 'late');
+    this.askedOf.delete(asked);
+    if (part === 'exited') return undefined;
+    if (part === 'late') throw new Error(`worker ${worker.process.pid ?? worker.id} did not send its metrics within ${GROUP_METRICS_TIMEOUT_MS} ms`);
+    if (part.error !== undefined) throw new Error(`worker ${worker.process.pid ?? worker.id}: ${part.error}`);
+    return part.metrics;
   }
 }

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import { adminRequestListener, busyReadiness, createAdminServer, LIVE, type AdminAnswer, type AdminThreadSetup, type FromAdminThread, type ToAdminThread } from './admin.ts';
 import type { DocumentsRequest } from '../hardening/index.ts';
+import { Asks } from '../shared-state/asks.ts';
 
 // The admin listener's own thread (src/process/admin.ts): it owns the admin port, answers /healthz from the
 // gateway loop's heartbeat, and asks that loop for /readyz and /metrics, answering for it when it
@@ -12,27 +13,16 @@ const port = parentPort!;
 const beat = new BigInt64Array(setup.heartbeat);
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-const waiting = new Map<number, (answer: AdminAnswer | undefined) => void>();
-let nextId = 0;
+/** The gateway loop's answers; undefined when it could not answer. */
+const answers = new Asks<AdminAnswer | undefined>();
 
 type Question = { type: 'ask'; path: '/readyz' | '/metrics' } | { type: 'documents'; request: DocumentsRequest };
 
 /** The gateway loop's answer, or `late` when it gives none within `withinMs`. */
-function ask(question: Question, withinMs: number, late: () => AdminAnswer): Promise<AdminAnswer> {
-  const id = nextId++;
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      waiting.delete(id);
-      resolve(late());
-    }, withinMs);
-    waiting.set(id, (answer) => {
-      clearTimeout(timer);
-      waiting.delete(id);
-      if (answer) resolve(answer);
-      else reject(new Error('the gateway could not answer'));
-    });
-    port.postMessage({ ...question, id } satisfies FromAdminThread);
-  });
+async function ask(question: Question, withinMs: number, late: () => AdminAnswer): Promise<AdminAnswer> {
+  const answer = await answers.ask((id) => port.postMessage({ ...question, id } satisfies FromAdminThread), withinMs, late);
+  if (answer === undefined) throw new Error('the gateway could not answer');
+  return answer;
 }
 
 const silentMs = () => Date.now() - Number(Atomics.load(beat, 0));
@@ -59,7 +49,7 @@ const server = createAdminServer(
 );
 
 port.on('message', (message: ToAdminThread) => {
-  if (message.type === 'answer') return waiting.get(message.id)?.(message.answer);
+  if (message.type === 'answer') return void answers.answer(message.id, message.answer);
   server.close(() => port.close());
   // Probes keep their connections alive; the process is stopping, so none is waited for.
   server.closeAllConnections();

@@ -10,6 +10,7 @@ import { serveBudgetsToWorkers } from '../budgets/worker-group.ts';
 import { FeedLeases } from '../subscriptions/index.ts';
 import { flushLogs } from '../logger.ts';
 import { GroupMetricsCollector } from '../observability/cluster-metrics.ts';
+import { Asks } from '../shared-state/asks.ts';
 import { createWorkerSupervisionMetrics } from '../observability/metrics.ts';
 
 /**
@@ -72,41 +73,20 @@ export async function superviseWorkers(config: Config, logger: Logger, options: 
   // The group's admin port, on this loop: /readyz asks the listening workers in turn.
   let admin: AdminListener | undefined;
   let turn = 0;
-  let nextQuestion = 0;
-  const questions = new Map<number, (answer: AdminAnswer) => void>();
+  // One channel of questions to the workers, answered by the one asked: readiness and documents alike.
+  const questions = new Asks<AdminAnswer>();
   const readiness = (withinMs: number): Promise<AdminAnswer> => {
     const serving = [...listening].filter((worker) => worker.isConnected());
     if (serving.length === 0) return Promise.resolve(json(503, { status: 'unavailable', reason: 'busy', detail: 'no worker is serving' }));
     const worker = serving[turn++ % serving.length]!;
-    const id = nextQuestion++;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => settle(busyReadiness(withinMs)), withinMs);
-      const settle = (answer: AdminAnswer) => {
-        clearTimeout(timer);
-        questions.delete(id);
-        resolve(answer);
-      };
-      questions.set(id, settle);
-      worker.send({ type: READINESS_ASK, id } satisfies ReadinessAsk);
-    });
+    return questions.ask((id) => worker.send({ type: READINESS_ASK, id } satisfies ReadinessAsk), withinMs, () => busyReadiness(withinMs));
   };
   // A /trusted-documents request of the group's admin port, answered by a listening worker: only a worker holds the schema.
-  const documentQuestions = new Map<number, (answer: AdminAnswer) => void>();
   const documents = (request: DocumentsRequest): Promise<AdminAnswer> => {
     const serving = [...listening].filter((worker) => worker.isConnected());
     if (serving.length === 0) return Promise.resolve(json(503, { error: 'no worker is serving: nothing was changed' }));
     const worker = serving[turn++ % serving.length]!;
-    const id = nextQuestion++;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => settle(json(503, { error: 'busy: no worker answered in time; what it was sent may still be stored' })), DOCUMENTS_ANSWER_WITHIN_MS);
-      const settle = (answer: AdminAnswer) => {
-        clearTimeout(timer);
-        documentQuestions.delete(id);
-        resolve(answer);
-      };
-      documentQuestions.set(id, settle);
-      worker.send({ type: DOCUMENTS_ASK, id, request } satisfies DocumentsAsk);
-    });
+    return questions.ask((id) => worker.send({ type: DOCUMENTS_ASK, id, request } satisfies DocumentsAsk), DOCUMENTS_ANSWER_WITHIN_MS, () => json(503, { error: 'busy: no worker answered in time; what it was sent may still be stored' }));
   };
   const scrape = collector && supervision
     ? async (): Promise<AdminAnswer> => {
@@ -161,11 +141,11 @@ export async function superviseWorkers(config: Config, logger: Logger, options: 
         return;
       }
       if (isDocumentsAnswer(message)) {
-        documentQuestions.get(message.id)?.(message.answer ?? json(500, { error: 'internal error' }));
+        questions.answer(message.id, message.answer ?? json(500, { error: 'internal error' }));
         return;
       }
       if (isReadinessAnswer(message)) {
-        questions.get(message.id)?.(json(message.ready ? 200 : 503, message.report));
+        questions.answer(message.id, json(message.ready ? 200 : 503, message.report));
         return;
       }
       if (!isWorkerListening(message)) return;

@@ -1,4 +1,5 @@
 import type { Worker } from 'node:cluster';
+import { Asks } from '../shared-state/asks.ts';
 import type { FeedShare, LeaseHeld, PollOutcome, Seat, SeatRefusal, SharedSeats } from './share.ts';
 
 /**
@@ -137,19 +138,19 @@ function forget(listeners: Map<string, Set<Worker>>, key: string, worker: Worker
 
 /** A worker's side. */
 export class WorkerFeedShare implements FeedShare, SharedSeats {
-  readonly #pending = new Map<number, (lead: true | LeaseHeld) => void>();
-  readonly #seatsAsked = new Map<number, (refusal: SeatRefusal | null) => void>();
+  readonly #leads = new Asks<true | LeaseHeld>();
+  /** A seat's answer: the refusal, null when taken, undefined when the primary did not answer in time. */
+  readonly #seats = new Asks<SeatRefusal | null | undefined>();
   readonly seats: SharedSeats = this;
   readonly #receivers = new Map<string, (outcome: PollOutcome) => void>();
-  #next = 0;
   /** How long a worker waits for the primary's answer to a lead before it polls for itself (SUBSCRIPTION_STORE_TIMEOUT_MS). */
   readonly #timeoutMs: number;
   readonly #listener = (message: unknown) => {
     if (typeof message !== 'object' || message === null) return;
     const reply = message as Partial<LeadReply & OutcomeMessage>;
     const seat = message as Partial<SeatReply>;
-    if (typeof reply.feedLeadReply === 'number') this.#pending.get(reply.feedLeadReply)?.(reply.lead!);
-    else if (typeof seat.feedSeatReply === 'number') this.#seatsAsked.get(seat.feedSeatReply)?.(seat.refusal ?? null);
+    if (typeof reply.feedLeadReply === 'number') this.#leads.answer(reply.feedLeadReply, reply.lead!);
+    else if (typeof seat.feedSeatReply === 'number') this.#seats.answer(seat.feedSeatReply, seat.refusal ?? null);
     else if (typeof reply.feedOutcome === 'string' && reply.outcome !== undefined) this.#receivers.get(reply.feedOutcome)?.(reply.outcome);
   };
 
@@ -159,46 +160,28 @@ export class WorkerFeedShare implements FeedShare, SharedSeats {
   }
 
   lead(key: string, ttlMs: number): Promise<true | LeaseHeld> {
-    const id = (this.#next = (this.#next + 1) % Number.MAX_SAFE_INTEGER);
-    if (!this.#send({ feedShare: 'lead', id, key, ttlMs })) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(id);
-        resolve(true);
-      }, this.#timeoutMs);
-      this.#pending.set(id, (lead) => {
-        clearTimeout(timer);
-        this.#pending.delete(id);
-        resolve(lead);
-      });
-    });
+    return this.#leads.ask((id) => this.#send({ feedShare: 'lead', id, key, ttlMs }), this.#timeoutMs, () => true);
   }
 
   /** Asks the primary for a seat; a primary that does not answer in time leaves this worker's own counts to decide. */
-  take(tokenKey: string, limits: { readonly perToken: number; readonly max: number }): Promise<Seat | SeatRefusal | undefined> {
-    const id = (this.#next = (this.#next + 1) % Number.MAX_SAFE_INTEGER);
-    if (!this.#send({ feedShare: 'seat', id, key: tokenKey, perToken: limits.perToken, max: limits.max })) return Promise.resolve(undefined);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.#seatsAsked.delete(id);
-        // Counted by the primary should its answer come after all: given back.
-        this.#send({ feedShare: 'unseat', id, key: tokenKey });
-        resolve(undefined);
-      }, this.#timeoutMs);
-      this.#seatsAsked.set(id, (refusal) => {
-        clearTimeout(timer);
-        this.#seatsAsked.delete(id);
-        if (refusal !== null) return resolve(refusal);
-        let released = false;
-        resolve({
-          release: () => {
-            if (released) return;
-            released = true;
-            this.#send({ feedShare: 'unseat', id, key: tokenKey });
-          },
-        });
-      });
-    });
+  async take(tokenKey: string, limits: { readonly perToken: number; readonly max: number }): Promise<Seat | SeatRefusal | undefined> {
+    let asked = -1;
+    const refusal = await this.#seats.ask((id) => this.#send({ feedShare: 'seat', id: (asked = id), key: tokenKey, perToken: limits.perToken, max: limits.max }), this.#timeoutMs, () => undefined);
+    const unseat = () => this.#send({ feedShare: 'unseat', id: asked, key: tokenKey });
+    if (refusal === undefined) {
+      // Counted by the primary should its answer come after all: given back.
+      unseat();
+      return undefined;
+    }
+    if (refusal !== null) return refusal;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        unseat();
+      },
+    };
   }
 
   publish(key: string, outcome: PollOutcome): void {
@@ -220,8 +203,8 @@ export class WorkerFeedShare implements FeedShare, SharedSeats {
 
   async close(): Promise<void> {
     process.off('message', this.#listener);
-    for (const resolve of this.#pending.values()) resolve(true);
-    for (const resolve of this.#seatsAsked.values()) resolve(null);
+    this.#leads.settleAll(() => true);
+    this.#seats.settleAll(() => undefined);
   }
 
   /** Sends to the primary; false when the channel is gone (the worker then polls alone). */

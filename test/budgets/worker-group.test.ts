@@ -109,11 +109,11 @@ describe('WorkerGroupBuckets', () => {
     const taken = worker.take(POLICY, 'k', 3);
     const adjusted = worker.adjust(POLICY, 'k', -1);
     expect(sent).toEqual([
-      { budget: 'take', id: 1, policy: POLICY, key: 'k', cost: 3, deadline: 5_100 },
-      { budget: 'adjust', id: 2, policy: POLICY, key: 'k', cost: -1, deadline: 5_100 },
+      { budget: 'take', id: 0, policy: POLICY, key: 'k', cost: 3, deadline: 5_100 },
+      { budget: 'adjust', id: 1, policy: POLICY, key: 'k', cost: -1, deadline: 5_100 },
     ]);
-    reply({ budgetReply: 2, state: state(11, 900) });
-    reply({ budgetReply: 1, state: state(10, 1_000) });
+    reply({ budgetReply: 1, state: state(11, 900) });
+    reply({ budgetReply: 0, state: state(10, 1_000) });
     await expect(taken).resolves.toEqual(state(10, 1_000));
     await expect(adjusted).resolves.toEqual(state(11, 900));
     expect(failures).toBe(0);
@@ -126,7 +126,7 @@ describe('WorkerGroupBuckets', () => {
     const taken = worker.take(POLICY, 'k', 1);
     reply({ budgetReply: 99, state: state(0, 0) });
     reply(['jest', 'message']);
-    reply({ budgetReply: 1, state: state(19, 100) });
+    reply({ budgetReply: 0, state: state(19, 100) });
     await expect(taken).resolves.toEqual(state(19, 100));
   });
 
