@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { watchOutput } from '../support/gateway-process.ts';
 import { bearer, postGraphQL } from '../support/graphql-client.ts';
+import { sideBySide } from '../support/side-by-side.ts';
 
 // The README's "Production without Docker", run word for word on a fresh clone of this checkout as a
 // user of this machine runs it: the machine's PATH (its Node 20 first, its npm 11), each line of the
@@ -164,13 +165,13 @@ describe('the production install, next', () => {
   }, 60_000);
 
   it('answers --help for every npm script with its help or one line, never a shell error or a stack trace', async () => {
-    const outcomes: Record<string, unknown> = {};
-    for (const script of Object.keys(PACKAGE.scripts)) {
+    // Two at a time: each is a bash, an npm, then a Node, starting.
+    const outcomes = Object.fromEntries(await sideBySide(Object.keys(PACKAGE.scripts), 2, async (script) => {
       const { code, stdout, stderr } = await shell(`npm run --silent ${script} -- --help`);
       const lines = (stdout + stderr).split('\n').filter(Boolean);
       // A help (exit 0, a usage line first) or one line (a refusal, or the playground step skipped).
-      outcomes[script] = (code === 0 && stderr === '' && /^Usage: /.test(stdout)) || lines.length === 1 ? 'help or one line' : { code, stdout, stderr };
-    }
+      return [script, (code === 0 && stderr === '' && /^Usage: /.test(stdout)) || lines.length === 1 ? 'help or one line' : { code, stdout, stderr }];
+    }));
     expect(outcomes).toEqual(Object.fromEntries(Object.keys(PACKAGE.scripts).map((script) => [script, 'help or one line'])));
     // The refusals say what is missing, e.g. a dev dependency's command.
     expect(await shell('npm run --silent codegen -- --help')).toEqual({

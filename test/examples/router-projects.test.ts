@@ -34,12 +34,13 @@ beforeAll(async () => {
   const documents = stack.sandbox.store.documents(accountOf(stack.sandbox, stack.acme));
   accounts = accountsFromSandbox(stack.sandbox, [documents[0]!.id, documents[1]!.id]);
   accountsSubgraph = await startAccountsSubgraph(accounts);
-  for (const project of Object.keys(PROJECTS) as Project[]) {
+  // Both projects at once: each install waits on npm's cache and the disk as much as on a core.
+  await Promise.all((Object.keys(PROJECTS) as Project[]).map(async (project) => {
     const folder = copyExample(project);
     folders[project] = folder;
     await installExample(folder);
     composed[project] = (await npmIn(folder, ['run', '--silent', 'compose', '--', `platform=${stack.gateway.url}/graphql`, `accounts=${accountsSubgraph.url}`])).stdout;
-  }
+  }));
 }, 480_000);
 
 afterAll(async () => {
