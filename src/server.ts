@@ -1,4 +1,3 @@
-import cluster from 'node:cluster';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
@@ -35,7 +34,8 @@ import { OperationStream, Streams, type Execution } from './http/subscribe.ts';
 import type { StreamContext } from './http/graphql.ts';
 import { webSocketTransport } from './http/websocket.ts';
 import { execute as interpret } from 'graphql';
-import { RedisFeedShare, SUBSCRIBER_QUEUE_LIMIT, SubscriptionHub, subscriptionSession, WorkerFeedShare } from './subscriptions/index.ts';
+import { feedShare, SUBSCRIBER_QUEUE_LIMIT, SubscriptionHub, subscriptionSession } from './subscriptions/index.ts';
+import { sharedStore } from './shared-state/store.ts';
 
 export interface Gateway {
   server: Server;
@@ -210,7 +210,7 @@ export async function startGateway(config: Config, upstreamUrl: string, options:
     logger,
     observer: observability.metrics?.subscriptions,
     // With the Redis the replicas share, one poller per feed across them all; else across the workers of this instance.
-    ...(config.redisUrl !== undefined ? { share: await RedisFeedShare.connect(config.redisUrl, logger, config.subscriptions.storeTimeoutMs) } : cluster.isWorker && { share: new WorkerFeedShare(config.subscriptions.storeTimeoutMs) }),
+    share: await feedShare(sharedStore(config.redisUrl), logger, config.subscriptions.storeTimeoutMs),
   });
   // A streaming request's context: a query's (its admission, budget, deadline), with its subscription session, carrying its stream.
   const streamContext: StreamContext<GatewayContext> = (req, headers, transport, res) => {

@@ -1,4 +1,3 @@
-import cluster from 'node:cluster';
 import type { ServerResponse } from 'node:http';
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLSchema } from 'graphql';
@@ -19,6 +18,7 @@ import { RedisBuckets } from './redis-buckets.ts';
 import { TokenVerdicts } from '../platform/token-verdicts.ts';
 import type { CallLedger } from '../platform/request-calls.ts';
 import { WorkerGroupBuckets } from './worker-group.ts';
+import { sharedStore } from '../shared-state/store.ts';
 
 /**
  * Traffic control between many clients and one platform, counted in what the platform feels: calls.
@@ -64,15 +64,16 @@ export interface Budgets {
 async function bucketStore(config: Config, logger: Logger, observer: BudgetObserver | undefined): Promise<BucketStore> {
   const memory = new MemoryBuckets(MAX_BUCKETS);
   const { redisUrl, timeoutMs } = config.budgetStore;
-  if (redisUrl !== undefined) {
-    const redis = await RedisBuckets.connect({ url: redisUrl, timeoutMs }, memory, logger, { recordStoreFailure: () => observer?.recordRateLimitStoreFailure() });
+  const store = sharedStore(redisUrl);
+  if (store.kind === 'redis') {
+    const redis = await RedisBuckets.connect({ url: store.url, timeoutMs }, memory, logger, { recordStoreFailure: () => observer?.recordRateLimitStoreFailure() });
     const policy = await redis.evictionPolicy();
     if (policy !== undefined && policy !== 'noeviction') {
       logger.warn({ policy }, 'the budgets\' Redis (RATE_LIMIT_REDIS_URL) may evict keys: a spent budget could be forgotten; set maxmemory-policy noeviction');
     }
     return redis;
   }
-  if (cluster.isWorker) return new WorkerGroupBuckets(memory, timeoutMs, () => observer?.recordRateLimitStoreFailure());
+  if (store.kind === 'primary') return new WorkerGroupBuckets(memory, timeoutMs, () => observer?.recordRateLimitStoreFailure());
   return memory;
 }
 

@@ -1,8 +1,8 @@
-import cluster from 'node:cluster';
 import { setImmediate as turn } from 'node:timers/promises';
 import { Kind, parse, specifiedRules, validate, type GraphQLSchema, type ParseOptions, type ValidationRule } from 'graphql';
 import type { Logger } from 'pino';
 import { DocumentStoreUnavailable, MemoryDocumentStore, RedisDocumentStore, WorkerGroupDocumentStore, type DocumentStore, type PublishedApp } from './document-stores.ts';
+import { sharedStore } from '../shared-state/store.ts';
 import { documentsById, manifestDocuments, TrustedDocumentsError, type TrustedDocuments } from './trusted-documents.ts';
 
 /**
@@ -81,8 +81,9 @@ export class PublishedDocuments implements TrustedDocuments {
 
 /** The store this process keeps published documents in: Redis with REDIS_URL, else the group's primary, else memory. */
 export async function documentStore(redisUrl: string | undefined, logger: Logger): Promise<DocumentStore> {
-  if (redisUrl !== undefined) return RedisDocumentStore.connect(redisUrl, logger);
-  if (cluster.isWorker) return WorkerGroupDocumentStore.connect(logger);
+  const store = sharedStore(redisUrl);
+  if (store.kind === 'redis') return RedisDocumentStore.connect(store.url, logger);
+  if (store.kind === 'primary') return WorkerGroupDocumentStore.connect(logger);
   return new MemoryDocumentStore();
 }
 

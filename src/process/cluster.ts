@@ -11,6 +11,7 @@ import { FeedLeases } from '../subscriptions/index.ts';
 import { flushLogs } from '../logger.ts';
 import { GroupMetricsCollector } from '../observability/cluster-metrics.ts';
 import { Asks } from '../shared-state/asks.ts';
+import { primaryKeeps } from '../shared-state/store.ts';
 import { createWorkerSupervisionMetrics } from '../observability/metrics.ts';
 
 /**
@@ -129,7 +130,7 @@ export async function superviseWorkers(config: Config, logger: Logger, options: 
   }, checkEveryMs);
 
   // Without the Redis replicas share, the workers' pollers share each feed's lease here (src/subscriptions/worker-share.ts).
-  const feedLeases = config.redisUrl === undefined ? new FeedLeases() : undefined;
+  const feedLeases = primaryKeeps(config.redisUrl) ? new FeedLeases() : undefined;
   const fork = () => {
     const worker = cluster.fork(admin ? { ...options.env, [ADMIN_ON_PRIMARY_ENV]: '1' } : options.env);
     live.add(worker);
@@ -231,9 +232,9 @@ export async function superviseWorkers(config: Config, logger: Logger, options: 
   }
 
   // Without Redis, the workers' budgets are kept here, one per caller for the whole group (src/budgets/worker-group.ts).
-  if (!config.budgetStore.redisUrl) serveBudgetsToWorkers(cluster, MAX_BUCKETS);
+  if (primaryKeeps(config.budgetStore.redisUrl)) serveBudgetsToWorkers(cluster, MAX_BUCKETS);
   // Without Redis, published trusted documents are kept here and sent to every worker (src/hardening/document-stores.ts).
-  if (config.publishedDocuments && config.redisUrl === undefined) serveDocumentsToWorkers(cluster);
+  if (config.publishedDocuments && primaryKeeps(config.redisUrl)) serveDocumentsToWorkers(cluster);
 
   if (config.admin.port !== 'off') {
     try {
