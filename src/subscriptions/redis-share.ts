@@ -19,7 +19,8 @@ interface RedisClient {
 }
 
 /**
- * Takes the lease when it is free or already this replica's, for PX milliseconds: -1 when taken;
+ * The lease rule of share.ts's claimLease, run in Redis: takes the lease when it is free or already
+ * this replica's (a lapsed one is gone: PX expired it), for PX milliseconds: -1 when taken;
  * when another replica holds it, the milliseconds its lease has left. A lease key without an expiry
  * (PTTL's own -1, never one of ours) counts as held for a whole lease, so -1 says only "taken" and
  * such a key is not asked about again every millisecond.

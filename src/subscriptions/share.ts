@@ -14,6 +14,23 @@ export interface LeaseHeld {
   readonly heldForMs: number;
 }
 
+/** Who holds a feed's lease, until when (epoch milliseconds). */
+export interface Lease<Holder> {
+  readonly holder: Holder;
+  readonly until: number;
+}
+
+/**
+ * The lease rule, stated once: a claimant takes a feed's lease, or renews it, for `ttlMs` when it is
+ * free, its own already, or lapsed; else it learns how long the holder's has left. The primary of a
+ * group applies it here (worker-share.ts); Redis runs the same rule as one Lua script, atomically
+ * (LEAD in redis-share.ts).
+ */
+export function claimLease<Holder>(lease: Lease<Holder> | undefined, claimant: Holder, now: number, ttlMs: number): { taken: Lease<Holder> } | LeaseHeld {
+  if (lease === undefined || lease.holder === claimant || lease.until <= now) return { taken: { holder: claimant, until: now + ttlMs } };
+  return { heldForMs: lease.until - now };
+}
+
 /** The limit that refuses one more open subscription. */
 export type SeatRefusal = 'SUBSCRIPTIONS_PER_TOKEN' | 'MAX_SUBSCRIPTIONS';
 

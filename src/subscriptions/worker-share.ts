@@ -1,6 +1,6 @@
 import type { Worker } from 'node:cluster';
 import { Asks } from '../shared-state/asks.ts';
-import type { FeedShare, LeaseHeld, PollOutcome, Seat, SeatRefusal, SharedSeats } from './share.ts';
+import { claimLease, type FeedShare, type Lease, type LeaseHeld, type PollOutcome, type Seat, type SeatRefusal, type SharedSeats } from './share.ts';
 
 /**
  * One poller per feed across the workers of one instance (WORKERS > 1) without Redis: the primary
@@ -42,7 +42,7 @@ function isFeedMessage(message: unknown): message is FeedMessage {
  * each forked worker is attached to, on that worker's own IPC channel.
  */
 export class FeedLeases {
-  readonly #leases = new Map<string, { worker: number; until: number }>();
+  readonly #leases = new Map<string, Lease<number>>();
   /** Every worker's open subscriptions: by worker, each seat's token key (by the worker's seat id). */
   readonly #seats = new Map<number, Map<number, string>>();
   readonly #perToken = new Map<string, number>();
@@ -60,7 +60,7 @@ export class FeedLeases {
       if (isFeedMessage(message)) this.#receive(worker, message);
     });
     worker.once('exit', () => {
-      for (const [key, lease] of this.#leases) if (lease.worker === worker.id) this.#leases.delete(key);
+      for (const [key, lease] of this.#leases) if (lease.holder === worker.id) this.#leases.delete(key);
       for (const id of [...(this.#seats.get(worker.id)?.keys() ?? [])]) this.#unseat(worker.id, id);
       this.#seats.delete(worker.id);
       for (const key of [...this.#listeners.keys()]) forget(this.#listeners, key, worker);
@@ -71,11 +71,9 @@ export class FeedLeases {
     const key = message.key;
     switch (message.feedShare) {
       case 'lead': {
-        const lease = this.#leases.get(key);
-        const at = this.#now();
-        let lead: true | LeaseHeld = true;
-        if (lease === undefined || lease.worker === worker.id || lease.until <= at) this.#leases.set(key, { worker: worker.id, until: at + message.ttlMs });
-        else lead = { heldForMs: lease.until - at };
+        const claim = claimLease(this.#leases.get(key), worker.id, this.#now(), message.ttlMs);
+        if ('taken' in claim) this.#leases.set(key, claim.taken);
+        const lead: true | LeaseHeld = 'taken' in claim ? true : claim;
         if (worker.isConnected()) worker.send({ feedLeadReply: message.id, lead } satisfies LeadReply);
         return;
       }
@@ -112,7 +110,7 @@ export class FeedLeases {
         forget(this.#listeners, key, worker);
         return;
       case 'release':
-        if (this.#leases.get(key)?.worker === worker.id) this.#leases.delete(key);
+        if (this.#leases.get(key)?.holder === worker.id) this.#leases.delete(key);
         return;
     }
   }
