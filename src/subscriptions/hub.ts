@@ -11,7 +11,7 @@ import type { ListFeed, RecordFeed } from './feeds.ts';
 import type { Admission } from '../request/admission.ts';
 import { SubscriberMemory } from './memory.ts';
 import { ListPoller, RecordPoller, type Poller, type PollerHost, type PollIdentity } from './poller.ts';
-import { ALONE, type FeedShare, type Seat, type SeatRefusal } from './share.ts';
+import { ALONE, SeatCounts, type FeedShare, type Seat, type SeatRefusal } from './share.ts';
 import { Subscriber, type FeedEvent } from './subscriber.ts';
 import { PollTurns } from './turns.ts';
 
@@ -100,7 +100,7 @@ export class SubscriptionHub {
   readonly #options: SubscriptionHubOptions;
   readonly #clock: PollClock;
   readonly #pollers = new Map<string, Poller>();
-  readonly #perToken = new Map<string, number>();
+  readonly #counts = new SeatCounts();
   /** Every open subscriber, with the session it came in. */
   readonly #open = new Map<Subscriber, SubscriptionSession>();
   readonly #host: PollerHost;
@@ -241,26 +241,22 @@ export class SubscriptionHub {
   }
 
   /** Refuses a subscription over this process's own counts. */
-  #ownLimits(identity: PollIdentity): number {
+  #ownLimits(identity: PollIdentity): void {
     const { limits } = this.#options;
-    if (this.#open.size >= limits.max) throw refused('MAX_SUBSCRIPTIONS', limits);
-    const mine = this.#perToken.get(identity.tokenKey) ?? 0;
-    if (mine >= limits.perToken) throw refused('SUBSCRIPTIONS_PER_TOKEN', limits);
-    return mine;
+    const refusal = this.#counts.refusal(identity.tokenKey, limits);
+    if (refusal !== undefined) throw refused(refusal, limits);
   }
 
   /** Counts a new subscriber in (with its shared `seat`, released when it ends), or refuses it; `joined` names the poller it leaves when it ends. */
   #admit(session: SubscriptionSession, identity: PollIdentity, field: string, joined: { poller?: Poller }, seat: Seat | undefined): Subscriber {
     const { limits, logger, observer } = this.#options;
-    const mine = this.#ownLimits(identity);
-    this.#perToken.set(identity.tokenKey, mine + 1);
+    this.#ownLimits(identity);
+    this.#counts.add(identity.tokenKey);
     const startedAt = this.#clock.now();
     const subscriber = new Subscriber(limits.queueLimit, () => {
       seat?.release();
       this.#open.delete(subscriber);
-      const left = (this.#perToken.get(identity.tokenKey) ?? 1) - 1;
-      if (left > 0) this.#perToken.set(identity.tokenKey, left);
-      else this.#perToken.delete(identity.tokenKey);
+      this.#counts.remove(identity.tokenKey);
       joined.poller?.leave(subscriber);
       observer?.subscriptionClosed(session.transport);
       logger.info({ field, transport: session.transport, durationMs: this.#clock.now() - startedAt, open: this.#open.size }, 'subscription ended');

@@ -34,6 +34,36 @@ export function claimLease<Holder>(lease: Lease<Holder> | undefined, claimant: H
 /** The limit that refuses one more open subscription. */
 export type SeatRefusal = 'SUBSCRIPTIONS_PER_TOKEN' | 'MAX_SUBSCRIPTIONS';
 
+/**
+ * Open subscriptions counted per token and in all, and the cap one more would pass, the whole rule
+ * of SUBSCRIPTIONS_PER_TOKEN and MAX_SUBSCRIPTIONS: a process counts its own (hub.ts) and a group's
+ * primary its workers' (worker-share.ts); Redis runs the same rule as one Lua script (SEAT in
+ * redis-share.ts).
+ */
+export class SeatCounts {
+  readonly #perToken = new Map<string, number>();
+  #all = 0;
+
+  /** The cap one more subscription of `tokenKey` would pass, if any. */
+  refusal(tokenKey: string, limits: { readonly perToken: number; readonly max: number }): SeatRefusal | undefined {
+    if (this.#all >= limits.max) return 'MAX_SUBSCRIPTIONS';
+    if ((this.#perToken.get(tokenKey) ?? 0) >= limits.perToken) return 'SUBSCRIPTIONS_PER_TOKEN';
+    return undefined;
+  }
+
+  add(tokenKey: string): void {
+    this.#perToken.set(tokenKey, (this.#perToken.get(tokenKey) ?? 0) + 1);
+    this.#all += 1;
+  }
+
+  remove(tokenKey: string): void {
+    const left = (this.#perToken.get(tokenKey) ?? 1) - 1;
+    if (left > 0) this.#perToken.set(tokenKey, left);
+    else this.#perToken.delete(tokenKey);
+    this.#all -= 1;
+  }
+}
+
 /** An open subscription counted in the shared store; released when it ends. */
 export interface Seat {
   release(): void;

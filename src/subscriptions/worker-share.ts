@@ -1,6 +1,6 @@
 import type { Worker } from 'node:cluster';
 import { Asks } from '../shared-state/asks.ts';
-import { claimLease, type FeedShare, type Lease, type LeaseHeld, type PollOutcome, type Seat, type SeatRefusal, type SharedSeats } from './share.ts';
+import { claimLease, SeatCounts, type FeedShare, type Lease, type LeaseHeld, type PollOutcome, type Seat, type SeatRefusal, type SharedSeats } from './share.ts';
 
 /**
  * One poller per feed across the workers of one instance (WORKERS > 1) without Redis: the primary
@@ -45,8 +45,7 @@ export class FeedLeases {
   readonly #leases = new Map<string, Lease<number>>();
   /** Every worker's open subscriptions: by worker, each seat's token key (by the worker's seat id). */
   readonly #seats = new Map<number, Map<number, string>>();
-  readonly #perToken = new Map<string, number>();
-  #seated = 0;
+  readonly #counts = new SeatCounts();
   readonly #listeners = new Map<string, Set<Worker>>();
   readonly #now: () => number;
 
@@ -78,16 +77,12 @@ export class FeedLeases {
         return;
       }
       case 'seat': {
-        let refusal: SeatRefusal | null = null;
-        const mine = this.#perToken.get(key) ?? 0;
-        if (this.#seated >= message.max) refusal = 'MAX_SUBSCRIPTIONS';
-        else if (mine >= message.perToken) refusal = 'SUBSCRIPTIONS_PER_TOKEN';
-        else {
+        const refusal = this.#counts.refusal(key, message) ?? null;
+        if (refusal === null) {
           let seats = this.#seats.get(worker.id);
           if (seats === undefined) this.#seats.set(worker.id, (seats = new Map()));
           seats.set(message.id, key);
-          this.#perToken.set(key, mine + 1);
-          this.#seated += 1;
+          this.#counts.add(key);
         }
         if (worker.isConnected()) worker.send({ feedSeatReply: message.id, refusal } satisfies SeatReply);
         return;
@@ -120,10 +115,7 @@ export class FeedLeases {
     const key = seats?.get(id);
     if (key === undefined) return;
     seats!.delete(id);
-    this.#seated -= 1;
-    const left = (this.#perToken.get(key) ?? 1) - 1;
-    if (left > 0) this.#perToken.set(key, left);
-    else this.#perToken.delete(key);
+    this.#counts.remove(key);
   }
 }
 
