@@ -6,7 +6,7 @@ import type { Config } from '../settings/config.ts';
 import { ErrorCode } from '../errors.ts';
 import { refuse } from '../http/refusal.ts';
 import type { Stage } from '../http/stage.ts';
-import type { AdmissionRefusal, AdmitCaller, Admission, Connection } from '../request/admission.ts';
+import type { AdmissionRefusal, AdmitCaller, Admission, Connection, PollWatch } from '../request/admission.ts';
 import { admit, currentRequestId } from '../request/scope.ts';
 import { MAX_BUCKETS, MemoryBuckets, type BucketPolicy, type BucketState, type BucketStore } from './bucket.ts';
 import { callerToken, canonicalAuthorization } from '../request/caller-token.ts';
@@ -158,7 +158,7 @@ export async function setupBudgets(config: Config, logger: Logger, observer?: Bu
       if (!state.allowed) return refusal(state);
       track(key, connection);
       // A subscription's polls outlast its answer: the unit is decided once the last started has been answered.
-      const polls: NonNullable<Admission['polls']> = { pending: new Set(), sent: 0 };
+      const polls: PollWatch = { pending: new Set(), sent: 0 };
       admitted.polls = polls;
       // The unit comes back only when the platform accepted the token or no call was sent: a client
       // hanging up before the platform's answer keeps it spent, so hanging up buys no more made-up tokens.

@@ -19,11 +19,10 @@ export interface Admission {
   /**
    * Set where the request spent its address's refused-token unit (a token the platform has not
    * accepted yet): the polls made for its subscriptions (src/subscriptions/), which outlast its
-   * answer, each pending until the platform answered it, and the attempts they sent. The unit is
-   * decided once none is pending: a poll started for a subscription whose client has since left
-   * still counts.
+   * answer. The unit is decided once none is pending: a poll started for a subscription whose
+   * client has since left still counts.
    */
-  polls?: { readonly pending: Set<Promise<void>>; sent: number };
+  polls?: PollWatch;
   /**
    * The request's budget (src/budgets/ledger.ts), made here once when a budget is set
    * (RATE_LIMIT_PER_SECOND): its platform client draws every attempt from it, and the cost plugin
@@ -42,6 +41,12 @@ export interface CallLedger {
   draw(signal?: AbortSignal): Promise<void> | undefined;
   /** The same caller's budget for another operation of the request's batch: nothing reserved or drawn yet. */
   forOperation(): CallLedger;
+}
+
+/** The polls made for a request's subscriptions, each pending until the platform answered it, and the attempts they sent. */
+export interface PollWatch {
+  readonly pending: Set<Promise<void>>;
+  sent: number;
 }
 
 /** What the admission needs of the connection a request came on: whether it has closed, and when it does. */

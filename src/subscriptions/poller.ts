@@ -10,16 +10,8 @@ import type { ListFeed, RecordFeed } from './feeds.ts';
 import type { FeedEvent, Subscriber } from './subscriber.ts';
 import type { FeedShare, PollOutcome } from './share.ts';
 import type { PollTurns } from './turns.ts';
+import type { PollWatch } from '../request/admission.ts';
 
-/**
- * The polls of a subscribing request whose token the platform has not accepted yet (its admission's,
- * src/request/admission.ts): every poll started while one of its subscriptions was a member, and the
- * attempts they sent, so that its address's refused-token unit is decided once they have ended.
- */
-export interface PollWatch {
-  readonly pending: Set<Promise<void>>;
-  sent: number;
-}
 
 /** Records a feed reads per page. */
 const FEED_PAGE_SIZE = 50;

@@ -12,6 +12,7 @@ import type { ExceptionRecord } from '../../sandbox/data/records.ts';
 import { copyExample, installExample, npmIn, spawnNpmIn } from '../support/example-project.ts';
 import { accountOf, isoInstant, sortRecords } from '../support/expected.ts';
 import { startProductionGateway, watchOutput, type ProductionGateway } from '../support/gateway-process.ts';
+import { sleep, until } from '../support/time.ts';
 
 // examples/typed-web-app/ as its README runs it, from a temporary folder outside this checkout:
 // installed from the registry (npm's cache first), its types and persisted documents generated from
@@ -117,7 +118,7 @@ async function rowsBecome(page: Page, expected: unknown[][], timeoutMs: number):
       expect(await rowsOf(page)).toEqual(expected);
       return;
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
 }
 
@@ -187,7 +188,7 @@ describe('examples/typed-web-app: in Chromium, on a production gateway trusting 
     // Once the feed has polled (the exceptions by updatedAt, which the queue's pages never ask for), it
     // knows the list as it is: a change made after that is news to it.
     const polled = () => sandbox.requests.some((request) => request.path === '/exceptions' && decodeURIComponent(request.query).includes('updatedAt,DESC'));
-    while (!polled()) await new Promise((resolve) => setTimeout(resolve, 20));
+    await until('the feed polled', () => polled() || undefined, 20_000, 20);
     const changes = sandbox.live.step().filter((change) => change.businessAccountId === account);
     const arrived = changes.find((change) => change.kind === 'arrived')!;
     const now = newestFirst();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type Socket } from 'node:net';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { startProductionGateway, type ProductionGateway } from '../support/gateway-process.ts';
+import { sleep, until } from '../support/time.ts';
 
 // SUBSCRIPTION_BUFFER_BYTES on the real process: one byte budget (here its least, 1 MiB) over every
 // subscriber's waiting events and stream buffer. Four SSE readers that never read their socket, each
@@ -32,7 +33,6 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One series of the admin listener's /metrics (name and labels as printed), 0 when absent. */
 async function metric(series: string): Promise<number> {
@@ -101,10 +101,7 @@ describe('SUBSCRIPTION_BUFFER_BYTES in the production process', () => {
     const reading = Array.from({ length: READING }, (_, n) => keptUpReader(`${FEED} # reading ${n}`, stop.signal));
     const stalled = await Promise.all(Array.from({ length: STALLED }, (_, n) => stalledReader(`${FEED} # stalled ${n}`)));
     const open = () => metric('subscriptions_open{transport="sse"}');
-    for (let waits = 0; (await open()) < STALLED + READING; waits++) {
-      if (waits > 200) throw new Error(`${await open()} SSE subscriptions open of ${STALLED + READING}`);
-      await sleep(50);
-    }
+    await until(`${STALLED + READING} SSE subscriptions open`, async () => ((await open()) >= STALLED + READING ? true : undefined), 10_000);
     // The records change until every stalled reader is gone: at most 40 000 live steps (about 80 000 changes).
     let steps = 0;
     while ((await open()) > READING && steps < 40_000) {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import WebSocket from 'ws';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { startProductionGateway, type ProductionGateway } from '../support/gateway-process.ts';
+import { sleep } from '../support/time.ts';
 
 // Made-up tokens on every transport of the real process, over a platform slow enough (1.5 s an
 // answer) that a client can hang up after its platform call was sent and before it was answered.
@@ -44,8 +45,6 @@ afterAll(async () => {
   await gateway?.process.stop();
   await sandbox?.close();
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Resolves once the sandbox has received a call with `token` (it records a call as it arrives, before its latency); rejects after 20 s. */
 async function platformReceived(token: string, gone: () => boolean): Promise<boolean> {
