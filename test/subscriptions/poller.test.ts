@@ -6,7 +6,7 @@ import { linxBatchFeed, linxBatchFeedQuery } from '../../src/linx/feeds.ts';
 import type { FeedEvent, Subscriber } from '../../src/subscriptions/subscriber.ts';
 import type { PlatformStore } from '../../sandbox/data/store.ts';
 import { accountOf } from '../support/expected.ts';
-import { MemoryBuckets } from '../../src/budgets/bucket.ts';
+import { MemoryBuckets, type BucketPolicy } from '../../src/budgets/bucket.ts';
 import { RequestBudget } from '../../src/budgets/ledger.ts';
 import type { FeedShare } from '../../src/subscriptions/share.ts';
 import { drain, hubOver, POLL_MS, type HubUnderTest } from './support.ts';
@@ -30,6 +30,19 @@ function fresh(limits?: Parameters<typeof hubOver>[1], ledger?: Parameters<typeo
   under = hubOver(sandbox.url, limits, ledger);
   return under;
 }
+
+/** Every poll's client draws from one bucket store on the test's clock, under `policy`; `keys` collects the callers asked for. */
+function budgeted(policy: BucketPolicy, keys: string[] = []): Parameters<typeof hubOver>[2] {
+  let buckets: MemoryBuckets | undefined;
+  return (callerKey, manual) => {
+    buckets ??= new MemoryBuckets(100, () => manual.now());
+    keys.push(callerKey);
+    return new RequestBudget(buckets, policy, callerKey);
+  };
+}
+
+/** An assignee filter's id, one per feed of a test that opens many. */
+const assignee = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 /** The GET paths the sandbox received, in order. */
 const reads = () => sandbox.requests.map((request) => `${request.method} ${request.path}`);
@@ -276,13 +289,8 @@ describe('one shared poller per token, field and arguments', () => {
   it('draws every poll from the caller\'s budget: a poll the bucket cannot pay is skipped, and its changes come with the next one it can', async () => {
     // One platform call every two intervals, on the test's clock.
     const policy = { name: 'platform-calls', perSecond: 1_000 / (2 * POLL_MS), burst: 1 };
-    let buckets: MemoryBuckets | undefined;
     const keys: string[] = [];
-    const { hub, clock, session, polls } = fresh({}, (callerKey, manual) => {
-      buckets ??= new MemoryBuckets(100, () => manual.now());
-      keys.push(callerKey);
-      return new RequestBudget(buckets, policy, callerKey);
-    });
+    const { hub, clock, session, polls } = fresh({}, budgeted(policy, keys));
     const acme = accountOf(sandbox, ACME);
     const subscriber = hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery(null), null);
     clock.advance(0);
@@ -300,13 +308,8 @@ describe('one shared poller per token, field and arguments', () => {
     expect(keys[0]).toMatch(/^token:[0-9a-f]{32}$/);
   });
   it('keeps twenty feeds of one token within its budget (1/s, burst 5): the burst at once, then one poll a second among them all', async () => {
-    const policy = { name: 'platform-calls', perSecond: 1, burst: 5 };
-    let buckets: MemoryBuckets | undefined;
-    const { hub, clock, session, polls } = fresh({}, (callerKey, manual) => {
-      buckets ??= new MemoryBuckets(100, () => manual.now());
-      return new RequestBudget(buckets, policy, callerKey);
-    });
-    for (let n = 0; n < 20; n++) hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery({ assignedTo: [`00000000-0000-4000-8000-${String(n).padStart(12, '0')}`] }), null);
+    const { hub, clock, session, polls } = fresh({}, budgeted({ name: 'platform-calls', perSecond: 1, burst: 5 }));
+    for (let n = 0; n < 20; n++) hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery({ assignedTo: [assignee(n)] }), null);
     clock.advance(0);
     const outcomes = await polls(20);
     const seconds = 10;
@@ -323,13 +326,7 @@ describe('one shared poller per token, field and arguments', () => {
   });
 
   it('takes turns among a token\'s feeds when its budget cannot pay every poll, and tells a feed skipped five intervals in a row once', async () => {
-    const policy = { name: 'platform-calls', perSecond: 1, burst: 5 };
-    let buckets: MemoryBuckets | undefined;
-    const { hub, clock, session, polls } = fresh({}, (callerKey, manual) => {
-      buckets ??= new MemoryBuckets(100, () => manual.now());
-      return new RequestBudget(buckets, policy, callerKey);
-    });
-    const assignee = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    const { hub, clock, session, polls } = fresh({}, budgeted({ name: 'platform-calls', perSecond: 1, burst: 5 }));
     const subscribers = Array.from({ length: 20 }, (_, n) => hub.openList(session(ACME), exceptionFeed, exceptionFeedQuery({ assignedTo: [assignee(n)] }), null));
     const feedOf = (query: string) => Array.from({ length: 20 }, (_, n) => n).find((n) => query.includes(assignee(n)))!;
     // Which feeds were read at each interval.
