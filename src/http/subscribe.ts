@@ -190,11 +190,6 @@ export class SubscriptionResults implements AsyncIterableIterator<FormattedExecu
     this.#res = res;
   }
 
-  /** Whether the budget dropped this subscriber: its stream need not wait to be flushed. */
-  get dropped(): boolean {
-    return (this.#source as { dropped?: boolean }).dropped === true;
-  }
-
   async next(): Promise<IteratorResult<FormattedExecutionResult>> {
     const res = this.#res;
     if (res?.writableNeedDrain) {

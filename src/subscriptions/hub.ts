@@ -152,11 +152,6 @@ export class SubscriptionHub {
     return this.#open.size;
   }
 
-  /** Bytes every subscriber's queue and stream buffer hold together (SUBSCRIPTION_BUFFER_BYTES bounds them). */
-  get heldBytes(): number {
-    return this.#memory.held;
-  }
-
   /** Pollers running. */
   get pollers(): number {
     return this.#pollers.size;

@@ -28,11 +28,6 @@ export class SubscriberMemory implements HeldBytes {
     this.#dropped = dropped;
   }
 
-  /** Bytes held by every subscriber together. */
-  get held(): number {
-    return this.#held;
-  }
-
   sizeOf(event: FeedEvent): number {
     let size = this.#sizes.get(event);
     if (size === undefined) {

@@ -39,8 +39,6 @@ export class Subscriber implements AsyncIterableIterator<FeedEvent> {
   /** Bytes of the events queued, and of the stream's buffer as its transport last said. */
   #queuedBytes = 0;
   #bufferedBytes = 0;
-  /** Dropped by the byte budget (its stream need not be flushed to a client that does not read). */
-  #dropped = false;
 
   /** `onReturn` runs once, when the subscriber ends for any reason (its transport closed it, or the feed ended it). */
   constructor(limit: number, onReturn: () => void, bytes?: HeldBytes) {
@@ -61,10 +59,6 @@ export class Subscriber implements AsyncIterableIterator<FeedEvent> {
 
   get ended(): boolean {
     return this.#ended;
-  }
-
-  get dropped(): boolean {
-    return this.#dropped;
   }
 
   /** Queues an event; false when the subscriber has ended (or just got dropped for not reading). */
@@ -88,7 +82,6 @@ export class Subscriber implements AsyncIterableIterator<FeedEvent> {
   /** Empties the queue and ends with `error`: a subscriber that fell too far behind. */
   drop(error: GraphQLError): void {
     if (this.#ended) return;
-    this.#dropped = true;
     this.#clear();
     this.end({ error, final: true });
   }
